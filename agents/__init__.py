@@ -1,0 +1,1 @@
+"""The behaviours of every game, as Mesa Agent subclasses, and ``population`` parsing."""

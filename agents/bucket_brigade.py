@@ -1,0 +1,219 @@
+"""Bucket Brigade behaviours (rulings, "Behaviours"), the names ``population`` accepts.
+
+Every behaviour decides from the public observation only (``model.observation``): it
+chooses a signal before any signal is known, then a ``(house, mode)`` action once tonight's
+signals are in ``observation.signals``. Decisions draw from ``model.random`` alone.
+
+The heuristic behaviour (``HeuristicAgent``, ten parameters in [0, 1]) decides as follows.
+"Fires" are the houses BURNING in the observation; distances are along the ring.
+
+Signal:
+  1. Intent. No fire: REST. Otherwise WORK with probability ``w``, where ``w`` starts at
+     ``work_tendency``, moves toward 1 by ``own_house_priority`` of the gap when one of its
+     own houses burns, and is multiplied by ``1 - fatigue`` if it worked last night.
+  2. With probability ``honesty`` it signals its intent, otherwise the opposite.
+
+Action (tonight's signals known):
+  1. No fire: rest where it stands.
+  2. Helpers: every *other* agent that signalled WORK is expected at the fire nearest to it
+     (what ``always_work`` does), giving ``helpers[h]`` per fire.
+  3. Target: with probability ``exploration`` a fire chosen uniformly; otherwise the fire
+     with the highest score (ties to the lowest index)
+     ``own_house_priority*[own] + neighbor_help*[next to an own house, not own]
+     + altruism*[not own] + coordination*exp(-kappa*helpers[h])
+     - risk_aversion*distance/(num_houses//2)``:
+     coordination sends it where the expected helpers leave the most left to do.
+  4. Mode. ``cover = 1 - exp(-kappa*helpers[target])`` is the chance the target is saved
+     without it. An intent to WORK turns to REST with probability ``rest_bias*cover``
+     (free-riding on the others' signals); an intent to REST turns to WORK with probability
+     ``altruism*(1 - cover)`` (stepping in where the signals say nobody will).
+     It works at the target, or rests where it stands.
+"""
+
+import math
+from typing import ClassVar
+
+import mesa
+
+WORK, REST = "WORK", "REST"
+_BURNING = 1  # house state, as in models.bucket_brigade
+
+
+def ring_distance(a: int, b: int, n: int) -> int:
+    d = abs(a - b) % n
+    return min(d, n - d)
+
+
+def nearest_fire(houses, location: int) -> int | None:
+    """The BURNING house nearest to ``location`` along the ring, ties to the lower index."""
+    n = len(houses)
+    best, best_distance = None, n
+    for h, state in enumerate(houses):
+        if state == _BURNING:
+            d = ring_distance(location, h, n)
+            if d < best_distance:
+                best, best_distance = h, d
+    return best
+
+
+class BucketBrigadeAgent(mesa.Agent):
+    """An agent in a seat: owns houses ``h`` with ``h mod num_agents == seat``."""
+
+    behaviour: ClassVar[str] = ""
+
+    def __init__(self, model, seat: int):
+        super().__init__(model)
+        self.seat = seat
+        self.owned = tuple(h for h in range(model.num_houses) if h % model.num_agents == seat)
+        self.house = seat % model.num_houses
+        self.work_cost = model.work_costs[seat]
+        self.signal = None
+        self.mode = None
+        self.lied = False
+        self.reward = 0.0
+
+    def choose_signal(self) -> str:
+        """WORK or REST, from ``model.observation`` (tonight's signals not yet known)."""
+        raise NotImplementedError
+
+    def choose_action(self) -> tuple[int, str]:
+        """``(house, mode)``, from ``model.observation`` including tonight's signals."""
+        raise NotImplementedError
+
+
+class RandomAgent(BucketBrigadeAgent):
+    """Signal, house and mode each uniform and independent."""
+
+    behaviour = "random"
+
+    def choose_signal(self):
+        return WORK if self.model.random.random() < 0.5 else REST
+
+    def choose_action(self):
+        draw = self.model.random
+        house = draw.randrange(self.model.num_houses)
+        return house, WORK if draw.random() < 0.5 else REST
+
+
+class AlwaysWorkAgent(BucketBrigadeAgent):
+    """Honest: works at the fire nearest its location (ties to the lower index) and
+    signals WORK; when nothing burns it signals REST and rests where it stands."""
+
+    behaviour = "always_work"
+
+    def choose_signal(self):
+        return WORK if _BURNING in self.model.observation.houses else REST
+
+    def choose_action(self):
+        target = nearest_fire(self.model.observation.houses, self.house)
+        return (self.house, REST) if target is None else (target, WORK)
+
+
+class AlwaysRestAgent(BucketBrigadeAgent):
+    """Honest: signals REST and rests where it stands."""
+
+    behaviour = "always_rest"
+
+    def choose_signal(self):
+        return REST
+
+    def choose_action(self):
+        return self.house, REST
+
+
+HEURISTIC_PARAMETERS = ("honesty", "work_tendency", "neighbor_help", "own_house_priority",
+                        "risk_aversion", "coordination", "exploration", "fatigue",
+                        "rest_bias", "altruism")
+
+
+class HeuristicAgent(BucketBrigadeAgent):
+    """The ten-parameter heuristic of the module docstring; subclasses set ``params``."""
+
+    params: ClassVar[dict[str, float]] = {}
+
+    def __init__(self, model, seat):
+        super().__init__(model, seat)
+        self.intent = REST
+        for name in HEURISTIC_PARAMETERS:
+            setattr(self, name, self.params[name])
+
+    def choose_signal(self):
+        obs, draw = self.model.observation, self.model.random.random
+        if _BURNING not in obs.houses:
+            self.intent = REST
+        else:
+            w = self.work_tendency
+            if any(obs.houses[h] == _BURNING for h in self.owned):
+                w += (1 - w) * self.own_house_priority
+            if obs.last_actions and obs.last_actions[self.seat][1] == WORK:
+                w *= 1 - self.fatigue
+            self.intent = WORK if draw() < w else REST
+        if draw() < self.honesty:
+            return self.intent
+        return REST if self.intent == WORK else WORK
+
+    def choose_action(self):
+        model, obs = self.model, self.model.observation
+        draw = model.random.random
+        fires = [h for h, state in enumerate(obs.houses) if state == _BURNING]
+        if not fires:
+            return self.house, REST
+        helpers = dict.fromkeys(fires, 0)
+        for seat, signal in enumerate(obs.signals):
+            if seat != self.seat and signal == WORK:
+                helpers[nearest_fire(obs.houses, obs.locations[seat])] += 1
+
+        if draw() < self.exploration:
+            target = fires[model.random.randrange(len(fires))]
+        else:
+            target = max(fires, key=lambda h: (self._score(h, helpers[h]), -h))
+
+        cover = 1 - math.exp(-model.kappa * helpers[target])
+        mode = self.intent
+        if mode == WORK and draw() < self.rest_bias * cover:
+            mode = REST
+        elif mode == REST and draw() < self.altruism * (1 - cover):
+            mode = WORK
+        return (target, WORK) if mode == WORK else (self.house, REST)
+
+    def _score(self, house, helpers):
+        n = self.model.num_houses
+        own = house in self.owned
+        next_to_own = not own and any(
+            ring_distance(house, h, n) == 1 for h in self.owned)
+        return (self.own_house_priority * own
+                + self.neighbor_help * next_to_own
+                + self.altruism * (not own)
+                + self.coordination * math.exp(-self.model.kappa * helpers)
+                - self.risk_aversion * ring_distance(self.house, house, n) / (n // 2))
+
+
+def _archetype(name, **params):
+    assert set(params) == set(HEURISTIC_PARAMETERS), name
+    class_name = "".join(part.title() for part in name.split("_")) + "Agent"
+    return type(class_name, (HeuristicAgent,), {
+        "behaviour": name, "params": params, "__module__": __name__,
+        "__doc__": f"The {name} archetype of the heuristic: {params}."})
+
+
+#: The five archetypes of the rulings' table.
+FirefighterAgent = _archetype(
+    "firefighter", honesty=1.0, work_tendency=0.9, neighbor_help=0.5, own_house_priority=0.8,
+    risk_aversion=0.5, coordination=0.7, exploration=0.1, fatigue=0.0, rest_bias=0.0, altruism=0.8)
+LiarAgent = _archetype(
+    "liar", honesty=0.1, work_tendency=0.7, neighbor_help=0.0, own_house_priority=0.9,
+    risk_aversion=0.2, coordination=0.8, exploration=0.3, fatigue=0.0, rest_bias=0.4, altruism=0.2)
+FreeRiderAgent = _archetype(
+    "free_rider", honesty=0.7, work_tendency=0.2, neighbor_help=0.0, own_house_priority=0.9,
+    risk_aversion=0.0, coordination=0.0, exploration=0.1, fatigue=0.0, rest_bias=0.9, altruism=0.0)
+HeroAgent = _archetype(
+    "hero", honesty=1.0, work_tendency=1.0, neighbor_help=1.0, own_house_priority=0.5,
+    risk_aversion=0.1, coordination=0.5, exploration=0.0, fatigue=0.9, rest_bias=0.0, altruism=1.0)
+CoordinatorAgent = _archetype(
+    "coordinator", honesty=0.9, work_tendency=0.6, neighbor_help=0.7, own_house_priority=0.6,
+    risk_aversion=0.8, coordination=1.0, exploration=0.05, fatigue=0.0, rest_bias=0.2, altruism=0.6)
+
+#: Behaviour names for ``population``.
+BEHAVIOURS = {cls.behaviour: cls for cls in (
+    RandomAgent, AlwaysWorkAgent, AlwaysRestAgent,
+    FirefighterAgent, LiarAgent, FreeRiderAgent, HeroAgent, CoordinatorAgent)}

@@ -1,0 +1,1 @@
+"""Sweeps, summaries and figures built on the games' DataCollector columns."""

@@ -1,0 +1,387 @@
+"""Bucket Brigade: firefighting on a ring of houses, with public signals and lies.
+
+Seed ``000_706a236a9320627a.txt`` with the rulings ``bucket_brigade.md``. One ``step()`` is
+one night, run as the nine phases of the rulings (see ``BucketBrigadeModel.phases``).
+
+Choices the seed and the rulings leave open, made here:
+
+* Scenario parameters (``beta`` ... ``N_spark``) default to ``None``, meaning "the value of
+  the named ``scenario``"; a value given explicitly overrides the scenario's, one parameter
+  at a time (so ``N_min=20`` alone leaves ``N_spark`` at the scenario's value).
+* With fewer houses than agents (``num_houses`` may be as low as 3), an agent that owns no
+  house starts at house ``seat mod num_houses``; every other agent starts at house ``seat``,
+  its first owned house.
+* Reaching ``max_steps`` ends the game like the rules' own end: the end-of-game rewards are
+  paid on that night.
+* ``rules="reference"`` writes the earlier implementation's constants as this model's
+  parameters with the same defaults (``-c_i`` working, ``+r_rest`` resting, ``+alpha_own``
+  per owned house saved tonight, ``-lambda_own`` per owned ruined house, ``+gamma*(...)``),
+  so the defaults reproduce it and changed parameters still take effect.
+* Costs (``c``, ``work_costs``) must be non-negative; the reward weights ``A``, ``L``,
+  ``gamma``, ``lambda_own``, ``alpha_own`` and ``r_rest`` may be any finite number.
+* ``collect_data=False`` skips the DataCollector (for speed); the per-night history used by
+  replays and the reward identities is always kept.
+* All draws come from ``model.random``, so the recorded ``seed`` replays a run exactly.
+"""
+
+import math
+from decimal import ROUND_HALF_UP, Decimal
+from typing import NamedTuple
+
+import mesa
+
+from agents.bucket_brigade import BEHAVIOURS, REST, WORK
+from agents.population import parse_population
+from models import validation as check
+from models.phases import AgentPhase, ModelPhase, PhasedModel
+
+SAFE, BURNING, RUINED = 0, 1, 2
+RULE_SETS = ("spec", "reference")
+
+_SCENARIO_KEYS = ("beta", "kappa", "A", "L", "c", "rho_ignite", "N_min", "p_spark", "N_spark")
+
+
+def _scenario(beta, kappa, c, rho_ignite, N_min, p_spark, A=100.0):
+    return dict(beta=beta, kappa=kappa, A=A, L=100.0, c=c, rho_ignite=rho_ignite,
+                N_min=N_min, p_spark=p_spark, N_spark=N_min)
+
+
+#: The named scenarios of the rulings (all L=100 and N_spark = N_min).
+SCENARIOS = {
+    "default": _scenario(0.25, 0.5, 0.5, 0.2, 12, 0.02),
+    "easy": _scenario(0.10, 0.8, 0.5, 0.1, 10, 0.01),
+    "hard": _scenario(0.40, 0.3, 0.5, 0.3, 15, 0.05),
+    "trivial_cooperation": _scenario(0.15, 0.9, 0.5, 0.1, 12, 0.0),
+    "early_containment": _scenario(0.35, 0.6, 0.5, 0.3, 12, 0.02),
+    "greedy_neighbor": _scenario(0.15, 0.4, 1.0, 0.2, 12, 0.02),
+    "sparse_heroics": _scenario(0.10, 0.5, 0.8, 0.15, 20, 0.02),
+    "rest_trap": _scenario(0.05, 0.95, 0.2, 0.1, 12, 0.02),
+    "chain_reaction": _scenario(0.45, 0.6, 0.7, 0.3, 15, 0.03),
+    "deceptive_calm": _scenario(0.25, 0.6, 0.4, 0.1, 20, 0.05),
+    "overcrowding": _scenario(0.20, 0.3, 0.6, 0.1, 12, 0.02, A=50.0),
+    "mixed_motivation": _scenario(0.30, 0.5, 0.6, 0.2, 15, 0.03),
+}
+
+#: Model reporters of the rulings, in their order; each is a model attribute of that name.
+MODEL_REPORTERS = ("night", "burning", "safe", "ruined", "workers", "work_rate",
+                   "signals_work", "lies", "lie_rate", "cooperation_rate",
+                   "cumulative_lies", "team_reward", "mean_reward")
+#: Agent reporters of the rulings; each is an agent attribute of that name.
+AGENT_REPORTERS = ("behaviour", "house", "signal", "mode", "lied", "reward")
+
+
+class Observation(NamedTuple):
+    """The public observation of a night (rulings, phase 1).
+
+    ``signals`` is None while agents choose their signals and holds tonight's signals, in
+    seat order, once every agent has signalled (rulings, phase 3).
+    """
+
+    night: int
+    houses: tuple[int, ...]
+    locations: tuple[int, ...]
+    last_actions: tuple[tuple[int, str], ...] | None
+    last_signals: tuple[str, ...] | None
+    signals: tuple[str, ...] | None = None
+
+
+class Night(NamedTuple):
+    """What one night left behind: the houses after it, tonight's signals, the agents'
+    locations and ``(house, mode)`` actions, and each agent's reward for the night
+    (without the end-of-game terms)."""
+
+    night: int
+    houses: tuple[int, ...]
+    signals: tuple[str, ...]
+    locations: tuple[int, ...]
+    actions: tuple[tuple[int, str], ...]
+    rewards: tuple[float, ...]
+
+
+def initial_fire_count(rho_ignite: float, num_houses: int) -> int:
+    """``round_half_up(rho_ignite * num_houses)``, computed on the decimal the user wrote
+    (0.15 * 10 is 1.5, not 1.4999...)."""
+    exact = Decimal(repr(rho_ignite)) * num_houses
+    return int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+class BucketBrigadeModel(PhasedModel):
+    """A ring of houses, agents that signal WORK or REST and then act, and fires.
+
+    Every parameter is keyword-only and has the rulings' default; see the module docstring
+    for the choices made where the rulings are silent.
+    """
+
+    phases = (
+        ModelPhase("observe"),
+        AgentPhase("signal", "choose_signal", order="simultaneous", apply="reveal_signals"),
+        AgentPhase("act", "choose_action", order="simultaneous", apply="take_actions"),
+        ModelPhase("extinguish"),
+        ModelPhase("spread"),
+        ModelPhase("burn_out"),
+        ModelPhase("spark"),
+        ModelPhase("reward_and_log"),
+        ModelPhase("terminate"),
+    )
+
+    def __init__(
+        self,
+        *,
+        scenario="default",
+        num_houses=10,
+        num_agents=4,
+        population="random",
+        beta=None,
+        kappa=None,
+        A=None,
+        L=None,
+        c=None,
+        rho_ignite=None,
+        N_min=None,
+        p_spark=None,
+        N_spark=None,
+        gamma=0.1,
+        lambda_own=2.0,
+        alpha_own=1.0,
+        r_rest=0.5,
+        work_costs=None,
+        rules="spec",
+        max_steps=200,
+        collect_data=True,
+        rng=None,
+    ):
+        super().__init__(rng=rng)
+        self.scenario_name = check.choice("scenario", scenario, SCENARIOS)
+        self.rules = check.choice("rules", rules, RULE_SETS)
+        self.num_agents = check.integer("num_agents", num_agents, low=4, high=10)
+        self.num_houses = check.integer("num_houses", num_houses, low=3)
+        behaviours = parse_population(population, self.num_agents, BEHAVIOURS)
+        self.population = population
+
+        given = dict(beta=beta, kappa=kappa, A=A, L=L, c=c, rho_ignite=rho_ignite,
+                     N_min=N_min, p_spark=p_spark, N_spark=N_spark)
+        p = {key: SCENARIOS[scenario][key] if given[key] is None else given[key]
+             for key in _SCENARIO_KEYS}
+        self.beta = check.probability("beta", p["beta"])
+        self.kappa = check.real("kappa", p["kappa"], low=0)
+        self.A = check.real("A", p["A"])
+        self.L = check.real("L", p["L"])
+        self.c = check.real("c", p["c"], low=0)
+        self.rho_ignite = check.probability("rho_ignite", p["rho_ignite"])
+        self.N_min = check.integer("N_min", p["N_min"], low=0)
+        self.p_spark = check.probability("p_spark", p["p_spark"])
+        self.N_spark = check.integer("N_spark", p["N_spark"], low=0)
+        self.gamma = check.real("gamma", gamma)
+        self.lambda_own = check.real("lambda_own", lambda_own)
+        self.alpha_own = check.real("alpha_own", alpha_own)
+        self.r_rest = check.real("r_rest", r_rest)
+        self.work_costs = self._check_work_costs(work_costs)
+        self.max_steps = check.integer("max_steps", max_steps, low=1)
+        self.collect_data = check.boolean("collect_data", collect_data)
+        self.seed = self._seed
+
+        n = self.num_houses
+        self.owner = tuple(h % self.num_agents for h in range(n))
+        self.neighbours = tuple(((h - 1) % n, (h + 1) % n) for h in range(n))
+        # P(extinguish) for k = 0..num_agents workers at one house.
+        self.p_extinguish = tuple(1 - math.exp(-self.kappa * k) for k in range(self.num_agents + 1))
+
+        self.houses = [SAFE] * n
+        for h in self.random.sample(range(n), initial_fire_count(self.rho_ignite, n)):
+            self.houses[h] = BURNING
+        self.initial_houses = tuple(self.houses)
+        self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
+
+        self.night = 0
+        self.observation = None
+        self.history: list[Night] = []
+        self.final_rewards: tuple[float, ...] | None = None
+        self.worker_nights = 0
+        self.cumulative_lies = 0
+        self._count_night(workers=0, signals_work=0, lies=0, burning_at_start=False)
+
+        self.datacollector = mesa.DataCollector(
+            model_reporters={name: name for name in MODEL_REPORTERS},
+            agent_reporters={name: name for name in AGENT_REPORTERS},
+        )
+        if self.collect_data:
+            self.datacollector.collect(self)
+
+    def _check_work_costs(self, work_costs):
+        if work_costs is None:
+            return (self.c,) * self.num_agents
+        if isinstance(work_costs, str) or not hasattr(work_costs, "__len__") \
+                or len(work_costs) != self.num_agents:
+            raise ValueError(f"work_costs={work_costs!r} is invalid: must be None or a "
+                             f"sequence of {self.num_agents} costs, one per agent")
+        return tuple(check.real(f"work_costs[{i}]", cost, low=0)
+                     for i, cost in enumerate(work_costs))
+
+    # --- Phase 1: observe -------------------------------------------------------------
+    def observe(self):
+        """Nights are numbered from 1; everyone receives the same public observation."""
+        self.night += 1
+        last = self.history[-1] if self.history else None
+        self.observation = Observation(
+            night=self.night,
+            houses=tuple(self.houses),
+            locations=tuple(agent.house for agent in self.seats),
+            last_actions=last.actions if last else None,
+            last_signals=last.signals if last else None,
+        )
+
+    # --- Phase 2: signal (decided simultaneously by the agents) ---------------------
+    def reveal_signals(self, signals):
+        """Every agent's signal becomes public at once."""
+        for agent, signal in signals.items():
+            if signal not in (WORK, REST):
+                raise ValueError(f"agent {agent.seat} ({agent.behaviour}) signalled "
+                                 f"{signal!r}; a signal is {WORK!r} or {REST!r}")
+            agent.signal = signal
+        tonight = tuple(signals.values())
+        self.observation = self.observation._replace(signals=tonight)
+
+    # --- Phase 3: act (decided simultaneously by the agents) ------------------------
+    def take_actions(self, actions):
+        """Agents move to their chosen house and take their mode; a mode that differs from
+        the agent's own signal tonight is a lie."""
+        n = self.num_houses
+        for agent, action in actions.items():
+            try:
+                house, mode = action
+            except (TypeError, ValueError):
+                house, mode = None, None
+            if mode not in (WORK, REST) or not isinstance(house, int) or not 0 <= house < n:
+                raise ValueError(f"agent {agent.seat} ({agent.behaviour}) chose {action!r}; "
+                                 f"an action is (house in 0..{n - 1}, {WORK!r} or {REST!r})")
+            agent.house = house
+            agent.mode = mode
+            agent.lied = mode != agent.signal
+        self.actions = tuple(actions.values())
+
+    # --- Phase 4: extinguish ----------------------------------------------------------
+    def extinguish(self):
+        """A BURNING house with k workers there becomes SAFE with P = 1 - exp(-kappa*k)."""
+        workers_at = [0] * self.num_houses
+        for agent in self.seats:
+            if agent.mode == WORK:
+                workers_at[agent.house] += 1
+        houses, p, draw = self.houses, self.p_extinguish, self.random.random
+        for h, k in enumerate(workers_at):
+            if k and houses[h] == BURNING and draw() < p[k]:
+                houses[h] = SAFE
+
+    # --- Phase 5: spread --------------------------------------------------------------
+    def spread(self):
+        """Each BURNING house ignites each SAFE neighbour with probability beta.
+
+        ``"spec"``: simultaneous, the spreading houses are those burning at the start of the
+        phase. ``"reference"``: in place over houses 0..n-1, left neighbour then right, so a
+        house lit earlier in the loop spreads later in the same night.
+        """
+        houses, beta, draw = self.houses, self.beta, self.random.random
+        self.spreaders = [h for h in range(self.num_houses) if houses[h] == BURNING]
+        sources = self.spreaders if self.rules == "spec" else range(self.num_houses)
+        for h in sources:
+            if houses[h] != BURNING:
+                continue
+            for neighbour in self.neighbours[h]:
+                if houses[neighbour] == SAFE and draw() < beta:
+                    houses[neighbour] = BURNING
+
+    # --- Phase 6: burn-out ------------------------------------------------------------
+    def burn_out(self):
+        """``"spec"``: every house BURNING at the start of phase 5 becomes RUINED; houses lit
+        by spread tonight burn on into the next night. ``"reference"``: every BURNING house,
+        including those just lit, becomes RUINED."""
+        houses = self.houses
+        if self.rules == "spec":
+            for h in self.spreaders:
+                houses[h] = RUINED
+        else:
+            for h in range(self.num_houses):
+                if houses[h] == BURNING:
+                    houses[h] = RUINED
+
+    # --- Phase 7: spark ---------------------------------------------------------------
+    def spark(self):
+        """On nights t <= N_spark, each SAFE house ignites with probability p_spark."""
+        if self.night > self.N_spark or not self.p_spark:
+            return
+        houses, p, draw = self.houses, self.p_spark, self.random.random
+        for h in range(self.num_houses):
+            if houses[h] == SAFE and draw() < p:
+                houses[h] = BURNING
+
+    # --- Phase 8: reward and log ------------------------------------------------------
+    def reward_and_log(self):
+        """Pay tonight's individual rewards (and, on the last night, the end-of-game terms),
+        count, record the night and collect data."""
+        before, after = self.observation.houses, self.houses
+        safe_fraction = after.count(SAFE) / self.num_houses
+        ruined_fraction = after.count(RUINED) / self.num_houses
+        town = self.A * safe_fraction - self.L * ruined_fraction
+        rewards = []
+        for agent in self.seats:
+            r = -agent.work_cost if agent.mode == WORK else self.r_rest
+            if self.rules == "spec":
+                safe_now = sum(after[h] == SAFE for h in agent.owned)
+                safe_before = sum(before[h] == SAFE for h in agent.owned)
+                r += self.alpha_own * (safe_now - safe_before)
+            else:
+                saved = sum(before[h] != SAFE and after[h] == SAFE for h in agent.owned)
+                ruined = sum(after[h] == RUINED for h in agent.owned)
+                r += self.alpha_own * saved - self.lambda_own * ruined + self.gamma * town
+            agent.reward += r
+            rewards.append(r)
+
+        if self.rules == "spec" and self.game_ends():
+            self.final_rewards = tuple(
+                self.gamma * town - self.lambda_own * sum(after[h] == RUINED for h in agent.owned)
+                for agent in self.seats
+            )
+            for agent, final in zip(self.seats, self.final_rewards):
+                agent.reward += final
+
+        signals = self.observation.signals
+        workers = sum(agent.mode == WORK for agent in self.seats)
+        lies = sum(agent.lied for agent in self.seats)
+        self.worker_nights += workers
+        self.cumulative_lies += lies
+        self.history.append(Night(self.night, tuple(after), signals,
+                                  tuple(agent.house for agent in self.seats),
+                                  self.actions, tuple(rewards)))
+        self._count_night(workers, signals.count(WORK), lies,
+                          burning_at_start=BURNING in before)
+        if self.collect_data:
+            self.datacollector.collect(self)
+
+    def _count_night(self, workers, signals_work, lies, burning_at_start):
+        """Set the attributes the model reporters read."""
+        n, houses = self.num_agents, self.houses
+        self.burning = houses.count(BURNING)
+        self.safe = houses.count(SAFE)
+        self.ruined = houses.count(RUINED)
+        self.workers = workers
+        self.work_rate = workers / n
+        self.signals_work = signals_work
+        self.lies = lies
+        self.lie_rate = lies / n
+        self.cooperation_rate = workers / n if burning_at_start else math.nan
+        self.team_reward = (self.A * self.safe / self.num_houses
+                            - self.L * self.ruined / self.num_houses
+                            - self.c * self.worker_nights)
+        self.mean_reward = sum(agent.reward for agent in self.seats) / n
+
+    # --- Phase 9: terminate -----------------------------------------------------------
+    def terminate(self):
+        if self.game_ends():
+            self.running = False
+
+    def game_ends(self) -> bool:
+        """After night t >= N_min (``"reference"``: t >= N_min + 1) the game ends once no
+        house burns (which includes every house RUINED); ``max_steps`` caps it."""
+        if self.night >= self.max_steps:
+            return True
+        min_nights = self.N_min if self.rules == "spec" else self.N_min + 1
+        return self.night >= min_nights and BURNING not in self.houses

@@ -1,0 +1,89 @@
+"""The phase schedule every game shares: a model declares its phases as data.
+
+Spec contract, rule 2: the documented phase order is enforced by one mechanism, ``step()``
+runs the declared phases in that order, and the sequence actually run is observable.
+
+A subclass of :class:`PhasedModel` lists its round as ``phases``, a tuple of
+
+* :class:`ModelPhase` -- calls a method of the model;
+* :class:`AgentPhase` -- calls a method on a set of agents, in one of three orders:
+
+  - ``"seat"``: seat (creation) order, via ``AgentSet.do``;
+  - ``"shuffled"``: an order freshly shuffled by the model's generator, via
+    ``AgentSet.shuffle_do``;
+  - ``"simultaneous"``: every agent's method *returns* its decision, all agents decide
+    from the same state, and only then does the model method named by ``apply`` receive
+    ``{agent: decision}`` (in seat order) and make the decisions take effect. This is
+    Mesa's step/advance idiom with the snapshot enforced: deciding cannot change anything.
+
+After each ``step()``, ``model.phases_run`` holds the names of the phases that ran, in order.
+A model whose ``running`` is False has finished its episode: ``step()`` runs no phase.
+"""
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import mesa
+
+ORDERS = ("seat", "shuffled", "simultaneous")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPhase:
+    """A phase that calls ``model.<method>()`` (``method`` defaults to ``name``)."""
+
+    name: str
+    method: str = ""
+
+    def run(self, model: mesa.Model) -> None:
+        getattr(model, self.method or self.name)()
+
+
+@dataclass(frozen=True, slots=True)
+class AgentPhase:
+    """A phase that calls ``agent.<method>()`` on every agent of ``model.<agents>``."""
+
+    name: str
+    method: str
+    order: str = "seat"
+    apply: str | None = None
+    agents: str = "agents"
+
+    def __post_init__(self):
+        if self.order not in ORDERS:
+            raise ValueError(
+                f"phase {self.name!r}: order={self.order!r} is not one of {ORDERS}"
+            )
+        if (self.order == "simultaneous") != (self.apply is not None):
+            raise ValueError(
+                f"phase {self.name!r}: a simultaneous phase needs apply= (the model method "
+                "that makes the decisions take effect), and only a simultaneous phase has one"
+            )
+
+    def run(self, model: mesa.Model) -> None:
+        agents = getattr(model, self.agents)
+        if self.order == "seat":
+            agents.do(self.method)
+        elif self.order == "shuffled":
+            agents.shuffle_do(self.method)
+        else:
+            decisions = {agent: getattr(agent, self.method)() for agent in agents}
+            getattr(model, self.apply)(decisions)
+
+
+class PhasedModel(mesa.Model):
+    """A Mesa model whose ``step()`` runs the phases its class declares, in order."""
+
+    phases: ClassVar[tuple[ModelPhase | AgentPhase, ...]] = ()
+
+    def __init__(self, *, rng=None):
+        super().__init__(rng=rng)
+        self.phases_run: list[str] = []
+
+    def step(self) -> None:
+        self.phases_run = []
+        if not self.running:
+            return
+        for phase in self.phases:
+            phase.run(self)
+            self.phases_run.append(phase.name)
