@@ -64,7 +64,7 @@ class BucketBrigadeAgent(mesa.Agent):
     def __init__(self, model, seat: int):
         super().__init__(model)
         self.seat = seat
-        self.owned = tuple(h for h in range(model.num_houses) if h % model.num_agents == seat)
+        self.owned = tuple(range(seat, model.num_houses, model.num_agents))
         self.house = seat % model.num_houses
         self.work_cost = model.work_costs[seat]
         self.signal = None
@@ -90,9 +90,9 @@ class RandomAgent(BucketBrigadeAgent):
         return WORK if self.model.random.random() < 0.5 else REST
 
     def choose_action(self):
-        draw = self.model.random
-        house = draw.randrange(self.model.num_houses)
-        return house, WORK if draw.random() < 0.5 else REST
+        draw = self.model.random.random
+        house = int(draw() * self.model.num_houses)
+        return house, WORK if draw() < 0.5 else REST
 
 
 class AlwaysWorkAgent(BucketBrigadeAgent):

@@ -198,7 +198,9 @@ class BucketBrigadeModel(PhasedModel):
         self.final_rewards: tuple[float, ...] | None = None
         self.worker_nights = 0
         self.cumulative_lies = 0
-        self._count_night(workers=0, signals_work=0, lies=0, burning_at_start=False)
+        self.workers = self.signals_work = self.lies = 0
+        self._count_houses()
+        self._set_rates(burning_at_start=False)
 
         self.datacollector = mesa.DataCollector(
             model_reporters={name: name for name in MODEL_REPORTERS},
@@ -225,7 +227,7 @@ class BucketBrigadeModel(PhasedModel):
         self.observation = Observation(
             night=self.night,
             houses=tuple(self.houses),
-            locations=tuple(agent.house for agent in self.seats),
+            locations=last.locations if last else tuple(a.house for a in self.seats),
             last_actions=last.actions if last else None,
             last_signals=last.signals if last else None,
         )
@@ -239,13 +241,17 @@ class BucketBrigadeModel(PhasedModel):
                                  f"{signal!r}; a signal is {WORK!r} or {REST!r}")
             agent.signal = signal
         tonight = tuple(signals.values())
-        self.observation = self.observation._replace(signals=tonight)
+        self.signals_work = tonight.count(WORK)
+        obs = self.observation
+        self.observation = Observation(obs.night, obs.houses, obs.locations,
+                                       obs.last_actions, obs.last_signals, tonight)
 
     # --- Phase 3: act (decided simultaneously by the agents) ------------------------
     def take_actions(self, actions):
         """Agents move to their chosen house and take their mode; a mode that differs from
         the agent's own signal tonight is a lie."""
         n = self.num_houses
+        workers = lies = 0
         for agent, action in actions.items():
             try:
                 house, mode = action
@@ -257,6 +263,9 @@ class BucketBrigadeModel(PhasedModel):
             agent.house = house
             agent.mode = mode
             agent.lied = mode != agent.signal
+            workers += mode == WORK
+            lies += agent.lied
+        self.workers, self.lies = workers, lies
         self.actions = tuple(actions.values())
 
     # --- Phase 4: extinguish ----------------------------------------------------------
@@ -318,64 +327,69 @@ class BucketBrigadeModel(PhasedModel):
         """Pay tonight's individual rewards (and, on the last night, the end-of-game terms),
         count, record the night and collect data."""
         before, after = self.observation.houses, self.houses
-        safe_fraction = after.count(SAFE) / self.num_houses
-        ruined_fraction = after.count(RUINED) / self.num_houses
-        town = self.A * safe_fraction - self.L * ruined_fraction
+        self._count_houses()
+        town = (self.A * self.safe - self.L * self.ruined) / self.num_houses
+        # Owned SAFE houses gained tonight, per owner: a house that became SAFE counts +1
+        # under both rule sets; one that stopped being SAFE counts -1 under "spec" only.
+        spec = self.rules == "spec"
+        gained = [0] * self.num_agents
+        for h, owner in enumerate(self.owner):
+            if before[h] != after[h]:
+                if after[h] == SAFE:
+                    gained[owner] += 1
+                elif spec and before[h] == SAFE:
+                    gained[owner] -= 1
+        self.ending = self.game_ends()
+        ruined = self._owned_ruined() if self.ending or not spec else None
         rewards = []
         for agent in self.seats:
             r = -agent.work_cost if agent.mode == WORK else self.r_rest
-            if self.rules == "spec":
-                safe_now = sum(after[h] == SAFE for h in agent.owned)
-                safe_before = sum(before[h] == SAFE for h in agent.owned)
-                r += self.alpha_own * (safe_now - safe_before)
-            else:
-                saved = sum(before[h] != SAFE and after[h] == SAFE for h in agent.owned)
-                ruined = sum(after[h] == RUINED for h in agent.owned)
-                r += self.alpha_own * saved - self.lambda_own * ruined + self.gamma * town
+            r += self.alpha_own * gained[agent.seat]
+            if not spec:
+                r += self.gamma * town - self.lambda_own * ruined[agent.seat]
             agent.reward += r
             rewards.append(r)
-
-        if self.rules == "spec" and self.game_ends():
-            self.final_rewards = tuple(
-                self.gamma * town - self.lambda_own * sum(after[h] == RUINED for h in agent.owned)
-                for agent in self.seats
-            )
+        if spec and self.ending:
+            self.final_rewards = tuple(self.gamma * town - self.lambda_own * ruined[agent.seat]
+                                       for agent in self.seats)
             for agent, final in zip(self.seats, self.final_rewards):
                 agent.reward += final
 
-        signals = self.observation.signals
-        workers = sum(agent.mode == WORK for agent in self.seats)
-        lies = sum(agent.lied for agent in self.seats)
-        self.worker_nights += workers
-        self.cumulative_lies += lies
-        self.history.append(Night(self.night, tuple(after), signals,
-                                  tuple(agent.house for agent in self.seats),
+        self.worker_nights += self.workers
+        self.cumulative_lies += self.lies
+        self.history.append(Night(self.night, tuple(after), self.observation.signals,
+                                  tuple([agent.house for agent in self.seats]),
                                   self.actions, tuple(rewards)))
-        self._count_night(workers, signals.count(WORK), lies,
-                          burning_at_start=BURNING in before)
+        self._set_rates(burning_at_start=BURNING in before)
         if self.collect_data:
             self.datacollector.collect(self)
 
-    def _count_night(self, workers, signals_work, lies, burning_at_start):
-        """Set the attributes the model reporters read."""
-        n, houses = self.num_agents, self.houses
-        self.burning = houses.count(BURNING)
-        self.safe = houses.count(SAFE)
-        self.ruined = houses.count(RUINED)
-        self.workers = workers
-        self.work_rate = workers / n
-        self.signals_work = signals_work
-        self.lies = lies
-        self.lie_rate = lies / n
-        self.cooperation_rate = workers / n if burning_at_start else math.nan
-        self.team_reward = (self.A * self.safe / self.num_houses
-                            - self.L * self.ruined / self.num_houses
+    def _owned_ruined(self):
+        ruined = [0] * self.num_agents
+        for h, owner in enumerate(self.owner):
+            ruined[owner] += self.houses[h] == RUINED
+        return ruined
+
+    def _count_houses(self):
+        self.safe = self.houses.count(SAFE)
+        self.ruined = self.houses.count(RUINED)
+        self.burning = self.num_houses - self.safe - self.ruined
+
+    def _set_rates(self, burning_at_start):
+        """The model reporters that follow from tonight's counts."""
+        n = self.num_agents
+        self.work_rate = self.workers / n
+        self.lie_rate = self.lies / n
+        self.cooperation_rate = self.workers / n if burning_at_start else math.nan
+        self.team_reward = ((self.A * self.safe - self.L * self.ruined) / self.num_houses
                             - self.c * self.worker_nights)
-        self.mean_reward = sum(agent.reward for agent in self.seats) / n
+        self.mean_reward = sum([agent.reward for agent in self.seats]) / n
 
     # --- Phase 9: terminate -----------------------------------------------------------
     def terminate(self):
-        if self.game_ends():
+        """Tonight's end condition (``game_ends``, tested once the night's houses were final,
+        in phase 8) ends the game."""
+        if self.ending:
             self.running = False
 
     def game_ends(self) -> bool:

@@ -21,6 +21,7 @@ A model whose ``running`` is False has finished its episode: ``step()`` runs no 
 """
 
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import ClassVar
 
 import mesa
@@ -35,8 +36,8 @@ class ModelPhase:
     name: str
     method: str = ""
 
-    def run(self, model: mesa.Model) -> None:
-        getattr(model, self.method or self.name)()
+    def bind(self, model: mesa.Model) -> Callable[[], None]:
+        return getattr(model, self.method or self.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,15 +61,15 @@ class AgentPhase:
                 "that makes the decisions take effect), and only a simultaneous phase has one"
             )
 
-    def run(self, model: mesa.Model) -> None:
-        agents = getattr(model, self.agents)
+    def bind(self, model: mesa.Model) -> Callable[[], None]:
+        method, attribute = self.method, self.agents
         if self.order == "seat":
-            agents.do(self.method)
-        elif self.order == "shuffled":
-            agents.shuffle_do(self.method)
-        else:
-            decisions = {agent: getattr(agent, self.method)() for agent in agents}
-            getattr(model, self.apply)(decisions)
+            return lambda: getattr(model, attribute).do(method)
+        if self.order == "shuffled":
+            return lambda: getattr(model, attribute).shuffle_do(method)
+        apply = getattr(model, self.apply)
+        return lambda: apply({agent: getattr(agent, method)()
+                              for agent in getattr(model, attribute)})
 
 
 class PhasedModel(mesa.Model):
@@ -79,11 +80,12 @@ class PhasedModel(mesa.Model):
     def __init__(self, *, rng=None):
         super().__init__(rng=rng)
         self.phases_run: list[str] = []
+        self._bound_phases = [(phase.name, phase.bind(self)) for phase in self.phases]
 
     def step(self) -> None:
         self.phases_run = []
         if not self.running:
             return
-        for phase in self.phases:
-            phase.run(self)
-            self.phases_run.append(phase.name)
+        for name, run in self._bound_phases:
+            run()
+            self.phases_run.append(name)

@@ -21,7 +21,7 @@ def integer(name, value, *, low=None, high=None):
         allowed = f"must be an integer >= {low}"
     else:
         allowed = "must be an integer"
-    if isinstance(value, bool) or not isinstance(value, Integral):
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, Integral)):
         raise _invalid(name, value, allowed)
     if (low is not None and value < low) or (high is not None and value > high):
         raise _invalid(name, value, allowed)
@@ -31,7 +31,9 @@ def integer(name, value, *, low=None, high=None):
 def real(name, value, *, low=None):
     """A finite real number, at least ``low`` if given."""
     allowed = "must be a finite number" + (f" >= {low}" if low is not None else "")
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+    if type(value) not in (float, int) and (isinstance(value, bool) or not isinstance(value, Real)):
+        raise _invalid(name, value, allowed)
+    if not math.isfinite(value):
         raise _invalid(name, value, allowed)
     if low is not None and value < low:
         raise _invalid(name, value, allowed)
@@ -41,7 +43,9 @@ def real(name, value, *, low=None):
 def probability(name, value):
     """A probability in [0, 1]."""
     allowed = "must be a probability in [0, 1]"
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= value <= 1:
+    if type(value) not in (float, int) and (isinstance(value, bool) or not isinstance(value, Real)):
+        raise _invalid(name, value, allowed)
+    if not 0 <= value <= 1:
         raise _invalid(name, value, allowed)
     return float(value)
 
