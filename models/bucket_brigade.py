@@ -191,6 +191,7 @@ class BucketBrigadeModel(PhasedModel):
             self.houses[h] = BURNING
         self.initial_houses = tuple(self.houses)
         self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
+        self.initial_locations = tuple(agent.house for agent in self.seats)
 
         self.night = 0
         self.observation = None
@@ -227,7 +228,7 @@ class BucketBrigadeModel(PhasedModel):
         self.observation = Observation(
             night=self.night,
             houses=tuple(self.houses),
-            locations=last.locations if last else tuple(a.house for a in self.seats),
+            locations=last.locations if last else self.initial_locations,
             last_actions=last.actions if last else None,
             last_signals=last.signals if last else None,
         )

@@ -1,0 +1,66 @@
+"""Bucket Brigade sweeps and their summary tables, from the DataCollector's columns.
+
+``sweep`` plays every behaviour mix for every seed with ``mesa.batch_run``;
+``episode_table`` turns its rows into one row per episode and ``summary_table`` averages
+the episodes of each mix:
+
+* ``saved`` / ``ruined``: fraction of houses SAFE / RUINED at the end;
+* ``lies``: lies per episode; ``lie_rate``: lies per agent-night;
+* ``work_rate``: share of agent-nights spent working;
+* ``cooperation``: share of agents working on nights that began with a fire;
+* ``team_reward``: R_team at the end; ``mean_reward``: mean individual R_i.
+"""
+
+import mesa
+import pandas as pd
+
+from models.bucket_brigade import BucketBrigadeModel
+
+MIXES = ("random", "always_work", "always_rest", "firefighter", "coordinator", "hero",
+         "free_rider", "liar", "firefighter:2,free_rider:2", "coordinator:2,liar:2")
+
+
+def sweep(populations=MIXES, seeds=range(20), processes=2, **parameters) -> pd.DataFrame:
+    """Every night of every (population, seed) episode, one row per night."""
+    rows = mesa.batch_run(
+        BucketBrigadeModel,
+        {"population": list(populations), **parameters},
+        rng=list(seeds),
+        number_processes=processes,
+        data_collection_period=1,
+        display_progress=False,
+    )
+    frame = pd.DataFrame(rows)
+    nightly = frame.drop_duplicates(["RunId", "Step"])  # one row per agent -> per night
+    return nightly.drop(columns=[c for c in ("AgentID", "behaviour", "house", "signal",
+                                              "mode", "lied", "reward") if c in nightly])
+
+
+def episode_table(nightly: pd.DataFrame) -> pd.DataFrame:
+    """One row per episode (RunId) from the nightly rows of ``sweep``."""
+    played = nightly[nightly["night"] >= 1]
+    last = nightly.sort_values("night").groupby("RunId").last()
+    houses = last["safe"] + last["burning"] + last["ruined"]
+    episodes = pd.DataFrame({
+        "population": last["population"],
+        "seed": last["rng"],
+        "nights": last["night"],
+        "saved": last["safe"] / houses,
+        "ruined": last["ruined"] / houses,
+        "lies": last["cumulative_lies"],
+        "lie_rate": played.groupby("RunId")["lie_rate"].mean(),
+        "work_rate": played.groupby("RunId")["work_rate"].mean(),
+        "cooperation": played.groupby("RunId")["cooperation_rate"].mean(),
+        "team_reward": last["team_reward"],
+        "mean_reward": last["mean_reward"],
+    })
+    return episodes.reset_index()
+
+
+def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:
+    """Mean of each column over the episodes of each population, in sweep order."""
+    columns = ["nights", "saved", "ruined", "lies", "lie_rate", "work_rate",
+               "cooperation", "team_reward", "mean_reward"]
+    table = episodes.groupby("population", sort=False)[columns].mean()
+    table.insert(0, "episodes", episodes.groupby("population", sort=False).size())
+    return table

@@ -1,0 +1,184 @@
+"""Bucket Brigade replays: a played episode to JSON and back (rulings, "Replays").
+
+A replay holds the rule set, the seed, the scenario name and every effective parameter, the
+behaviour of each seat, the houses and locations at the start, and per night the houses
+after it, the signals, the locations, the ``[house, mode]`` actions and each agent's reward
+for the night; then the end-of-game rewards (``null`` under ``"reference"`` or before the
+end). ``load_replay`` checks all of it and raises ``ReplayError`` (a ``ValueError``) naming
+the file and the field that is wrong. ``verify_replay`` plays the episode again from the
+recorded parameters and seed and says whether it comes out the same.
+"""
+
+import json
+from numbers import Real
+from pathlib import Path
+
+from agents.bucket_brigade import BEHAVIOURS, REST, WORK
+from models.bucket_brigade import RULE_SETS, RUINED, BucketBrigadeModel
+from models.files import write_atomic
+
+FORMAT = "dilemmas/bucket_brigade/replay"
+VERSION = 1
+PARAMETERS = ("scenario", "num_houses", "num_agents", "population", "beta", "kappa", "A", "L",
+              "c", "rho_ignite", "N_min", "p_spark", "N_spark", "gamma", "lambda_own",
+              "alpha_own", "r_rest", "work_costs", "max_steps")
+
+
+class ReplayError(ValueError):
+    """A replay file that cannot be read as a Bucket Brigade replay."""
+
+
+def to_replay(model: BucketBrigadeModel) -> dict:
+    """The replay of the nights ``model`` has played, as JSON-ready data."""
+    parameters = {name: getattr(model, name) for name in PARAMETERS
+                  if name not in ("scenario", "work_costs")}
+    parameters["scenario"] = model.scenario_name
+    parameters["work_costs"] = list(model.work_costs)
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "rules": model.rules,
+        "seed": model.seed,
+        "parameters": parameters,
+        "behaviours": [agent.behaviour for agent in model.seats],
+        "initial_houses": list(model.initial_houses),
+        "initial_locations": list(model.initial_locations),
+        "nights": [
+            {
+                "night": night.night,
+                "houses": list(night.houses),
+                "signals": list(night.signals),
+                "locations": list(night.locations),
+                "actions": [list(action) for action in night.actions],
+                "rewards": list(night.rewards),
+            }
+            for night in model.history
+        ],
+        "final_rewards": None if model.final_rewards is None else list(model.final_rewards),
+        "finished": not model.running,
+    }
+
+
+def save_replay(model: BucketBrigadeModel, path) -> Path:
+    """Write the replay of ``model`` to ``path`` (atomically: an existing file survives a
+    failed write)."""
+    return write_atomic(path, json.dumps(to_replay(model), indent=1))
+
+
+def load_replay(path) -> dict:
+    """Read and validate a replay file; returns its data."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ReplayError(f"{path}: cannot read the replay: {error}") from error
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ReplayError(f"{path}: not a JSON replay: {error}") from error
+    validate_replay(data, source=str(path))
+    return data
+
+
+def replay_model(data: dict) -> BucketBrigadeModel:
+    """A new model with the replay's rule set, parameters and seed, played for as many
+    nights as the replay holds."""
+    model = BucketBrigadeModel(rules=data["rules"], rng=data["seed"], collect_data=False,
+                               **data["parameters"])
+    for _ in data["nights"]:
+        model.step()
+    return model
+
+
+def verify_replay(data: dict) -> bool:
+    """True if playing the replay's parameters and seed again gives the same episode."""
+    return to_replay(replay_model(data)) == data
+
+
+def validate_replay(data, source="replay") -> None:
+    """Raise ``ReplayError`` naming the first thing in ``data`` that is not a valid replay."""
+
+    def fail(field, why):
+        raise ReplayError(f"{source}: {field}: {why}")
+
+    def require(obj, field, kind, what):
+        if not isinstance(obj, dict) or field not in obj:
+            fail(field, "missing")
+        value = obj[field]
+        if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+            fail(field, f"must be {what}, got {value!r}")
+        return value
+
+    def int_list(field, values, length, low, high):
+        if not isinstance(values, list) or len(values) != length:
+            fail(field, f"must be a list of {length} integers, got {values!r}")
+        for i, value in enumerate(values):
+            if type(value) is not int or not low <= value <= high:
+                fail(f"{field}[{i}]", f"must be an integer from {low} to {high}, got {value!r}")
+
+    def number_list(field, values, length):
+        if not isinstance(values, list) or len(values) != length:
+            fail(field, f"must be a list of {length} numbers, got {values!r}")
+        for i, value in enumerate(values):
+            if isinstance(value, bool) or not isinstance(value, Real):
+                fail(f"{field}[{i}]", f"must be a number, got {value!r}")
+
+    if not isinstance(data, dict):
+        fail("replay", f"must be a JSON object, got {type(data).__name__}")
+    if data.get("format") != FORMAT:
+        fail("format", f"must be {FORMAT!r}, got {data.get('format')!r}")
+    if data.get("version") != VERSION:
+        fail("version", f"this version of dilemmas reads version {VERSION}, got {data.get('version')!r}")
+    rules = require(data, "rules", str, "a rule set name")
+    if rules not in RULE_SETS:
+        fail("rules", f"must be one of {list(RULE_SETS)}, got {rules!r}")
+    if data.get("seed") is not None and type(data.get("seed")) is not int:
+        fail("seed", f"must be an integer or null, got {data.get('seed')!r}")
+    parameters = require(data, "parameters", dict, "an object of model parameters")
+    missing = [name for name in PARAMETERS if name not in parameters]
+    unknown = [name for name in parameters if name not in PARAMETERS]
+    if missing or unknown:
+        fail("parameters", f"missing {missing}, unknown {unknown}")
+    try:
+        model = BucketBrigadeModel(rules=rules, rng=data["seed"], collect_data=False, **parameters)
+    except ValueError as error:
+        fail("parameters", str(error))
+    agents, houses = model.num_agents, model.num_houses
+
+    behaviours = require(data, "behaviours", list, "a list of behaviour names")
+    if len(behaviours) != agents or any(name not in BEHAVIOURS for name in behaviours):
+        fail("behaviours", f"must be {agents} names from {sorted(BEHAVIOURS)}, got {behaviours!r}")
+    int_list("initial_houses", require(data, "initial_houses", list, "a list"), houses, 0, 2)
+    int_list("initial_locations", require(data, "initial_locations", list, "a list"),
+             agents, 0, houses - 1)
+
+    nights = require(data, "nights", list, "a list of nights")
+    previous = data["initial_houses"]
+    for i, night in enumerate(nights):
+        where = f"nights[{i}]"
+        if not isinstance(night, dict):
+            fail(where, f"must be an object, got {night!r}")
+        if night.get("night") != i + 1:
+            fail(f"{where}.night", f"must be {i + 1} (nights count from 1), got {night.get('night')!r}")
+        int_list(f"{where}.houses", night.get("houses"), houses, 0, 2)
+        signals = night.get("signals")
+        if not isinstance(signals, list) or len(signals) != agents \
+                or any(signal not in (WORK, REST) for signal in signals):
+            fail(f"{where}.signals", f"must be {agents} of {WORK!r}/{REST!r}, got {signals!r}")
+        int_list(f"{where}.locations", night.get("locations"), agents, 0, houses - 1)
+        actions = night.get("actions")
+        if not isinstance(actions, list) or len(actions) != agents or not all(
+                isinstance(a, list) and len(a) == 2 and type(a[0]) is int
+                and 0 <= a[0] < houses and a[1] in (WORK, REST) for a in actions):
+            fail(f"{where}.actions", f"must be {agents} [house, mode] pairs, got {actions!r}")
+        if [house for house, _ in actions] != night["locations"]:
+            fail(f"{where}.locations", "must be the houses of that night's actions")
+        number_list(f"{where}.rewards", night.get("rewards"), agents)
+        for h, (before, after) in enumerate(zip(previous, night["houses"])):
+            if before == RUINED and after != RUINED:
+                fail(f"{where}.houses[{h}]", "a RUINED house never changes, but this one did")
+        previous = night["houses"]
+
+    final = data.get("final_rewards")
+    if final is not None:
+        number_list("final_rewards", final, agents)
+    if not isinstance(data.get("finished"), bool):
+        fail("finished", f"must be true or false, got {data.get('finished')!r}")

@@ -1,0 +1,26 @@
+"""Writing result and replay files so that a failed write never damages what was there.
+
+The text goes to a temporary file in the target's folder, is flushed to disk, and only then
+replaces the target in one ``os.replace``: a reader sees the old file or the new one, never
+half of either.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_atomic(path, data: str | bytes) -> Path:
+    path = Path(path)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
