@@ -1,0 +1,305 @@
+"""Bucket Brigade as a Mesa model: parameters, data, determinism, rewards, behaviours."""
+
+import math
+
+import mesa
+import pandas as pd
+import pytest
+
+from agents.bucket_brigade import BEHAVIOURS, REST, WORK, FreeRiderAgent
+from models import GAMES
+from models.bucket_brigade import (AGENT_REPORTERS, BURNING, MODEL_REPORTERS, RUINED, SAFE,
+                                   SCENARIOS, BucketBrigadeModel)
+
+MIXES = ["random", "firefighter:2,free_rider:2", "liar,hero,coordinator,always_work"]
+
+
+def played(**kwargs):
+    model = BucketBrigadeModel(**kwargs)
+    model.run_model()
+    return model
+
+
+# --- Parameters -----------------------------------------------------------------------
+
+def test_registry_and_rulings_defaults():
+    assert GAMES["bucket_brigade"] is BucketBrigadeModel
+    model = BucketBrigadeModel()
+    expected = dict(beta=0.25, kappa=0.5, A=100, L=100, c=0.5, rho_ignite=0.2, N_min=12,
+                    p_spark=0.02, N_spark=12, gamma=0.1, lambda_own=2.0, alpha_own=1.0,
+                    r_rest=0.5, num_houses=10, num_agents=4, max_steps=200, rules="spec")
+    assert {key: getattr(model, key) for key in expected} == expected
+    assert model.work_costs == (0.5,) * 4
+    assert model.owner == (0, 1, 2, 3, 0, 1, 2, 3, 0, 1)
+    assert [agent.house for agent in model.seats] == [0, 1, 2, 3]
+
+
+def test_named_scenarios_and_explicit_overrides():
+    hard = BucketBrigadeModel(scenario="hard")
+    assert (hard.beta, hard.kappa, hard.rho_ignite, hard.N_min, hard.p_spark, hard.N_spark) \
+        == (0.40, 0.3, 0.3, 15, 0.05, 15)
+    assert BucketBrigadeModel(scenario="overcrowding").A == 50
+    mixed = BucketBrigadeModel(scenario="hard", beta=0.1, N_min=3)
+    assert (mixed.beta, mixed.kappa, mixed.N_min, mixed.N_spark) == (0.1, 0.3, 3, 15)
+    assert len(SCENARIOS) == 12
+
+
+@pytest.mark.parametrize("kwargs, names", [
+    (dict(beta=1.5), ["beta=1.5", "[0, 1]"]),
+    (dict(beta=-0.01), ["beta=-0.01", "[0, 1]"]),
+    (dict(p_spark=float("nan")), ["p_spark=nan", "[0, 1]"]),
+    (dict(rho_ignite=2), ["rho_ignite=2", "[0, 1]"]),
+    (dict(num_agents=3), ["num_agents=3", "from 4 to 10"]),
+    (dict(num_agents=11), ["num_agents=11", "from 4 to 10"]),
+    (dict(num_agents=4.0), ["num_agents=4.0", "integer"]),
+    (dict(num_agents=True), ["num_agents=True", "integer"]),
+    (dict(num_houses=2), ["num_houses=2", ">= 3"]),
+    (dict(population="firefighter:2,arsonist:2"), ["population=", "unknown behaviour 'arsonist'", "firefighter"]),
+    (dict(population="firefighter:2,liar:1"), ["population=", "add up to 3", "num_agents is 4"]),
+    (dict(scenario="apocalypse"), ["scenario='apocalypse'", "easy"]),
+    (dict(rules="house"), ["rules='house'", "reference", "spec"]),
+    (dict(kappa=-1), ["kappa=-1", ">= 0"]),
+    (dict(N_min=-1), ["N_min=-1", ">= 0"]),
+    (dict(N_spark=1.5), ["N_spark=1.5", "integer"]),
+    (dict(c=-0.5), ["c=-0.5", ">= 0"]),
+    (dict(A=float("inf")), ["A=inf", "finite"]),
+    (dict(gamma="0.1"), ["gamma='0.1'", "number"]),
+    (dict(work_costs=(0.5, 0.5)), ["work_costs=(0.5, 0.5)", "4 costs"]),
+    (dict(work_costs=(0.5, 0.5, -1, 0.5)), ["work_costs[2]=-1", ">= 0"]),
+    (dict(max_steps=0), ["max_steps=0", ">= 1"]),
+    (dict(collect_data="yes"), ["collect_data='yes'", "True or False"]),
+])
+def test_bad_parameters_raise_a_value_error_naming_them(kwargs, names):
+    with pytest.raises(ValueError) as error:
+        BucketBrigadeModel(**kwargs)
+    for name in names:
+        assert name in str(error.value)
+
+
+def test_a_custom_agent_returning_nonsense_gets_a_clear_error(monkeypatch):
+    class Confused(BEHAVIOURS["always_rest"]):
+        behaviour = "confused"
+
+        def choose_action(self):
+            return (99, WORK)
+
+    monkeypatch.setitem(BEHAVIOURS, "confused", Confused)
+    model = BucketBrigadeModel(population="confused")
+    with pytest.raises(ValueError, match=r"agent 0 \(confused\) chose \(99, 'WORK'\)"):
+        model.step()
+
+
+# --- Data -----------------------------------------------------------------------------
+
+def test_datacollector_has_exactly_the_rulings_columns_after_construction_and_each_night():
+    model = played(rng=4)
+    frame = model.datacollector.get_model_vars_dataframe()
+    assert list(frame.columns) == list(MODEL_REPORTERS) == [
+        "night", "burning", "safe", "ruined", "workers", "work_rate", "signals_work", "lies",
+        "lie_rate", "cooperation_rate", "cumulative_lies", "team_reward", "mean_reward"]
+    assert list(frame["night"]) == list(range(model.night + 1))
+    agents = model.datacollector.get_agent_vars_dataframe()
+    assert list(agents.columns) == list(AGENT_REPORTERS) == [
+        "behaviour", "house", "signal", "mode", "lied", "reward"]
+    assert len(agents) == 4 * (model.night + 1)
+
+
+def test_reporters_agree_with_the_history():
+    model = played(rng=5, population="liar:2,free_rider:2")
+    frame = model.datacollector.get_model_vars_dataframe().set_index("night")
+    previous = model.initial_houses
+    lies = 0
+    for night in model.history:
+        row = frame.loc[night.night]
+        modes = [mode for _, mode in night.actions]
+        assert row.burning == night.houses.count(BURNING)
+        assert row.safe == night.houses.count(SAFE) and row.ruined == night.houses.count(RUINED)
+        assert row.workers == modes.count(WORK) and row.work_rate == modes.count(WORK) / 4
+        assert row.signals_work == night.signals.count(WORK)
+        tonight = sum(m != s for m, s in zip(modes, night.signals))
+        lies += tonight
+        assert (row.lies, row.lie_rate, row.cumulative_lies) == (tonight, tonight / 4, lies)
+        if BURNING in previous:
+            assert row.cooperation_rate == modes.count(WORK) / 4
+        else:
+            assert math.isnan(row.cooperation_rate)
+        previous = night.houses
+    assert frame.iloc[-1].mean_reward == pytest.approx(
+        sum(agent.reward for agent in model.seats) / 4)
+
+
+# --- Determinism ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("population", MIXES)
+@pytest.mark.parametrize("rules", ["spec", "reference"])
+def test_same_seed_same_frames_different_seed_different_frames(population, rules):
+    def frames(seed):
+        model = played(population=population, rules=rules, rng=seed)
+        return (model.datacollector.get_model_vars_dataframe(),
+                model.datacollector.get_agent_vars_dataframe())
+
+    first, again, other = frames(11), frames(11), frames(12)
+    pd.testing.assert_frame_equal(first[0], again[0])
+    pd.testing.assert_frame_equal(first[1], again[1])
+    assert not (first[0].equals(other[0]) and first[1].equals(other[1]))
+
+
+def test_batch_run_in_two_processes_gives_the_rows_of_one_process():
+    parameters = {"population": MIXES, "rules": ["spec", "reference"]}
+
+    def rows(processes):
+        frame = pd.DataFrame(mesa.batch_run(
+            BucketBrigadeModel, parameters, rng=[1, 2, 3], number_processes=processes,
+            data_collection_period=1, display_progress=False))
+        return frame.sort_values(["RunId", "Step", "AgentID"]).reset_index(drop=True)
+
+    single, double = rows(1), rows(2)
+    assert len(single) > 0 and single["RunId"].nunique() == 18
+    pd.testing.assert_frame_equal(single, double)
+
+
+# --- Rewards --------------------------------------------------------------------------
+
+def expected_night_rewards(model, before, night):
+    """Per-night rewards of the rulings, recomputed from the history alone."""
+    after, n = night.houses, model.num_houses
+    town = model.gamma * (model.A * after.count(SAFE) / n - model.L * after.count(RUINED) / n)
+    rewards = []
+    for agent, (_, mode) in zip(model.seats, night.actions):
+        owned = [h for h in range(n) if h % model.num_agents == agent.seat]
+        r = -model.work_costs[agent.seat] if mode == WORK else model.r_rest
+        if model.rules == "spec":
+            r += model.alpha_own * (sum(after[h] == SAFE for h in owned)
+                                    - sum(before[h] == SAFE for h in owned))
+        else:
+            r += model.alpha_own * sum(before[h] != SAFE and after[h] == SAFE for h in owned)
+            r -= model.lambda_own * sum(after[h] == RUINED for h in owned)
+            r += town
+        rewards.append(r)
+    return rewards
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("rules", ["spec", "reference"])
+def test_reward_identities(seed, rules):
+    model = played(population="firefighter,liar,free_rider,hero", rules=rules, rng=seed,
+                   work_costs=(0.2, 0.5, 0.9, 1.3), scenario="hard", gamma=0.3, alpha_own=1.5)
+    before = model.initial_houses
+    for night in model.history:
+        assert list(night.rewards) == pytest.approx(expected_night_rewards(model, before, night))
+        before = night.houses
+
+    final = model.history[-1].houses
+    n = model.num_houses
+    saved, burned = final.count(SAFE) / n, final.count(RUINED) / n
+    if rules == "spec":
+        expected_final = [model.gamma * (model.A * saved - model.L * burned)
+                          - model.lambda_own * sum(final[h] == RUINED for h in agent.owned)
+                          for agent in model.seats]
+        assert list(model.final_rewards) == pytest.approx(expected_final)
+    else:
+        assert model.final_rewards is None
+        expected_final = [0.0] * 4
+    for agent, final_term in zip(model.seats, expected_final):
+        nightly = sum(night.rewards[agent.seat] for night in model.history)
+        assert agent.reward == pytest.approx(nightly + final_term)
+
+    worker_nights = sum(mode == WORK for night in model.history for _, mode in night.actions)
+    r_team = model.A * saved - model.L * burned - model.c * worker_nights
+    assert model.team_reward == pytest.approx(r_team)
+    assert model.datacollector.get_model_vars_dataframe().iloc[-1].team_reward == pytest.approx(r_team)
+
+
+def test_per_agent_work_costs_are_what_each_worker_pays():
+    costs = (0.1, 0.7, 1.1, 2.5)
+    model = BucketBrigadeModel(population="always_work", work_costs=costs, rho_ignite=1.0,
+                               kappa=0.0, rng=1)
+    model.step()
+    # Every house burns, nobody can put a fire out: every agent works and owns no SAFE house
+    # before or after, so its reward is exactly minus its own cost.
+    assert [night_r for night_r in model.history[0].rewards] == [-c for c in costs]
+
+
+# --- Behaviours -----------------------------------------------------------------------
+
+def test_always_work_goes_to_the_nearest_fire_ties_to_the_lower_index_and_is_honest():
+    model = BucketBrigadeModel(population="always_work", rho_ignite=0.0, p_spark=0.0, rng=1)
+    model.houses = [SAFE] * 10
+    model.houses[2] = model.houses[8] = BURNING  # agent 0 at house 0: both at distance 2
+    model.step()
+    night = model.history[0]
+    assert night.signals == (WORK,) * 4
+    assert [action for action in night.actions] == [(2, WORK), (2, WORK), (2, WORK), (2, WORK)]
+    quiet = BucketBrigadeModel(population="always_work", rho_ignite=0.0, p_spark=0.0, rng=1)
+    quiet.step()
+    assert quiet.history[0].signals == (REST,) * 4
+    assert quiet.history[0].actions == ((0, REST), (1, REST), (2, REST), (3, REST))
+
+
+def test_always_rest_never_works_nor_lies():
+    model = played(population="always_rest", rng=3)
+    assert all(action == (seat, REST) for night in model.history
+               for seat, action in enumerate(night.actions))
+    assert model.cumulative_lies == 0
+
+
+def test_random_agent_is_uniform_and_independent():
+    model = BucketBrigadeModel(population="random", N_min=10_000, max_steps=2500, rng=9)
+    for _ in range(2500):
+        model.step()
+    signals = [s for night in model.history for s in night.signals]
+    modes = [m for night in model.history for _, m in night.actions]
+    houses = [h for night in model.history for h, _ in night.actions]
+    n = len(signals)  # 10,000 draws each: sd of a share of 1/2 is 0.005, of 1/10 is 0.003
+    assert abs(signals.count(WORK) / n - 0.5) < 4 * 0.005
+    assert abs(modes.count(WORK) / n - 0.5) < 4 * 0.005
+    for h in range(10):
+        assert abs(houses.count(h) / n - 0.1) < 4 * 0.003
+    both = sum(s == WORK and m == WORK for s, m in zip(signals, modes)) / n
+    assert abs(both - 0.25) < 4 * math.sqrt(0.25 * 0.75 / n)  # independence
+
+
+def test_archetypes_carry_the_rulings_parameters():
+    table = {
+        "firefighter": (1.0, 0.9, 0.5, 0.8, 0.5, 0.7, 0.1, 0.0, 0.0, 0.8),
+        "liar": (0.1, 0.7, 0.0, 0.9, 0.2, 0.8, 0.3, 0.0, 0.4, 0.2),
+        "free_rider": (0.7, 0.2, 0.0, 0.9, 0.0, 0.0, 0.1, 0.0, 0.9, 0.0),
+        "hero": (1.0, 1.0, 1.0, 0.5, 0.1, 0.5, 0.0, 0.9, 0.0, 1.0),
+        "coordinator": (0.9, 0.6, 0.7, 0.6, 0.8, 1.0, 0.05, 0.0, 0.2, 0.6),
+    }
+    for name, values in table.items():
+        assert tuple(BEHAVIOURS[name].params.values()) == values, name
+
+
+def heuristic_action_with_helpers(helpers, trials=20_000):
+    """A free_rider at house 1 intending to WORK, one fire at house 0 (its own), and
+    ``helpers`` other agents that signalled WORK from next to it. Share choosing REST."""
+    model = BucketBrigadeModel(population="free_rider", rng=2)
+    agent = model.seats[0]
+    signals = tuple([REST] + [WORK] * helpers + [REST] * (3 - helpers))
+    model.observe()
+    model.observation = model.observation._replace(
+        houses=(BURNING,) + (SAFE,) * 9, locations=(1, 1, 1, 1), signals=signals)
+    agent.house, agent.intent = 1, WORK
+    rests = sum(agent.choose_action()[1] == REST for _ in range(trials))
+    return rests / trials
+
+
+@pytest.mark.parametrize("helpers", [0, 1, 3])
+def test_heuristic_free_rides_on_the_signals_of_others(helpers):
+    # Rule: an intent to WORK turns to REST with probability rest_bias*(1 - exp(-kappa*k)).
+    p = FreeRiderAgent.params["rest_bias"] * (1 - math.exp(-0.5 * helpers))
+    share = heuristic_action_with_helpers(helpers)
+    assert abs(share - p) <= 4 * math.sqrt(p * (1 - p) / 20_000) + 1e-12
+
+
+def test_liars_lie_far_more_than_firefighters():
+    def lie_rate(population):
+        lies = nights = 0
+        for seed in range(30):
+            model = played(population=population, rng=seed)
+            lies, nights = lies + model.cumulative_lies, nights + model.night
+        return lies / (4 * nights)
+
+    # Liars misreport their intent 90% of the time when a fire burns; firefighters never.
+    assert lie_rate("liar") > 0.6 > 0.1 > lie_rate("firefighter")

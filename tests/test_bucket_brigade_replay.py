@@ -1,0 +1,135 @@
+"""Bucket Brigade replays: export, load-back, validation, verification, safe writes."""
+
+import json
+import os
+
+import pytest
+
+from models.bucket_brigade import BucketBrigadeModel
+from models.bucket_brigade_replay import (ReplayError, load_replay, save_replay, to_replay,
+                                          verify_replay)
+from models.files import write_atomic
+
+
+@pytest.fixture
+def replay_file(tmp_path):
+    model = BucketBrigadeModel(population="firefighter,liar,free_rider,random", rng=21)
+    model.run_model()
+    return save_replay(model, tmp_path / "episode.json"), model
+
+
+def test_round_trip_keeps_everything_and_replays_to_the_same_episode(replay_file):
+    path, model = replay_file
+    data = load_replay(path)
+    assert data == to_replay(model)
+    assert data["seed"] == 21 and data["rules"] == "spec" and data["finished"] is True
+    assert data["parameters"]["beta"] == 0.25 and data["parameters"]["N_spark"] == 12
+    assert len(data["nights"]) == model.night
+    first = data["nights"][0]
+    assert set(first) == {"night", "houses", "signals", "locations", "actions", "rewards"}
+    assert data["final_rewards"] == list(model.final_rewards)
+    assert verify_replay(data)
+
+
+def test_a_run_without_a_seed_records_one_that_replays_it():
+    model = BucketBrigadeModel(population="random", rules="reference")
+    model.run_model()
+    data = to_replay(model)
+    assert isinstance(data["seed"], int) and verify_replay(data)
+
+
+def test_a_tampered_replay_loads_but_does_not_verify(replay_file, tmp_path):
+    path, _ = replay_file
+    data = json.loads(path.read_text())
+    data["nights"][0]["rewards"][0] += 1
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(data))
+    assert not verify_replay(load_replay(tampered))
+
+
+def edit(data, change):
+    change(data)
+    return data
+
+
+def set_path(data, keys, value):
+    target = data
+    for key in keys[:-1]:
+        target = target[key]
+    target[keys[-1]] = value
+
+
+@pytest.mark.parametrize("keys, value, message", [
+    (["format"], "something/else", "format: must be 'dilemmas/bucket_brigade/replay'"),
+    (["version"], 99, "version: this version of dilemmas reads version 1"),
+    (["rules"], "house", "rules: must be one of"),
+    (["seed"], "abc", "seed: must be an integer or null"),
+    (["parameters", "beta"], 2.0, "parameters: beta=2.0 is invalid"),
+    (["parameters", "colour"], "red", "parameters: missing \\[\\], unknown \\['colour'\\]"),
+    (["behaviours"], ["random"], "behaviours: must be 4 names"),
+    (["initial_houses"], [0] * 9, "initial_houses: must be a list of 10 integers"),
+    (["nights", 0, "night"], 2, "nights\\[0\\].night: must be 1"),
+    (["nights", 1, "houses", 3], 7, "nights\\[1\\].houses\\[3\\]: must be an integer from 0 to 2"),
+    (["nights", 0, "signals"], ["WORK", "REST", "MAYBE", "REST"], "nights\\[0\\].signals"),
+    (["nights", 0, "actions", 0], [3, "NAP"], "nights\\[0\\].actions"),
+    (["nights", 0, "locations", 0], 9, "nights\\[0\\].locations: must be the houses of"),
+    (["nights", 2, "rewards", 1], "lots", "nights\\[2\\].rewards\\[1\\]: must be a number"),
+    (["final_rewards"], [1, 2], "final_rewards: must be a list of 4 numbers"),
+    (["finished"], "yes", "finished: must be true or false"),
+])
+def test_malformed_replays_get_an_error_naming_the_file_and_the_field(
+        replay_file, tmp_path, keys, value, message):
+    path, _ = replay_file
+    data = json.loads(path.read_text())
+    if keys[-1] == "locations" or keys[-2:] == ["locations", 0]:
+        data["nights"][0]["actions"][0][0] = (data["nights"][0]["actions"][0][0] + 1) % 10
+        value = data["nights"][0]["locations"][0]
+    set_path(data, keys, value)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(ReplayError, match=message) as error:
+        load_replay(bad)
+    assert str(bad) in str(error.value)
+
+
+def test_a_ruined_house_that_recovers_is_rejected(replay_file, tmp_path):
+    path, model = replay_file
+    data = json.loads(path.read_text())
+    ruined_night = next(i for i, night in enumerate(data["nights"]) if 2 in night["houses"])
+    house = data["nights"][ruined_night]["houses"].index(2)
+    if ruined_night + 1 == len(data["nights"]):
+        pytest.skip("no night after the first ruin in this episode")
+    data["nights"][ruined_night + 1]["houses"][house] = 0
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(ReplayError, match=rf"nights\[{ruined_night + 1}\].houses\[{house}\]: "
+                                          "a RUINED house never changes"):
+        load_replay(bad)
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{ not json", "not a JSON replay"),
+    ("[1, 2, 3]", "replay: must be a JSON object"),
+    ('{"format": "dilemmas/bucket_brigade/replay", "version": 1}', "rules: missing"),
+])
+def test_files_that_are_not_replays(tmp_path, content, message):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    with pytest.raises(ReplayError, match=message):
+        load_replay(bad)
+    with pytest.raises(ReplayError, match="cannot read the replay"):
+        load_replay(tmp_path / "missing.json")
+
+
+def test_a_failed_write_leaves_the_existing_file_whole(tmp_path, monkeypatch):
+    target = tmp_path / "episode.json"
+    target.write_text("the earlier replay")
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        write_atomic(target, "new content")
+    assert target.read_text() == "the earlier replay"
+    assert os.listdir(tmp_path) == ["episode.json"]  # no temporary file left behind
