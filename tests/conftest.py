@@ -1,0 +1,7 @@
+"""Test-wide settings: hypothesis draws the same examples on every machine and run, so a
+property test passes or fails the same way locally and in CI."""
+
+from hypothesis import settings
+
+settings.register_profile("dilemmas", derandomize=True, deadline=None, print_blob=True)
+settings.load_profile("dilemmas")
