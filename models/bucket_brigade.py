@@ -19,8 +19,9 @@ Choices the seed and the rulings leave open, made here:
   so the defaults reproduce it and changed parameters still take effect.
 * Costs (``c``, ``work_costs``) must be non-negative; the reward weights ``A``, ``L``,
   ``gamma``, ``lambda_own``, ``alpha_own`` and ``r_rest`` may be any finite number.
-* ``collect_data=False`` skips the DataCollector (for speed); the per-night history used by
-  replays and the reward identities is always kept.
+* ``collect_data=False`` is for speed: the model then has no DataCollector
+  (``model.datacollector`` is None). The per-night history (``model.history``), which
+  replays and the reward identities read, is always kept.
 * All draws come from ``model.random``, so the recorded ``seed`` replays a run exactly.
 """
 
@@ -197,17 +198,20 @@ class BucketBrigadeModel(PhasedModel):
         self.observation = None
         self.history: list[Night] = []
         self.final_rewards: tuple[float, ...] | None = None
+        self.ending = False
         self.worker_nights = 0
         self.cumulative_lies = 0
+        self.total_reward = 0.0
         self.workers = self.signals_work = self.lies = 0
         self._count_houses()
         self._set_rates(burning_at_start=False)
 
-        self.datacollector = mesa.DataCollector(
-            model_reporters={name: name for name in MODEL_REPORTERS},
-            agent_reporters={name: name for name in AGENT_REPORTERS},
-        )
+        self.datacollector = None
         if self.collect_data:
+            self.datacollector = mesa.DataCollector(
+                model_reporters={name: name for name in MODEL_REPORTERS},
+                agent_reporters={name: name for name in AGENT_REPORTERS},
+            )
             self.datacollector.collect(self)
 
     def _check_work_costs(self, work_costs):
@@ -256,16 +260,18 @@ class BucketBrigadeModel(PhasedModel):
         for agent, action in actions.items():
             try:
                 house, mode = action
+                valid = (mode == WORK or mode == REST) and 0 <= house < n \
+                    and isinstance(house, int)
             except (TypeError, ValueError):
-                house, mode = None, None
-            if mode not in (WORK, REST) or not isinstance(house, int) or not 0 <= house < n:
+                valid = False
+            if not valid:
                 raise ValueError(f"agent {agent.seat} ({agent.behaviour}) chose {action!r}; "
                                  f"an action is (house in 0..{n - 1}, {WORK!r} or {REST!r})")
             agent.house = house
             agent.mode = mode
-            agent.lied = mode != agent.signal
+            agent.lied = lied = mode != agent.signal
             workers += mode == WORK
-            lies += agent.lied
+            lies += lied
         self.workers, self.lies = workers, lies
         self.actions = tuple(actions.values())
 
@@ -334,27 +340,29 @@ class BucketBrigadeModel(PhasedModel):
         # under both rule sets; one that stopped being SAFE counts -1 under "spec" only.
         spec = self.rules == "spec"
         gained = [0] * self.num_agents
-        for h, owner in enumerate(self.owner):
-            if before[h] != after[h]:
-                if after[h] == SAFE:
-                    gained[owner] += 1
-                elif spec and before[h] == SAFE:
-                    gained[owner] -= 1
+        for h, (was, now) in enumerate(zip(before, after)):
+            if was != now:
+                if now == SAFE:
+                    gained[self.owner[h]] += 1
+                elif spec and was == SAFE:
+                    gained[self.owner[h]] -= 1
         self.ending = self.game_ends()
         ruined = self._owned_ruined() if self.ending or not spec else None
-        rewards = []
-        for agent in self.seats:
-            r = -agent.work_cost if agent.mode == WORK else self.r_rest
-            r += self.alpha_own * gained[agent.seat]
-            if not spec:
-                r += self.gamma * town - self.lambda_own * ruined[agent.seat]
+        rest, alpha = self.r_rest, self.alpha_own
+        rewards = [(-agent.work_cost if agent.mode == WORK else rest) + alpha * g
+                   for agent, g in zip(self.seats, gained)]
+        if not spec:
+            rewards = [r + self.gamma * town - self.lambda_own * lost
+                       for r, lost in zip(rewards, ruined)]
+        for agent, r in zip(self.seats, rewards):
             agent.reward += r
-            rewards.append(r)
+        self.total_reward += sum(rewards)
         if spec and self.ending:
-            self.final_rewards = tuple(self.gamma * town - self.lambda_own * ruined[agent.seat]
-                                       for agent in self.seats)
+            self.final_rewards = tuple(self.gamma * town - self.lambda_own * lost
+                                       for lost in ruined)
             for agent, final in zip(self.seats, self.final_rewards):
                 agent.reward += final
+            self.total_reward += sum(self.final_rewards)
 
         self.worker_nights += self.workers
         self.cumulative_lies += self.lies
@@ -384,7 +392,7 @@ class BucketBrigadeModel(PhasedModel):
         self.cooperation_rate = self.workers / n if burning_at_start else math.nan
         self.team_reward = ((self.A * self.safe - self.L * self.ruined) / self.num_houses
                             - self.c * self.worker_nights)
-        self.mean_reward = sum([agent.reward for agent in self.seats]) / n
+        self.mean_reward = self.total_reward / n
 
     # --- Phase 9: terminate -----------------------------------------------------------
     def terminate(self):

@@ -303,3 +303,9 @@ def test_liars_lie_far_more_than_firefighters():
 
     # Liars misreport their intent 90% of the time when a fire burns; firefighters never.
     assert lie_rate("liar") > 0.6 > 0.1 > lie_rate("firefighter")
+
+
+def test_collect_data_off_keeps_no_collector_but_plays_the_same_game():
+    on, off = played(rng=8), played(rng=8, collect_data=False)
+    assert off.datacollector is None
+    assert off.history == on.history and off.final_rewards == on.final_rewards
