@@ -36,7 +36,7 @@ from typing import ClassVar
 import mesa
 
 WORK, REST = "WORK", "REST"
-_BURNING = 1  # house state, as in models.bucket_brigade
+SAFE, BURNING, RUINED = 0, 1, 2  # house states
 
 
 def ring_distance(a: int, b: int, n: int) -> int:
@@ -49,7 +49,7 @@ def nearest_fire(houses, location: int) -> int | None:
     n = len(houses)
     best, best_distance = None, n
     for h, state in enumerate(houses):
-        if state == _BURNING:
+        if state == BURNING:
             d = ring_distance(location, h, n)
             if d < best_distance:
                 best, best_distance = h, d
@@ -102,7 +102,7 @@ class AlwaysWorkAgent(BucketBrigadeAgent):
     behaviour = "always_work"
 
     def choose_signal(self):
-        return WORK if _BURNING in self.model.observation.houses else REST
+        return WORK if BURNING in self.model.observation.houses else REST
 
     def choose_action(self):
         target = nearest_fire(self.model.observation.houses, self.house)
@@ -139,11 +139,11 @@ class HeuristicAgent(BucketBrigadeAgent):
 
     def choose_signal(self):
         obs, draw = self.model.observation, self.model.random.random
-        if _BURNING not in obs.houses:
+        if BURNING not in obs.houses:
             self.intent = REST
         else:
             w = self.work_tendency
-            if any(obs.houses[h] == _BURNING for h in self.owned):
+            if any(obs.houses[h] == BURNING for h in self.owned):
                 w += (1 - w) * self.own_house_priority
             if obs.last_actions and obs.last_actions[self.seat][1] == WORK:
                 w *= 1 - self.fatigue
@@ -155,7 +155,7 @@ class HeuristicAgent(BucketBrigadeAgent):
     def choose_action(self):
         model, obs = self.model, self.model.observation
         draw = model.random.random
-        fires = [h for h, state in enumerate(obs.houses) if state == _BURNING]
+        fires = [h for h, state in enumerate(obs.houses) if state == BURNING]
         if not fires:
             return self.house, REST
         helpers = dict.fromkeys(fires, 0)

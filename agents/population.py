@@ -27,10 +27,9 @@ def parse_population(population, num_agents: int, behaviours: Mapping[str, type]
         if not sep:
             count = num_agents if len(entries) == 1 else 1
         else:
-            try:
-                count = int(count_text)
-            except ValueError:
-                raise invalid(f"count {count_text.strip()!r} of {name!r} is not an integer") from None
+            if not count_text.strip().isdecimal():
+                raise invalid(f"count {count_text.strip()!r} of {name!r} is not a whole number")
+            count = int(count_text)
             if count < 1:
                 raise invalid(f"count of {name!r} must be at least 1, got {count}")
         names_and_counts.append((name, count))

@@ -14,7 +14,7 @@ the episodes of each mix:
 import mesa
 import pandas as pd
 
-from models.bucket_brigade import BucketBrigadeModel
+from models.bucket_brigade import AGENT_REPORTERS, BucketBrigadeModel
 
 MIXES = ("random", "always_work", "always_rest", "firefighter", "coordinator", "hero",
          "free_rider", "liar", "firefighter:2,free_rider:2", "coordinator:2,liar:2")
@@ -32,8 +32,7 @@ def sweep(populations=MIXES, seeds=range(20), processes=2, **parameters) -> pd.D
     )
     frame = pd.DataFrame(rows)
     nightly = frame.drop_duplicates(["RunId", "Step"])  # one row per agent -> per night
-    return nightly.drop(columns=[c for c in ("AgentID", "behaviour", "house", "signal",
-                                              "mode", "lied", "reward") if c in nightly])
+    return nightly.drop(columns=["AgentID", *AGENT_REPORTERS])
 
 
 def episode_table(nightly: pd.DataFrame) -> pd.DataFrame:

@@ -22,7 +22,7 @@ Choices the seed and the rulings leave open, made here:
 * ``collect_data=False`` is for speed: the model then has no DataCollector
   (``model.datacollector`` is None). The per-night history (``model.history``), which
   replays and the reward identities read, is always kept.
-* All draws come from ``model.random``, so the recorded ``seed`` replays a run exactly.
+* All draws come from ``model.random``, so ``model.seed`` replays a run exactly.
 """
 
 import math
@@ -31,12 +31,11 @@ from typing import NamedTuple
 
 import mesa
 
-from agents.bucket_brigade import BEHAVIOURS, REST, WORK
+from agents.bucket_brigade import BEHAVIOURS, BURNING, REST, RUINED, SAFE, WORK
 from agents.population import parse_population
 from models import validation as check
 from models.phases import AgentPhase, ModelPhase, PhasedModel
 
-SAFE, BURNING, RUINED = 0, 1, 2
 RULE_SETS = ("spec", "reference")
 
 _SCENARIO_KEYS = ("beta", "kappa", "A", "L", "c", "rho_ignite", "N_min", "p_spark", "N_spark")
@@ -176,10 +175,10 @@ class BucketBrigadeModel(PhasedModel):
         self.lambda_own = check.real("lambda_own", lambda_own)
         self.alpha_own = check.real("alpha_own", alpha_own)
         self.r_rest = check.real("r_rest", r_rest)
-        self.work_costs = self._check_work_costs(work_costs)
+        self.work_costs = ((self.c,) * self.num_agents if work_costs is None else
+                           check.reals("work_costs", work_costs, self.num_agents, low=0))
         self.max_steps = check.integer("max_steps", max_steps, low=1)
         self.collect_data = check.boolean("collect_data", collect_data)
-        self.seed = self._seed
 
         n = self.num_houses
         self.owner = tuple(h % self.num_agents for h in range(n))
@@ -214,16 +213,6 @@ class BucketBrigadeModel(PhasedModel):
             )
             self.datacollector.collect(self)
 
-    def _check_work_costs(self, work_costs):
-        if work_costs is None:
-            return (self.c,) * self.num_agents
-        if isinstance(work_costs, str) or not hasattr(work_costs, "__len__") \
-                or len(work_costs) != self.num_agents:
-            raise ValueError(f"work_costs={work_costs!r} is invalid: must be None or a "
-                             f"sequence of {self.num_agents} costs, one per agent")
-        return tuple(check.real(f"work_costs[{i}]", cost, low=0)
-                     for i, cost in enumerate(work_costs))
-
     # --- Phase 1: observe -------------------------------------------------------------
     def observe(self):
         """Nights are numbered from 1; everyone receives the same public observation."""
@@ -245,7 +234,7 @@ class BucketBrigadeModel(PhasedModel):
                 raise ValueError(f"agent {agent.seat} ({agent.behaviour}) signalled "
                                  f"{signal!r}; a signal is {WORK!r} or {REST!r}")
             agent.signal = signal
-        tonight = tuple(signals.values())
+        tonight = tuple([agent.signal for agent in self.seats])
         self.signals_work = tonight.count(WORK)
         obs = self.observation
         self.observation = Observation(obs.night, obs.houses, obs.locations,
@@ -273,7 +262,7 @@ class BucketBrigadeModel(PhasedModel):
             workers += mode == WORK
             lies += lied
         self.workers, self.lies = workers, lies
-        self.actions = tuple(actions.values())
+        self.actions = tuple([(agent.house, agent.mode) for agent in self.seats])
 
     # --- Phase 4: extinguish ----------------------------------------------------------
     def extinguish(self):

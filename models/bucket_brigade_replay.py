@@ -130,8 +130,10 @@ def validate_replay(data, source="replay") -> None:
     rules = require(data, "rules", str, "a rule set name")
     if rules not in RULE_SETS:
         fail("rules", f"must be one of {list(RULE_SETS)}, got {rules!r}")
-    if data.get("seed") is not None and type(data.get("seed")) is not int:
-        fail("seed", f"must be an integer or null, got {data.get('seed')!r}")
+    if "seed" not in data:
+        fail("seed", "missing")
+    if type(data["seed"]) is not int or data["seed"] < 0:
+        fail("seed", f"must be an integer >= 0, got {data['seed']!r}")
     parameters = require(data, "parameters", dict, "an object of model parameters")
     missing = [name for name in PARAMETERS if name not in parameters]
     unknown = [name for name in parameters if name not in PARAMETERS]
@@ -177,7 +179,9 @@ def validate_replay(data, source="replay") -> None:
                 fail(f"{where}.houses[{h}]", "a RUINED house never changes, but this one did")
         previous = night["houses"]
 
-    final = data.get("final_rewards")
+    if "final_rewards" not in data:
+        fail("final_rewards", "missing")
+    final = data["final_rewards"]
     if final is not None:
         number_list("final_rewards", final, agents)
     if not isinstance(data.get("finished"), bool):

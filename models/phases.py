@@ -17,6 +17,10 @@ A subclass of :class:`PhasedModel` lists its round as ``phases``, a tuple of
     Mesa's step/advance idiom with the snapshot enforced: deciding cannot change anything.
 
 After each ``step()``, ``model.phases_run`` holds the names of the phases that ran, in order.
+
+``rng`` is None or an integer seed >= 0; None draws a fresh seed from the operating system.
+Either way ``model.seed`` is the integer the model's generators (``model.random``,
+``model.rng``) were seeded with, so any run can be played again.
 A model whose ``running`` is False has finished its episode: ``step()`` runs no phase.
 """
 
@@ -24,7 +28,11 @@ from dataclasses import dataclass
 from collections.abc import Callable
 from typing import ClassVar
 
+import secrets
+
 import mesa
+
+from models import validation as check
 
 ORDERS = ("seat", "shuffled", "simultaneous")
 
@@ -78,7 +86,9 @@ class PhasedModel(mesa.Model):
     phases: ClassVar[tuple[ModelPhase | AgentPhase, ...]] = ()
 
     def __init__(self, *, rng=None):
-        super().__init__(rng=rng)
+        seed = check.seed("rng", rng)
+        self.seed = secrets.randbits(63) if seed is None else seed
+        super().__init__(rng=self.seed)
         self.phases_run: list[str] = []
         self._bound_phases = [(phase.name, phase.bind(self)) for phase in self.phases]
 

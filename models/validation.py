@@ -8,9 +8,16 @@ the parameter, the value given and what is allowed. Booleans are not numbers her
 import math
 from numbers import Integral, Real
 
+import numpy as np
+
 
 def _invalid(name, value, allowed):
     return ValueError(f"{name}={value!r} is invalid: {allowed}")
+
+
+def _is_real(value):
+    return type(value) in (float, int) or (
+        isinstance(value, Real) and not isinstance(value, bool))
 
 
 def integer(name, value, *, low=None, high=None):
@@ -31,9 +38,7 @@ def integer(name, value, *, low=None, high=None):
 def real(name, value, *, low=None):
     """A finite real number, at least ``low`` if given."""
     allowed = "must be a finite number" + (f" >= {low}" if low is not None else "")
-    if type(value) not in (float, int) and (isinstance(value, bool) or not isinstance(value, Real)):
-        raise _invalid(name, value, allowed)
-    if not math.isfinite(value):
+    if not _is_real(value) or not math.isfinite(value):
         raise _invalid(name, value, allowed)
     if low is not None and value < low:
         raise _invalid(name, value, allowed)
@@ -43,9 +48,7 @@ def real(name, value, *, low=None):
 def probability(name, value):
     """A probability in [0, 1]."""
     allowed = "must be a probability in [0, 1]"
-    if type(value) not in (float, int) and (isinstance(value, bool) or not isinstance(value, Real)):
-        raise _invalid(name, value, allowed)
-    if not 0 <= value <= 1:
+    if not _is_real(value) or not 0 <= value <= 1:
         raise _invalid(name, value, allowed)
     return float(value)
 
@@ -62,3 +65,21 @@ def boolean(name, value):
     if not isinstance(value, bool):
         raise _invalid(name, value, "must be True or False")
     return value
+
+
+def reals(name, values, length, *, low=None):
+    """A list, tuple or 1-D array of ``length`` finite numbers, each at least ``low``."""
+    if not isinstance(values, (list, tuple, np.ndarray)) or np.ndim(values) != 1 \
+            or len(values) != length:
+        raise _invalid(name, values, f"must be a list or tuple of {length} numbers")
+    return tuple(real(f"{name}[{i}]", value, low=low) for i, value in enumerate(values))
+
+
+def seed(name, value):
+    """None or an integer >= 0 (a seed for the model's generators)."""
+    if value is None:
+        return None
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, Integral)) \
+            or value < 0:
+        raise _invalid(name, value, "must be None or an integer >= 0")
+    return int(value)

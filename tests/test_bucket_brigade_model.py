@@ -64,7 +64,13 @@ def test_named_scenarios_and_explicit_overrides():
     (dict(c=-0.5), ["c=-0.5", ">= 0"]),
     (dict(A=float("inf")), ["A=inf", "finite"]),
     (dict(gamma="0.1"), ["gamma='0.1'", "number"]),
-    (dict(work_costs=(0.5, 0.5)), ["work_costs=(0.5, 0.5)", "4 costs"]),
+    (dict(work_costs=(0.5, 0.5)), ["work_costs=(0.5, 0.5)", "list or tuple of 4 numbers"]),
+    (dict(work_costs={0.1, 0.2, 0.3, 0.4}), ["work_costs={", "list or tuple of 4 numbers"]),
+    (dict(work_costs={0: 1, 1: 1, 2: 1, 3: 1}), ["work_costs={0: 1", "list or tuple"]),
+    (dict(work_costs="0.5"), ["work_costs='0.5'", "list or tuple"]),
+    (dict(rng=-1), ["rng=-1", "None or an integer >= 0"]),
+    (dict(rng=1.5), ["rng=1.5", "None or an integer >= 0"]),
+    (dict(rng=True), ["rng=True", "None or an integer >= 0"]),
     (dict(work_costs=(0.5, 0.5, -1, 0.5)), ["work_costs[2]=-1", ">= 0"]),
     (dict(max_steps=0), ["max_steps=0", ">= 1"]),
     (dict(collect_data="yes"), ["collect_data='yes'", "True or False"]),
@@ -74,6 +80,24 @@ def test_bad_parameters_raise_a_value_error_naming_them(kwargs, names):
         BucketBrigadeModel(**kwargs)
     for name in names:
         assert name in str(error.value)
+
+
+def test_numpy_values_are_accepted_as_the_plain_numbers_they_are():
+    import numpy as np
+
+    model = BucketBrigadeModel(rng=np.int64(3), num_agents=np.int64(5), beta=np.float64(0.3),
+                               work_costs=np.array([0.1, 0.2, 0.3, 0.4, 0.5]))
+    assert model.seed == 3 and type(model.seed) is int
+    assert model.num_agents == 5 and model.beta == 0.3 and model.work_costs[4] == 0.5
+    model.run_model()
+    again = played(rng=3, num_agents=5, beta=0.3, work_costs=(0.1, 0.2, 0.3, 0.4, 0.5))
+    assert model.history == again.history
+
+
+def test_a_model_without_a_seed_records_the_one_it_drew():
+    first = played()
+    again = played(rng=first.seed)
+    assert first.history == again.history
 
 
 def test_a_custom_agent_returning_nonsense_gets_a_clear_error(monkeypatch):
@@ -102,6 +126,29 @@ def test_datacollector_has_exactly_the_rulings_columns_after_construction_and_ea
     assert list(agents.columns) == list(AGENT_REPORTERS) == [
         "behaviour", "house", "signal", "mode", "lied", "reward"]
     assert len(agents) == 4 * (model.night + 1)
+
+
+def test_each_night_observes_the_last_nights_locations_actions_and_signals(monkeypatch):
+    class Watcher(BEHAVIOURS["random"]):
+        behaviour = "watcher"
+        seen = []
+
+        def choose_signal(self):
+            self.seen.append(self.model.observation)
+            return super().choose_signal()
+
+    monkeypatch.setitem(BEHAVIOURS, "watcher", Watcher)
+    model = played(population="watcher:1,random:3", rng=6)
+    assert len(Watcher.seen) == model.night >= 12
+    first = Watcher.seen[0]
+    assert (first.night, first.last_actions, first.last_signals) == (1, None, None)
+    assert first.houses == model.initial_houses and first.locations == (0, 1, 2, 3)
+    for obs, last in zip(Watcher.seen[1:], model.history):
+        assert obs.night == last.night + 1
+        assert obs.houses == last.houses
+        assert obs.locations == last.locations == tuple(h for h, _ in last.actions)
+        assert obs.last_actions == last.actions and obs.last_signals == last.signals
+        assert obs.signals is None
 
 
 def test_reporters_agree_with_the_history():
@@ -293,19 +340,27 @@ def test_heuristic_free_rides_on_the_signals_of_others(helpers):
     assert abs(share - p) <= 4 * math.sqrt(p * (1 - p) / 20_000) + 1e-12
 
 
-def test_liars_lie_far_more_than_firefighters():
+def test_lie_rates_of_liars_and_firefighters_stay_within_their_derived_bounds():
+    """Per agent-night, from the heuristic's rules and the archetype table:
+
+    liar (honesty 0.1): it signals the opposite of its intent with probability 0.9, then
+    flips its mode with some probability f <= max(rest_bias, altruism) = 0.4. It lies when
+    exactly one of those happened: 0.9*(1 - f) + 0.1*f >= 0.58.
+    firefighter (honesty 1): it lies only by flipping, only from REST to WORK (rest_bias 0),
+    and intends REST on a fire night with probability <= 1 - work_tendency = 0.1, then flips
+    with probability <= altruism = 0.8: at most 0.08 (and 0 on nights without fire).
+    Each agent-night's lie has these bounds given everything before it, so by Azuma-Hoeffding
+    a mean over N agent-nights strays below (above) its bound by more than t with probability
+    <= exp(-2 N t^2); with N >= 1400 and t = 0.06 that is below 4e-5.
+    """
+
     def lie_rate(population):
         lies = nights = 0
         for seed in range(30):
             model = played(population=population, rng=seed)
             lies, nights = lies + model.cumulative_lies, nights + model.night
+        assert 4 * nights >= 1400
         return lies / (4 * nights)
 
-    # Liars misreport their intent 90% of the time when a fire burns; firefighters never.
-    assert lie_rate("liar") > 0.6 > 0.1 > lie_rate("firefighter")
-
-
-def test_collect_data_off_keeps_no_collector_but_plays_the_same_game():
-    on, off = played(rng=8), played(rng=8, collect_data=False)
-    assert off.datacollector is None
-    assert off.history == on.history and off.final_rewards == on.final_rewards
+    assert lie_rate("liar") >= 0.58 - 0.06
+    assert lie_rate("firefighter") <= 0.08 + 0.06

@@ -63,7 +63,9 @@ def set_path(data, keys, value):
     (["format"], "something/else", "format: must be 'dilemmas/bucket_brigade/replay'"),
     (["version"], 99, "version: this version of dilemmas reads version 1"),
     (["rules"], "house", "rules: must be one of"),
-    (["seed"], "abc", "seed: must be an integer or null"),
+    (["seed"], "abc", "seed: must be an integer >= 0"),
+    (["seed"], -5, "seed: must be an integer >= 0"),
+    (["seed"], None, "seed: must be an integer >= 0"),
     (["parameters", "beta"], 2.0, "parameters: beta=2.0 is invalid"),
     (["parameters", "colour"], "red", "parameters: missing \\[\\], unknown \\['colour'\\]"),
     (["behaviours"], ["random"], "behaviours: must be 4 names"),
@@ -90,6 +92,17 @@ def test_malformed_replays_get_an_error_naming_the_file_and_the_field(
     with pytest.raises(ReplayError, match=message) as error:
         load_replay(bad)
     assert str(bad) in str(error.value)
+
+
+@pytest.mark.parametrize("key", ["seed", "final_rewards", "nights", "parameters"])
+def test_a_missing_key_is_named(replay_file, tmp_path, key):
+    path, _ = replay_file
+    data = json.loads(path.read_text())
+    del data[key]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(ReplayError, match=f"{key}: missing"):
+        load_replay(bad)
 
 
 def test_a_ruined_house_that_recovers_is_rejected(replay_file, tmp_path):

@@ -32,4 +32,6 @@ def test_episode_rows_match_a_direct_run_of_the_model(population):
         assert row.lies == model.cumulative_lies
         assert row.work_rate == pytest.approx(frame["work_rate"].mean())
         assert row.lie_rate == pytest.approx(model.cumulative_lies / (4 * model.night))
+        fire_nights = frame["cooperation_rate"].dropna()
+        assert row.cooperation == pytest.approx(fire_nights.mean())
         assert row.team_reward == pytest.approx(model.team_reward)

@@ -25,7 +25,9 @@ def test_seats_are_filled_in_the_order_written(text, seats):
     ("a:2,b:1", "counts add up to 3, but num_agents is 4"),
     ("a:5", "counts add up to 5"),
     ("a,b", "counts add up to 2"),
-    ("a:x,b:2", "count 'x' of 'a' is not an integer"),
+    ("a:x,b:2", "count 'x' of 'a' is not a whole number"),
+    ("a:+2,b:2", "count '\\+2' of 'a' is not a whole number"),
+    ("a:0_2,b:2", "count '0_2' of 'a' is not a whole number"),
     ("a:0,b:4", "count of 'a' must be at least 1"),
     ("a:2,,b:2", "unknown behaviour ''"),
 ])
