@@ -105,8 +105,10 @@ class AlwaysWorkAgent(BucketBrigadeAgent):
         return WORK if BURNING in self.model.observation.houses else REST
 
     def choose_action(self):
-        target = nearest_fire(self.model.observation.houses, self.house)
-        return (self.house, REST) if target is None else (target, WORK)
+        obs = self.model.observation
+        here = obs.locations[self.seat]
+        target = nearest_fire(obs.houses, here)
+        return (here, REST) if target is None else (target, WORK)
 
 
 class AlwaysRestAgent(BucketBrigadeAgent):
@@ -118,7 +120,7 @@ class AlwaysRestAgent(BucketBrigadeAgent):
         return REST
 
     def choose_action(self):
-        return self.house, REST
+        return self.model.observation.locations[self.seat], REST
 
 
 HEURISTIC_PARAMETERS = ("honesty", "work_tendency", "neighbor_help", "own_house_priority",
@@ -155,9 +157,10 @@ class HeuristicAgent(BucketBrigadeAgent):
     def choose_action(self):
         model, obs = self.model, self.model.observation
         draw = model.random.random
+        here = obs.locations[self.seat]
         fires = [h for h, state in enumerate(obs.houses) if state == BURNING]
         if not fires:
-            return self.house, REST
+            return here, REST
         helpers = dict.fromkeys(fires, 0)
         for seat, signal in enumerate(obs.signals):
             if seat != self.seat and signal == WORK:
@@ -166,7 +169,7 @@ class HeuristicAgent(BucketBrigadeAgent):
         if draw() < self.exploration:
             target = fires[model.random.randrange(len(fires))]
         else:
-            target = max(fires, key=lambda h: (self._score(h, helpers[h]), -h))
+            target = max(fires, key=lambda h: (self._score(h, here, helpers[h]), -h))
 
         cover = 1 - math.exp(-model.kappa * helpers[target])
         mode = self.intent
@@ -174,9 +177,9 @@ class HeuristicAgent(BucketBrigadeAgent):
             mode = REST
         elif mode == REST and draw() < self.altruism * (1 - cover):
             mode = WORK
-        return (target, WORK) if mode == WORK else (self.house, REST)
+        return (target, WORK) if mode == WORK else (here, REST)
 
-    def _score(self, house, helpers):
+    def _score(self, house, here, helpers):
         n = self.model.num_houses
         own = house in self.owned
         next_to_own = not own and any(
@@ -185,7 +188,7 @@ class HeuristicAgent(BucketBrigadeAgent):
                 + self.neighbor_help * next_to_own
                 + self.altruism * (not own)
                 + self.coordination * math.exp(-self.model.kappa * helpers)
-                - self.risk_aversion * ring_distance(self.house, house, n) / (n // 2))
+                - self.risk_aversion * ring_distance(here, house, n) / (n // 2))
 
 
 def _archetype(name, **params):
