@@ -3,7 +3,9 @@
 Spec contract, rule 2: the documented phase order is enforced by one mechanism, ``step()``
 runs the declared phases in that order, and the sequence actually run is observable.
 
-A subclass of :class:`PhasedModel` lists its round as ``phases``, a tuple of
+A subclass of :class:`PhasedModel` lists its round as ``phases``, a tuple of the following
+(a model may replace its class's tuple in ``__init__``, e.g. to pick an order from a
+parameter):
 
 * :class:`ModelPhase` -- calls a method of the model;
 * :class:`AgentPhase` -- calls a method on a set of agents, in one of three orders:
@@ -90,12 +92,15 @@ class PhasedModel(mesa.Model):
         self.seed = secrets.randbits(63) if seed is None else seed
         super().__init__(rng=self.seed)
         self.phases_run: list[str] = []
-        self._bound_phases = [(phase.name, phase.bind(self)) for phase in self.phases]
+        self._bound_from, self._bound_phases = None, []
 
     def step(self) -> None:
         self.phases_run = []
         if not self.running:
             return
+        if self._bound_from is not self.phases:
+            self._bound_phases = [(phase.name, phase.bind(self)) for phase in self.phases]
+            self._bound_from = self.phases
         for name, run in self._bound_phases:
             run()
             self.phases_run.append(name)

@@ -1,0 +1,173 @@
+"""State Punishment behaviours (rulings, "Behaviours"), the names ``population`` accepts.
+
+Each agent, on its turn, chooses one action by name from ``model.action_names`` and the
+model applies it. Scripted behaviours decide from their observation (``self.observe()``,
+built only when they ask) and the public rules (values, harms, which kinds are taboo, the
+punishment magnitude). "Expected punishment" of a taboo kind is ``magnitude * p``.
+
+``greedy_forager`` -- takes what pays, ignores the harm it does:
+  1. Target: of the visible resources, the one with the best value net of expected
+     punishment, if that is positive; ties to the nearest (Manhattan), then to the lowest
+     (row, col) offset.
+  2. Move one step toward it, along rows first, then columns, skipping a direction blocked
+     by a wall or an agent; with no target or no free direction, a uniformly random move.
+  3. Vote to decrease p when p > 0 and punishment is what makes a visible taboo resource of
+     positive value not worth taking (value > 0 but net <= 0).
+
+``civic_voter`` -- avoids harmful resources and votes on the harm done to it:
+  1. Vote to increase p when the harm put on it since its last action is at least 0.5 (and
+     p < 1); vote to decrease when that harm is 0 and p >= 0.5; otherwise no vote.
+  2. Target: the nearest visible resource with harm <= 0.3 and positive net value (ties to
+     the lowest offset); move toward it as the forager does, or at random.
+
+In ``"simple"`` mode a vote takes the place of the move; in ``"composite"`` mode it goes with
+the move.
+"""
+
+from typing import ClassVar
+
+import numpy as np
+from mesa.discrete_space import CellAgent
+
+KINDS = ("A", "B", "C", "D", "E")
+VALUE = {"A": 3.0, "B": 7.0, "C": 2.0, "D": -2.0, "E": 1.0}
+HARM = {"A": 0.5, "B": 1.0, "C": 0.3, "D": 1.5, "E": 0.1}
+#: Observation channels: empty, wall, A..E, then one per agent (seat order).
+EMPTY, WALL = 0, 1
+KIND_CHANNEL = {kind: 2 + i for i, kind in enumerate(KINDS)}
+AGENT_CHANNEL = 2 + len(KINDS)
+MOVE_NAMES = ("up", "down", "left", "right")
+_OFFSETS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
+_VOTE_SUFFIX = {0: "no_vote", 1: "increase", -1: "decrease"}
+
+
+class StatePunishmentAgent(CellAgent):
+    """A forager in seat ``seat``, playing in world ``seat mod num_worlds``."""
+
+    behaviour: ClassVar[str] = ""
+
+    def __init__(self, model, seat: int):
+        super().__init__(model)
+        self.seat = seat
+        self.world = seat % model.num_worlds
+        self.reward = 0.0
+        self.collected = 0
+        self.votes_up = self.votes_down = 0
+        self.harm_received = 0.0
+        self.pending_harm = 0.0
+
+    def act(self):
+        """Choose an action; the model applies it (rulings, phase 2)."""
+        self.model.take_action(self, self.choose_action())
+
+    def observe(self):
+        """This agent's observation (see ``models.state_punishment.Observation``)."""
+        return self.model.observe(self)
+
+    def choose_action(self) -> str:
+        raise NotImplementedError
+
+    def action_name(self, move: str | None, vote: int) -> str:
+        """The action of the current mode for a move (or None) and a vote (-1, 0, +1)."""
+        if self.model.action_mode == "simple":
+            if vote:
+                return "vote_increase" if vote > 0 else "vote_decrease"
+            return move or "noop"
+        return "noop" if move is None else f"{move}_{_VOTE_SUFFIX[vote]}"
+
+
+class RandomAgent(StatePunishmentAgent):
+    """Uniform over the current action set."""
+
+    behaviour = "random"
+
+    def choose_action(self):
+        names = self.model.action_names
+        return names[int(self.model.random.random() * len(names))]
+
+
+class ScriptedForager(StatePunishmentAgent):
+    """Reading the observation: what is visible, where, and how to step toward it."""
+
+    def read(self):
+        """``(view, p, pending harm, own position in the view)`` from the observation."""
+        obs = self.observe()
+        view = obs.view[0] if self.model.composite_views else obs.view
+        me = tuple(np.argwhere(view[..., AGENT_CHANNEL + self.seat] == 1)[0])
+        return view, float(obs.features[0]), float(obs.features[1]), me
+
+    def net_value(self, kind, p):
+        punished = kind in self.model.taboo
+        return VALUE[kind] + (self.model.punishment_magnitude * p if punished else 0.0)
+
+    @staticmethod
+    def visible(view, me):
+        """``(kind, d_row, d_col)`` of every visible resource, by offset from ``me``."""
+        found = []
+        for kind in KINDS:
+            for row, col in np.argwhere(view[..., KIND_CHANNEL[kind]] == 1):
+                found.append((kind, int(row) - me[0], int(col) - me[1]))
+        return found
+
+    def step_toward(self, view, me, d_row, d_col):
+        """A move toward the offset (rows first), skipping blocked directions, else random."""
+        wanted = []
+        if d_row:
+            wanted.append("up" if d_row < 0 else "down")
+        if d_col:
+            wanted.append("left" if d_col < 0 else "right")
+        for move in wanted:
+            dr, dc = _OFFSETS[move]
+            row, col = me[0] + dr, me[1] + dc
+            inside = 0 <= row < view.shape[0] and 0 <= col < view.shape[1]
+            if not inside or not (view[row, col, WALL] or view[row, col, AGENT_CHANNEL:].any()):
+                return move
+        return self.random_move()
+
+    def random_move(self):
+        return MOVE_NAMES[int(self.model.random.random() * 4)]
+
+
+class GreedyForagerAgent(ScriptedForager):
+    """Goes for the best visible value net of expected punishment (module docstring)."""
+
+    behaviour = "greedy_forager"
+
+    def choose_action(self):
+        view, p, _, me = self.read()
+        seen = self.visible(view, me)
+        best = max(seen, default=None, key=lambda s: (
+            self.net_value(s[0], p), -(abs(s[1]) + abs(s[2])), -s[1], -s[2]))
+        if best is not None and self.net_value(best[0], p) > 0:
+            move = self.step_toward(view, me, best[1], best[2])
+        else:
+            move = self.random_move()
+        deterred = any(VALUE[kind] > 0 and kind in self.model.taboo
+                       and self.net_value(kind, p) <= 0 for kind, _, _ in seen)
+        return self.action_name(move, -1 if deterred and p > 0 else 0)
+
+
+class CivicVoterAgent(ScriptedForager):
+    """Avoids high-harm resources and votes on the harm it receives (module docstring)."""
+
+    behaviour = "civic_voter"
+    HARM_HIGH = 0.5
+    HARM_TOLERATED = 0.3
+
+    def choose_action(self):
+        view, p, harm, me = self.read()
+        if harm >= self.HARM_HIGH and p < 1:
+            vote = 1
+        elif harm == 0 and p >= 0.5:
+            vote = -1
+        else:
+            vote = 0
+        wanted = [s for s in self.visible(view, me)
+                  if HARM[s[0]] <= self.HARM_TOLERATED and self.net_value(s[0], p) > 0]
+        target = min(wanted, default=None, key=lambda s: (abs(s[1]) + abs(s[2]), s[1], s[2]))
+        move = self.step_toward(view, me, target[1], target[2]) if target else self.random_move()
+        return self.action_name(move, vote)
+
+
+#: Behaviour names for ``population``.
+BEHAVIOURS = {cls.behaviour: cls for cls in (RandomAgent, GreedyForagerAgent, CivicVoterAgent)}

@@ -1,0 +1,38 @@
+"""Grid helpers shared by the gridworld games (State Punishment, Stag Hunt).
+
+Coordinates are ``(row, col)`` on a Mesa ``OrthogonalVonNeumannGrid`` of dimensions
+``(height, width)``; "up" decreases the row. Observations are windows of integer entity
+codes, where cells outside the grid read as ``outside`` (the games' wall code), turned into
+one-hot arrays of shape ``(rows, cols, channels)``.
+"""
+
+import numpy as np
+from mesa.discrete_space import OrthogonalVonNeumannGrid
+
+#: Row and column offsets of the four moves.
+MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
+
+
+def walled_grid(height: int, width: int, random) -> OrthogonalVonNeumannGrid:
+    """A grid whose border cells are walls: the bool property layer ``wall``."""
+    grid = OrthogonalVonNeumannGrid((height, width), torus=False, random=random)
+    wall = grid.create_property_layer("wall", default_value=False, dtype=bool)
+    wall.data[[0, -1], :] = True
+    wall.data[:, [0, -1]] = True
+    return grid
+
+
+def open_cells(grid) -> list[tuple[int, int]]:
+    """Coordinates of the cells that are not walls, in row-major order."""
+    return [tuple(map(int, rc)) for rc in np.argwhere(~grid.wall.data)]
+
+
+def window(codes: np.ndarray, row: int, col: int, radius: int, outside: int) -> np.ndarray:
+    """The ``(2r+1, 2r+1)`` codes centred on ``(row, col)``; off-grid cells read ``outside``."""
+    padded = np.pad(codes, radius, constant_values=outside)
+    return padded[row:row + 2 * radius + 1, col:col + 2 * radius + 1]
+
+
+def one_hot(codes: np.ndarray, channels: int) -> np.ndarray:
+    """``codes`` of shape (rows, cols) as float32 of shape (rows, cols, channels)."""
+    return np.eye(channels, dtype=np.float32)[codes]

@@ -1,0 +1,338 @@
+"""State Punishment: foraging on a walled grid, with votes on punishing taboo resources.
+
+Seed ``001_ca6135a6ba598f28.txt`` with the rulings ``state_punishment.md``. One ``step()`` is
+one turn, run as the three phases of the rulings (see ``StatePunishmentModel.phases``):
+resources spawn, the agents act one after another, the turn is logged.
+
+Choices the seed and the rulings leave open, made here:
+
+* Each world is a Mesa ``OrthogonalVonNeumannGrid`` of ``(height, width)`` cells addressed
+  ``(row, col)``; the border cells are walls (bool property layer ``wall``); resources are
+  the int property layer ``resource`` (0 none, 1..5 = A..E); agents are ``CellAgent``s.
+* The punishment probability is held as an integer count of ``1/D``, where ``D`` is the
+  least common denominator of ``initial_punishment``, ``vote_step`` and 1 as written in
+  decimal (10 for the defaults), so votes never drift; ``punishment_level`` is that count
+  divided by ``D``.
+* ``num_worlds``: seat ``i`` plays in world ``i mod num_worlds``, so worlds differ by at most
+  one agent; every world holds the full grid, its own resources and its own spawning.
+* Collecting a resource pays its value and, if its kind is taboo, the punishment, within
+  the collector's action; its harm goes onto every other agent's ledger at once (all
+  worlds). An agent's ledger is applied at the end of its own next action.
+  ``harm_received`` counts harm put on an agent's ledger, applied yet or not.
+* In composite mode a vote needs a move; "noop" is the only action without one.
+* Initial resource kinds are drawn with ``spawn_weights``, like spawned ones.
+* The turn counter ``turn`` advances when the spawn phase opens a turn; the episode ends
+  after ``max_steps`` turns, in the log phase.
+* ``collect_data=False`` is for speed: no DataCollector; ``model.history`` keeps every action.
+"""
+
+import math
+from decimal import Decimal
+from fractions import Fraction
+from typing import NamedTuple
+
+import mesa
+import numpy as np
+
+from agents.population import parse_population
+from agents.state_punishment import (AGENT_CHANNEL, BEHAVIOURS, EMPTY, HARM, KINDS, VALUE,
+                                     WALL)
+from models import validation as check
+from models.gridworld import MOVES, one_hot, open_cells, walled_grid, window
+from models.phases import AgentPhase, ModelPhase, PhasedModel
+
+SIMPLE_ACTIONS = ("up", "down", "left", "right", "vote_increase", "vote_decrease", "noop")
+COMPOSITE_ACTIONS = tuple(f"{move}_{vote}" for vote in ("no_vote", "increase", "decrease")
+                          for move in MOVES) + ("noop",)
+#: What each action does: (move or None, vote -1/0/+1); the move comes first.
+EFFECTS = {
+    **{move: (move, 0) for move in MOVES},
+    "vote_increase": (None, 1), "vote_decrease": (None, -1), "noop": (None, 0),
+    **{f"{move}_{vote}": (move, step) for move in MOVES
+       for vote, step in (("no_vote", 0), ("increase", 1), ("decrease", -1))},
+}
+ACTION_MODES = {"simple": SIMPLE_ACTIONS, "composite": COMPOSITE_ACTIONS}
+
+MODEL_REPORTERS = ("turn", "punishment_level", "votes_up", "votes_down", "cumulative_votes_up",
+                   "cumulative_votes_down", *(f"collected_{k}" for k in KINDS), "collected",
+                   "resources_on_grid", "social_harm_generated", "punishment_total",
+                   "vote_cost_total", "mean_reward")
+AGENT_REPORTERS = ("behaviour", "reward", "collected", "votes_up", "votes_down",
+                   "harm_received")
+
+
+class Observation(NamedTuple):
+    """What an agent sees (rulings, "Observation").
+
+    ``view``: float32 one-hot of shape ``(rows, cols, channels)`` -- the ``(2r+1)``-square
+    window around the agent, or its whole world with ``full_view`` -- with channels empty,
+    wall, A..E, then one per agent (seat order). With ``composite_views`` it gains a leading
+    axis: the agent's own view first, then every other agent's in seat order.
+    ``features``: ``(punishment_level, the agent's harm not yet applied, a uniform draw)``.
+    """
+
+    view: np.ndarray
+    features: np.ndarray
+
+
+class Action(NamedTuple):
+    """One agent's action and what it paid (``vote_cost`` negative, ``harm`` applied)."""
+
+    turn: int
+    seat: int
+    action: str
+    collected: str | None
+    value: float
+    punishment: float
+    vote_cost: float
+    harm: float
+    reward: float
+
+
+def _denominator(*decimals: float) -> int:
+    return math.lcm(*(Fraction(Decimal(repr(x))).denominator for x in decimals))
+
+
+class StatePunishmentModel(PhasedModel):
+    """A walled grid of foragers who vote on how likely taboo collecting is punished."""
+
+    phases = (
+        ModelPhase("spawn"),
+        AgentPhase("act", "act", order="shuffled"),  # "seat" with activation="sequential"
+        ModelPhase("log", method="log_turn"),
+    )
+
+    def __init__(
+        self,
+        *,
+        width=10,
+        height=10,
+        num_agents=3,
+        population="random",
+        max_steps=100,
+        taboo="ABCDE",
+        initial_resources=15,
+        spawn_prob=0.05,
+        spawn_weights=(1, 1, 1, 1, 1),
+        activation="random",
+        action_mode="simple",
+        initial_punishment=0.1,
+        vote_step=0.2,
+        vote_cost=0.1,
+        punishment_mode="expected",
+        punishment_magnitude=-10.0,
+        vision_radius=2,
+        full_view=False,
+        num_worlds=1,
+        composite_views=False,
+        collect_data=True,
+        rng=None,
+    ):
+        super().__init__(rng=rng)
+        self.width = check.integer("width", width, low=3)
+        self.height = check.integer("height", height, low=3)
+        self.num_agents = check.integer("num_agents", num_agents, low=1)
+        behaviours = parse_population(population, self.num_agents, BEHAVIOURS)
+        self.population = population
+        self.max_steps = check.integer("max_steps", max_steps, low=1)
+        if isinstance(taboo, str):
+            taboo = tuple(taboo)
+        if not isinstance(taboo, (tuple, list, set, frozenset)) or not set(taboo) <= set(KINDS):
+            raise ValueError(f"taboo={taboo!r} is invalid: must be a set of kinds from "
+                             f"{''.join(KINDS)}, e.g. 'ABCDE' or ('B', 'D')")
+        self.taboo = frozenset(taboo)
+        self.initial_resources = check.integer("initial_resources", initial_resources, low=0)
+        self.spawn_prob = check.probability("spawn_prob", spawn_prob)
+        weights = check.reals("spawn_weights", spawn_weights, len(KINDS), low=0)
+        if sum(weights) <= 0:
+            raise ValueError(f"spawn_weights={spawn_weights!r} is invalid: "
+                             "must have a positive sum")
+        self.spawn_weights = tuple(w / sum(weights) for w in weights)
+        self.activation = check.choice("activation", activation, ("random", "sequential"))
+        self.action_mode = check.choice("action_mode", action_mode, ACTION_MODES)
+        self.action_names = ACTION_MODES[self.action_mode]
+        self.initial_punishment = check.probability("initial_punishment", initial_punishment)
+        self.vote_step = check.probability("vote_step", vote_step)
+        self.vote_cost = check.real("vote_cost", vote_cost, low=0)
+        self.punishment_mode = check.choice("punishment_mode", punishment_mode,
+                                            ("expected", "stochastic"))
+        self.punishment_magnitude = check.real("punishment_magnitude", punishment_magnitude)
+        self.vision_radius = check.integer("vision_radius", vision_radius, low=0)
+        self.full_view = check.boolean("full_view", full_view)
+        self.num_worlds = check.integer("num_worlds", num_worlds, low=1, high=self.num_agents)
+        self.composite_views = check.boolean("composite_views", composite_views)
+        self.collect_data = check.boolean("collect_data", collect_data)
+        per_world = -(-self.num_agents // self.num_worlds)
+        open_per_world = (self.width - 2) * (self.height - 2)
+        if open_per_world < per_world + self.initial_resources:
+            raise ValueError(
+                f"width={width}, height={height} is too small: {open_per_world} open cells "
+                f"per world cannot hold {per_world} agents and initial_resources="
+                f"{self.initial_resources}")
+        if self.activation == "sequential":
+            self.phases = (self.phases[0], AgentPhase("act", "act", order="seat"),
+                           self.phases[2])
+
+        self.denominator = _denominator(self.initial_punishment, self.vote_step, 1.0)
+        self.p_units = round(self.initial_punishment * self.denominator)
+        self.step_units = round(self.vote_step * self.denominator)
+        self.punishment_level = self.p_units / self.denominator
+
+        self.grids = [walled_grid(self.height, self.width, self.random)
+                      for _ in range(self.num_worlds)]
+        for grid in self.grids:
+            grid.create_property_layer("resource", default_value=0, dtype=np.int8)
+        self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
+        for world, grid in enumerate(self.grids):
+            players = [agent for agent in self.seats if agent.world == world]
+            cells = self.random.sample(open_cells(grid), len(players) + self.initial_resources)
+            for agent, cell in zip(players, cells):
+                agent.cell = grid[cell]
+            kinds = self.rng.choice(len(KINDS), size=self.initial_resources,
+                                    p=self.spawn_weights)
+            for cell, kind in zip(cells[len(players):], kinds):
+                grid.resource.data[cell] = kind + 1
+
+        self.turn = 0
+        self.history: list[Action] = []
+        self.votes_up = self.votes_down = 0
+        self.cumulative_votes_up = self.cumulative_votes_down = 0
+        self.collected_by_kind = dict.fromkeys(KINDS, 0)
+        self.social_harm_generated = 0.0
+        self.punishment_total = 0.0
+        self.vote_cost_total = 0.0
+        self.total_reward = 0.0
+        self._set_counts()
+
+        self.datacollector = None
+        if self.collect_data:
+            self.datacollector = mesa.DataCollector(
+                model_reporters={name: name for name in MODEL_REPORTERS},
+                agent_reporters={name: name for name in AGENT_REPORTERS},
+            )
+            self.datacollector.collect(self)
+
+    # --- Phase 1: spawn ---------------------------------------------------------------
+    def spawn(self):
+        """A turn opens; every empty open cell spawns a resource with ``spawn_prob``, its
+        kind drawn by ``spawn_weights``."""
+        self.turn += 1
+        self.votes_up = self.votes_down = 0
+        for grid in self.grids:
+            resource = grid.resource.data
+            empty = ~grid.wall.data & grid.empty.data & (resource == 0)
+            rows, cols = np.nonzero(empty)
+            spawned = self.rng.random(rows.size) < self.spawn_prob
+            kinds = self.rng.choice(len(KINDS), size=int(spawned.sum()), p=self.spawn_weights)
+            resource[rows[spawned], cols[spawned]] = kinds + 1
+
+    # --- Phase 2: the agents act one after another (each calls take_action) ----------
+    def take_action(self, agent, action: str):
+        """Apply ``agent``'s action: move (collecting what it steps on), then vote, then
+        subtract its accumulated harm. Reward = value + punishment + vote cost - harm."""
+        if action not in self.action_names:
+            raise ValueError(f"agent {agent.seat} ({agent.behaviour}) chose {action!r}; "
+                             f"the {self.action_mode} actions are {list(self.action_names)}")
+        move, vote = EFFECTS[action]
+        kind, value, punishment, cost = None, 0.0, 0.0, 0.0
+        if move is not None:
+            kind, value, punishment = self._move(agent, MOVES[move])
+        if vote:
+            cost = self._vote(agent, vote)
+        harm, agent.pending_harm = agent.pending_harm, 0.0
+        reward = value + punishment - cost - harm
+        agent.reward += reward
+        self.total_reward += reward
+        self.history.append(Action(self.turn, agent.seat, action, kind, value, punishment,
+                               -cost, harm, reward))
+
+    def _move(self, agent, offset):
+        """Walls and agents block; stepping onto a resource collects it."""
+        grid = self.grids[agent.world]
+        row, col = agent.cell.coordinate
+        target = (row + offset[0], col + offset[1])
+        if grid.wall.data[target] or not grid.empty.data[target]:
+            return None, 0.0, 0.0
+        agent.cell = grid[target]
+        code = int(grid.resource.data[target])
+        if not code:
+            return None, 0.0, 0.0
+        grid.resource.data[target] = 0
+        kind = KINDS[code - 1]
+        agent.collected += 1
+        self.collected_by_kind[kind] += 1
+        punishment = self._punishment() if kind in self.taboo else 0.0
+        self.punishment_total += punishment
+        harm = HARM[kind]
+        if harm > 0:
+            for other in self.seats:
+                if other is not agent:
+                    other.pending_harm += harm
+                    other.harm_received += harm
+                    self.social_harm_generated += harm
+        return kind, VALUE[kind], punishment
+
+    def _punishment(self):
+        if self.punishment_mode == "expected":
+            return self.punishment_magnitude * self.punishment_level
+        return self.punishment_magnitude if self.random.random() < self.punishment_level else 0.0
+
+    def _vote(self, agent, vote):
+        """Move p by one vote step, clamped to [0, 1]; the vote costs even when clamped."""
+        self.p_units = min(max(self.p_units + vote * self.step_units, 0), self.denominator)
+        self.punishment_level = self.p_units / self.denominator
+        if vote > 0:
+            self.votes_up += 1
+            agent.votes_up += 1
+        else:
+            self.votes_down += 1
+            agent.votes_down += 1
+        self.vote_cost_total -= self.vote_cost
+        return self.vote_cost
+
+    # --- Phase 3: log -------------------------------------------------------------------
+    def log_turn(self):
+        """Counters and the DataCollector; the episode ends after ``max_steps`` turns."""
+        self.cumulative_votes_up += self.votes_up
+        self.cumulative_votes_down += self.votes_down
+        self._set_counts()
+        if self.collect_data:
+            self.datacollector.collect(self)
+        if self.turn >= self.max_steps:
+            self.running = False
+
+    def _set_counts(self):
+        for kind in KINDS:
+            setattr(self, f"collected_{kind}", self.collected_by_kind[kind])
+        self.collected = sum(self.collected_by_kind.values())
+        self.resources_on_grid = sum(int(np.count_nonzero(g.resource.data)) for g in self.grids)
+        self.mean_reward = self.total_reward / self.num_agents
+
+    # --- Observation ------------------------------------------------------------------
+    def observe(self, agent) -> Observation:
+        """``agent``'s observation, built on demand (rulings, "Observation")."""
+        if self.composite_views:
+            others = [other for other in self.seats if other is not agent]
+            view = np.stack([self._view(a) for a in (agent, *others)])
+        else:
+            view = self._view(agent)
+        features = np.array([self.punishment_level, agent.pending_harm, self.random.random()],
+                            dtype=np.float32)
+        return Observation(view, features)
+
+    def _view(self, agent):
+        codes = self.entity_codes(agent.world)
+        if not self.full_view:
+            row, col = agent.cell.coordinate
+            codes = window(codes, row, col, self.vision_radius, outside=WALL)
+        return one_hot(codes, AGENT_CHANNEL + self.num_agents)
+
+    def entity_codes(self, world: int) -> np.ndarray:
+        """The world as observation channels: empty, wall, A..E, agent 0..n-1."""
+        grid = self.grids[world]
+        resource = grid.resource.data
+        codes = np.where(grid.wall.data, WALL, np.where(resource > 0, resource + 1, EMPTY))
+        for agent in self.seats:
+            if agent.world == world:
+                codes[agent.cell.coordinate] = AGENT_CHANNEL + agent.seat
+        return codes
