@@ -11,10 +11,10 @@ the episodes of each mix:
 * ``team_reward``: R_team at the end; ``mean_reward``: mean individual R_i.
 """
 
-import mesa
 import pandas as pd
 
-from models.bucket_brigade import AGENT_REPORTERS, BucketBrigadeModel
+from analysis.sweeps import model_rows
+from models.bucket_brigade import BucketBrigadeModel
 
 MIXES = ("random", "always_work", "always_rest", "firefighter", "coordinator", "hero",
          "free_rider", "liar", "firefighter:2,free_rider:2", "coordinator:2,liar:2")
@@ -22,17 +22,8 @@ MIXES = ("random", "always_work", "always_rest", "firefighter", "coordinator", "
 
 def sweep(populations=MIXES, seeds=range(20), processes=2, **parameters) -> pd.DataFrame:
     """Every night of every (population, seed) episode, one row per night."""
-    rows = mesa.batch_run(
-        BucketBrigadeModel,
-        {"population": list(populations), **parameters},
-        rng=list(seeds),
-        number_processes=processes,
-        data_collection_period=1,
-        display_progress=False,
-    )
-    frame = pd.DataFrame(rows)
-    nightly = frame.drop_duplicates(["RunId", "Step"])  # one row per agent -> per night
-    return nightly.drop(columns=["AgentID", *AGENT_REPORTERS])
+    return model_rows(BucketBrigadeModel, {"population": list(populations), **parameters},
+                      seeds, processes)
 
 
 def episode_table(nightly: pd.DataFrame) -> pd.DataFrame:

@@ -1,8 +1,8 @@
-"""The main job (``make run``): a small Bucket Brigade sweep and its summary table.
+"""The main job (``make run``): a small sweep of every built game and its summary table.
 
-Plays each behaviour mix of ``analysis.bucket_brigade.MIXES`` for 20 seeds under the default
-scenario with ``mesa.batch_run`` on 2 processes, prints the mean per mix, and writes the
-per-episode table to ``results/bucket_brigade_episodes.parquet``.
+For each game, plays each behaviour mix of its ``analysis.<game>.MIXES`` under the default
+parameters with ``mesa.batch_run`` on 2 processes, prints the mean per mix, and writes the
+per-episode table to ``results/<game>_episodes.parquet``.
 """
 
 import argparse
@@ -10,29 +10,36 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import bucket_brigade
+from analysis import bucket_brigade, state_punishment
 from models.files import write_atomic
+
+#: game name -> (its analysis module, seeds per mix, what one table row is)
+GAMES = {
+    "bucket_brigade": (bucket_brigade, 20, "Bucket Brigade, default scenario"),
+    "state_punishment": (state_punishment, 10, "State Punishment, default parameters"),
+}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=20, help="episodes per mix")
+    parser.add_argument("--seeds", type=int, help="episodes per mix (default: per game)")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("results"), help="folder for results")
+    parser.add_argument("--games", nargs="+", choices=sorted(GAMES), default=list(GAMES))
     args = parser.parse_args(argv)
-
-    nightly = bucket_brigade.sweep(seeds=range(args.seeds), processes=args.processes)
-    episodes = bucket_brigade.episode_table(nightly)
-    table = bucket_brigade.summary_table(episodes)
-
     args.out.mkdir(parents=True, exist_ok=True)
-    target = write_atomic(args.out / "bucket_brigade_episodes.parquet",
-                          episodes.to_parquet(index=False))
-    with pd.option_context("display.width", 200, "display.float_format", "{:.3f}".format):
-        print(f"Bucket Brigade, default scenario, {args.seeds} seeds per behaviour mix "
-              "(means over episodes)\n")
-        print(table.to_string())
-    print(f"\nper-episode rows: {target}")
+
+    for game in args.games:
+        module, default_seeds, title = GAMES[game]
+        seeds = args.seeds or default_seeds
+        episodes = module.episode_table(module.sweep(seeds=range(seeds),
+                                                     processes=args.processes))
+        target = write_atomic(args.out / f"{game}_episodes.parquet",
+                              episodes.to_parquet(index=False))
+        with pd.option_context("display.width", 200, "display.float_format", "{:.3f}".format):
+            print(f"{title}, {seeds} seeds per behaviour mix (means over episodes)\n")
+            print(module.summary_table(episodes).to_string())
+        print(f"\nper-episode rows: {target}\n")
 
 
 if __name__ == "__main__":

@@ -112,6 +112,9 @@ class BucketBrigadeModel(PhasedModel):
     for the choices made where the rulings are silent.
     """
 
+    model_reporters = MODEL_REPORTERS
+    agent_reporters = AGENT_REPORTERS
+
     phases = (
         ModelPhase("observe"),
         AgentPhase("signal", "choose_signal", order="simultaneous", apply="reveal_signals"),
@@ -208,8 +211,8 @@ class BucketBrigadeModel(PhasedModel):
         self.datacollector = None
         if self.collect_data:
             self.datacollector = mesa.DataCollector(
-                model_reporters={name: name for name in MODEL_REPORTERS},
-                agent_reporters={name: name for name in AGENT_REPORTERS},
+                model_reporters={name: name for name in self.model_reporters},
+                agent_reporters={name: name for name in self.agent_reporters},
             )
             self.datacollector.collect(self)
 

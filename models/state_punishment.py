@@ -96,6 +96,9 @@ def _denominator(*decimals: float) -> int:
 class StatePunishmentModel(PhasedModel):
     """A walled grid of foragers who vote on how likely taboo collecting is punished."""
 
+    model_reporters = MODEL_REPORTERS
+    agent_reporters = AGENT_REPORTERS
+
     phases = (
         ModelPhase("spawn"),
         AgentPhase("act", "act", order="shuffled"),  # "seat" with activation="sequential"
@@ -148,6 +151,7 @@ class StatePunishmentModel(PhasedModel):
             raise ValueError(f"spawn_weights={spawn_weights!r} is invalid: "
                              "must have a positive sum")
         self.spawn_weights = tuple(w / sum(weights) for w in weights)
+        self.cumulative_weights = np.cumsum(self.spawn_weights)[:-1]
         self.activation = check.choice("activation", activation, ("random", "sequential"))
         self.action_mode = check.choice("action_mode", action_mode, ACTION_MODES)
         self.action_names = ACTION_MODES[self.action_mode]
@@ -188,10 +192,9 @@ class StatePunishmentModel(PhasedModel):
             cells = self.random.sample(open_cells(grid), len(players) + self.initial_resources)
             for agent, cell in zip(players, cells):
                 agent.cell = grid[cell]
-            kinds = self.rng.choice(len(KINDS), size=self.initial_resources,
-                                    p=self.spawn_weights)
-            for cell, kind in zip(cells[len(players):], kinds):
-                grid.resource.data[cell] = kind + 1
+            for cell, code in zip(cells[len(players):], self._draw_kinds(self.initial_resources)):
+                grid.resource.data[cell] = code
+        self.open_masks = [~grid.wall.data for grid in self.grids]
 
         self.turn = 0
         self.history: list[Action] = []
@@ -207,8 +210,8 @@ class StatePunishmentModel(PhasedModel):
         self.datacollector = None
         if self.collect_data:
             self.datacollector = mesa.DataCollector(
-                model_reporters={name: name for name in MODEL_REPORTERS},
-                agent_reporters={name: name for name in AGENT_REPORTERS},
+                model_reporters={name: name for name in self.model_reporters},
+                agent_reporters={name: name for name in self.agent_reporters},
             )
             self.datacollector.collect(self)
 
@@ -218,13 +221,17 @@ class StatePunishmentModel(PhasedModel):
         kind drawn by ``spawn_weights``."""
         self.turn += 1
         self.votes_up = self.votes_down = 0
-        for grid in self.grids:
+        for grid, open_mask in zip(self.grids, self.open_masks):
             resource = grid.resource.data
-            empty = ~grid.wall.data & grid.empty.data & (resource == 0)
-            rows, cols = np.nonzero(empty)
-            spawned = self.rng.random(rows.size) < self.spawn_prob
-            kinds = self.rng.choice(len(KINDS), size=int(spawned.sum()), p=self.spawn_weights)
-            resource[rows[spawned], cols[spawned]] = kinds + 1
+            rows, cols = np.nonzero(open_mask & grid.empty.data & (resource == 0))
+            spawned = np.flatnonzero(self.rng.random(rows.size) < self.spawn_prob)
+            if spawned.size:
+                resource[rows[spawned], cols[spawned]] = self._draw_kinds(spawned.size)
+
+    def _draw_kinds(self, count):
+        """Resource codes 1..5 drawn by ``spawn_weights`` (inverse of their distribution)."""
+        return np.searchsorted(self.cumulative_weights, self.rng.random(count),
+                               side="right") + 1
 
     # --- Phase 2: the agents act one after another (each calls take_action) ----------
     def take_action(self, agent, action: str):

@@ -3,20 +3,25 @@
 import pandas as pd
 import pytest
 
-from analysis import bucket_brigade
+from analysis import bucket_brigade, state_punishment
 from analysis.main_job import main
 from models.bucket_brigade import BucketBrigadeModel
+from models.state_punishment import StatePunishmentModel
 
 
-def test_main_job_prints_a_row_per_mix_and_writes_the_episodes(tmp_path, capsys):
-    main(["--seeds", "3", "--processes", "1", "--out", str(tmp_path)])
+def test_main_job_prints_a_row_per_mix_of_every_game_and_writes_the_episodes(tmp_path, capsys):
+    main(["--seeds", "2", "--processes", "1", "--out", str(tmp_path)])
     printed = capsys.readouterr().out
-    for mix in bucket_brigade.MIXES:
-        assert mix in printed
-    for column in ("saved", "lies", "work_rate"):
-        assert column in printed
-    episodes = pd.read_parquet(tmp_path / "bucket_brigade_episodes.parquet")
-    assert len(episodes) == 3 * len(bucket_brigade.MIXES)
+    for module, columns in ((bucket_brigade, ("saved", "lies", "work_rate")),
+                            (state_punishment, ("mean_p", "votes_up", "harm"))):
+        for mix in module.MIXES:
+            assert mix in printed
+        for column in columns:
+            assert column in printed
+    for game, module in (("bucket_brigade", bucket_brigade),
+                         ("state_punishment", state_punishment)):
+        episodes = pd.read_parquet(tmp_path / f"{game}_episodes.parquet")
+        assert len(episodes) == 2 * len(module.MIXES)
 
 
 @pytest.mark.parametrize("population", ["random", "firefighter:2,free_rider:2"])
@@ -35,3 +40,22 @@ def test_episode_rows_match_a_direct_run_of_the_model(population):
         fire_nights = frame["cooperation_rate"].dropna()
         assert row.cooperation == pytest.approx(fire_nights.mean())
         assert row.team_reward == pytest.approx(model.team_reward)
+
+
+@pytest.mark.parametrize("population", ["random", "greedy_forager:2,civic_voter:1"])
+def test_state_punishment_episode_rows_match_a_direct_run(population):
+    episodes = state_punishment.episode_table(
+        state_punishment.sweep(populations=[population], seeds=[3], processes=1))
+    row = episodes.iloc[0]
+    model = StatePunishmentModel(population=population, rng=3)
+    model.run_model()
+    frame = model.datacollector.get_model_vars_dataframe().iloc[1:]
+    assert row.turns == model.turn == 100
+    assert row.mean_p == pytest.approx(frame["punishment_level"].mean())
+    assert row.final_p == model.punishment_level
+    assert (row.votes_up, row.votes_down) == (model.cumulative_votes_up,
+                                              model.cumulative_votes_down)
+    assert row.collected == model.collected
+    assert row.harm == pytest.approx(model.social_harm_generated)
+    assert row.punishment == pytest.approx(model.punishment_total)
+    assert row.mean_reward == pytest.approx(model.mean_reward)

@@ -1,0 +1,54 @@
+"""State Punishment sweeps and their summary tables, from the DataCollector's columns.
+
+``sweep`` plays every behaviour mix for every seed with ``mesa.batch_run``;
+``episode_table`` gives one row per episode and ``summary_table`` averages the episodes of
+each mix:
+
+* ``mean_p`` / ``final_p``: punishment level averaged over the turns / at the end;
+* ``votes_up`` / ``votes_down``: votes cast in the episode;
+* ``collected``: resources collected; ``harm``: social harm dealt (each receiver counted);
+* ``punishment`` / ``vote_cost``: their totals (negative); ``mean_reward``: per agent.
+"""
+
+import pandas as pd
+
+from analysis.sweeps import model_rows
+from models.state_punishment import StatePunishmentModel
+
+MIXES = ("random", "greedy_forager", "civic_voter", "greedy_forager:2,civic_voter:1",
+         "greedy_forager:1,civic_voter:2")
+
+
+def sweep(populations=MIXES, seeds=range(10), processes=2, **parameters) -> pd.DataFrame:
+    """Every turn of every (population, seed) episode, one row per turn."""
+    return model_rows(StatePunishmentModel, {"population": list(populations), **parameters},
+                      seeds, processes)
+
+
+def episode_table(turns: pd.DataFrame) -> pd.DataFrame:
+    """One row per episode (RunId) from the rows of ``sweep``."""
+    played = turns[turns["turn"] >= 1]
+    last = turns.sort_values("turn").groupby("RunId").last()
+    return pd.DataFrame({
+        "population": last["population"],
+        "seed": last["rng"],
+        "turns": last["turn"],
+        "mean_p": played.groupby("RunId")["punishment_level"].mean(),
+        "final_p": last["punishment_level"],
+        "votes_up": last["cumulative_votes_up"],
+        "votes_down": last["cumulative_votes_down"],
+        "collected": last[[f"collected_{kind}" for kind in "ABCDE"]].sum(axis=1),
+        "harm": last["social_harm_generated"],
+        "punishment": last["punishment_total"],
+        "vote_cost": last["vote_cost_total"],
+        "mean_reward": last["mean_reward"],
+    }).reset_index()
+
+
+def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:
+    """Mean of each column over the episodes of each population, in sweep order."""
+    columns = ["turns", "mean_p", "final_p", "votes_up", "votes_down", "collected", "harm",
+               "punishment", "vote_cost", "mean_reward"]
+    table = episodes.groupby("population", sort=False)[columns].mean()
+    table.insert(0, "episodes", episodes.groupby("population", sort=False).size())
+    return table
