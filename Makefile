@@ -22,6 +22,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/bucket_brigade.py
+	$(VENV)/bin/python benchmarks/state_punishment.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis results

@@ -29,7 +29,6 @@ import math
 from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
-import mesa
 
 from agents.bucket_brigade import BEHAVIOURS, BURNING, REST, RUINED, SAFE, WORK
 from agents.population import parse_population
@@ -208,13 +207,7 @@ class BucketBrigadeModel(PhasedModel):
         self._count_houses()
         self._set_rates(burning_at_start=False)
 
-        self.datacollector = None
-        if self.collect_data:
-            self.datacollector = mesa.DataCollector(
-                model_reporters={name: name for name in self.model_reporters},
-                agent_reporters={name: name for name in self.agent_reporters},
-            )
-            self.datacollector.collect(self)
+        self.start_data_collection()
 
     # --- Phase 1: observe -------------------------------------------------------------
     def observe(self):
@@ -362,7 +355,7 @@ class BucketBrigadeModel(PhasedModel):
                                   tuple([agent.house for agent in self.seats]),
                                   self.actions, tuple(rewards)))
         self._set_rates(burning_at_start=BURNING in before)
-        if self.collect_data:
+        if self.datacollector:
             self.datacollector.collect(self)
 
     def _owned_ruined(self):

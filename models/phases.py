@@ -83,9 +83,13 @@ class AgentPhase:
 
 
 class PhasedModel(mesa.Model):
-    """A Mesa model whose ``step()`` runs the phases its class declares, in order."""
+    """A Mesa model whose ``step()`` runs the phases its class declares, in order, and whose
+    DataCollector columns are declared too: ``model_reporters`` and ``agent_reporters`` name
+    attributes of the model and of its agents (spec contract, rule 5)."""
 
     phases: ClassVar[tuple[ModelPhase | AgentPhase, ...]] = ()
+    model_reporters: ClassVar[tuple[str, ...]] = ()
+    agent_reporters: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, *, rng=None):
         seed = check.seed("rng", rng)
@@ -93,6 +97,17 @@ class PhasedModel(mesa.Model):
         super().__init__(rng=self.seed)
         self.phases_run: list[str] = []
         self._bound_from, self._bound_phases = None, []
+
+    def start_data_collection(self) -> None:
+        """Make ``self.datacollector`` for the declared columns and collect the state after
+        construction; with ``self.collect_data`` False, ``self.datacollector`` is None."""
+        self.datacollector = None
+        if self.collect_data:
+            self.datacollector = mesa.DataCollector(
+                model_reporters={name: name for name in self.model_reporters},
+                agent_reporters={name: name for name in self.agent_reporters},
+            )
+            self.datacollector.collect(self)
 
     def step(self) -> None:
         self.phases_run = []

@@ -31,7 +31,6 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import NamedTuple
 
-import mesa
 import numpy as np
 
 from agents.population import parse_population
@@ -207,13 +206,7 @@ class StatePunishmentModel(PhasedModel):
         self.total_reward = 0.0
         self._set_counts()
 
-        self.datacollector = None
-        if self.collect_data:
-            self.datacollector = mesa.DataCollector(
-                model_reporters={name: name for name in self.model_reporters},
-                agent_reporters={name: name for name in self.agent_reporters},
-            )
-            self.datacollector.collect(self)
+        self.start_data_collection()
 
     # --- Phase 1: spawn ---------------------------------------------------------------
     def spawn(self):
@@ -303,7 +296,7 @@ class StatePunishmentModel(PhasedModel):
         self.cumulative_votes_up += self.votes_up
         self.cumulative_votes_down += self.votes_down
         self._set_counts()
-        if self.collect_data:
+        if self.datacollector:
             self.datacollector.collect(self)
         if self.turn >= self.max_steps:
             self.running = False
