@@ -10,16 +10,18 @@ Choices the seed and the rulings leave open, made here:
   ``(row, col)``; the border cells are walls (bool property layer ``wall``); resources are
   the int property layer ``resource`` (0 none, 1..5 = A..E); agents are ``CellAgent``s.
 * The punishment probability is held as an integer count of ``1/D``, where ``D`` is the
-  least common denominator of ``initial_punishment``, ``vote_step`` and 1 as written in
+  least common denominator of ``initial_punishment`` and ``vote_step`` as written in
   decimal (10 for the defaults), so votes never drift; ``punishment_level`` is that count
-  divided by ``D``.
+  divided by ``D``, correctly rounded.
 * ``num_worlds``: seat ``i`` plays in world ``i mod num_worlds``, so worlds differ by at most
   one agent; every world holds the full grid, its own resources and its own spawning.
 * Collecting a resource pays its value and, if its kind is taboo, the punishment, within
   the collector's action; its harm goes onto every other agent's ledger at once (all
   worlds). An agent's ledger is applied at the end of its own next action.
   ``harm_received`` counts harm put on an agent's ledger, applied yet or not.
-* In composite mode a vote needs a move; "noop" is the only action without one.
+* In composite mode a vote needs a move; "noop" is the only action without one. A move
+  blocked by a wall or an agent does nothing, but the vote that came with it still counts
+  and costs: the rulings' "nothing else happens" is read as "nothing else of the move".
 * Initial resource kinds are drawn with ``spawn_weights``, like spawned ones.
 * The turn counter ``turn`` advances when the spawn phase opens a turn; the episode ends
   after ``max_steps`` turns, in the log phase.
@@ -67,7 +69,8 @@ class Observation(NamedTuple):
     window around the agent, or its whole world with ``full_view`` -- with channels empty,
     wall, A..E, then one per agent (seat order). With ``composite_views`` it gains a leading
     axis: the agent's own view first, then every other agent's in seat order.
-    ``features``: ``(punishment_level, the agent's harm not yet applied, a uniform draw)``.
+    ``features``: float64 ``(punishment_level, the agent's harm not yet applied, a uniform
+    draw)``, exact as the model holds them.
     """
 
     view: np.ndarray
@@ -88,8 +91,9 @@ class Action(NamedTuple):
     reward: float
 
 
-def _denominator(*decimals: float) -> int:
-    return math.lcm(*(Fraction(Decimal(repr(x))).denominator for x in decimals))
+def _exact(x: float) -> Fraction:
+    """The decimal ``x`` as written (0.1 is 1/10), as an exact fraction."""
+    return Fraction(Decimal(repr(x)))
 
 
 class StatePunishmentModel(PhasedModel):
@@ -137,12 +141,11 @@ class StatePunishmentModel(PhasedModel):
         behaviours = parse_population(population, self.num_agents, BEHAVIOURS)
         self.population = population
         self.max_steps = check.integer("max_steps", max_steps, low=1)
-        if isinstance(taboo, str):
-            taboo = tuple(taboo)
-        if not isinstance(taboo, (tuple, list, set, frozenset)) or not set(taboo) <= set(KINDS):
+        kinds = tuple(taboo) if isinstance(taboo, str) else taboo
+        if not isinstance(kinds, (tuple, list, set, frozenset)) or not set(kinds) <= set(KINDS):
             raise ValueError(f"taboo={taboo!r} is invalid: must be a set of kinds from "
                              f"{''.join(KINDS)}, e.g. 'ABCDE' or ('B', 'D')")
-        self.taboo = frozenset(taboo)
+        self.taboo = frozenset(kinds)
         self.initial_resources = check.integer("initial_resources", initial_resources, low=0)
         self.spawn_prob = check.probability("spawn_prob", spawn_prob)
         weights = check.reals("spawn_weights", spawn_weights, len(KINDS), low=0)
@@ -176,9 +179,10 @@ class StatePunishmentModel(PhasedModel):
             self.phases = (self.phases[0], AgentPhase("act", "act", order="seat"),
                            self.phases[2])
 
-        self.denominator = _denominator(self.initial_punishment, self.vote_step, 1.0)
-        self.p_units = round(self.initial_punishment * self.denominator)
-        self.step_units = round(self.vote_step * self.denominator)
+        initial, step = _exact(self.initial_punishment), _exact(self.vote_step)
+        self.denominator = math.lcm(initial.denominator, step.denominator)
+        self.p_units = int(initial * self.denominator)
+        self.step_units = int(step * self.denominator)
         self.punishment_level = self.p_units / self.denominator
 
         self.grids = [walled_grid(self.height, self.width, self.random)
@@ -316,8 +320,7 @@ class StatePunishmentModel(PhasedModel):
             view = np.stack([self._view(a) for a in (agent, *others)])
         else:
             view = self._view(agent)
-        features = np.array([self.punishment_level, agent.pending_harm, self.random.random()],
-                            dtype=np.float32)
+        features = np.array([self.punishment_level, agent.pending_harm, self.random.random()])
         return Observation(view, features)
 
     def _view(self, agent):
