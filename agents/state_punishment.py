@@ -10,7 +10,8 @@ punishment magnitude). "Expected punishment" of a taboo kind is ``magnitude * p`
      punishment, if that is positive; ties to the nearest (Manhattan), then to the lowest
      (row, col) offset.
   2. Move one step toward it, along rows first, then columns, skipping a direction blocked
-     by a wall or an agent; with no target or no free direction, a uniformly random move.
+     by a wall, an agent or a resource it does not want (net value <= 0); with no target or
+     no such direction, a uniformly random move among the free ones; none free: no move.
   3. Vote to decrease p when p > 0 and punishment is what makes a visible taboo resource of
      positive value not worth taking (value > 0 but net <= 0).
 
@@ -18,10 +19,11 @@ punishment magnitude). "Expected punishment" of a taboo kind is ``magnitude * p`
   1. Vote to increase p when the harm put on it since its last action is at least 0.5 (and
      p < 1); vote to decrease when that harm is 0 and p >= 0.5; otherwise no vote.
   2. Target: the nearest visible resource with harm <= 0.3 and positive net value (ties to
-     the lowest offset); move toward it as the forager does, or at random.
+     the lowest offset); move toward it as the forager does, or at random, never onto a
+     resource it does not want (harm > 0.3 or net value <= 0).
 
 In ``"simple"`` mode a vote takes the place of the move; in ``"composite"`` mode it goes with
-the move.
+the move (with no free move it cannot be cast: the agent does "noop").
 """
 
 from typing import ClassVar
@@ -36,8 +38,8 @@ HARM = {"A": 0.5, "B": 1.0, "C": 0.3, "D": 1.5, "E": 0.1}
 EMPTY, WALL = 0, 1
 KIND_CHANNEL = {kind: 2 + i for i, kind in enumerate(KINDS)}
 AGENT_CHANNEL = 2 + len(KINDS)
-MOVE_NAMES = ("up", "down", "left", "right")
-_OFFSETS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
+#: Row and column offsets of the four moves; "up" decreases the row.
+MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 _VOTE_SUFFIX = {0: "no_vote", 1: "increase", -1: "decrease"}
 
 
@@ -109,23 +111,30 @@ class ScriptedForager(StatePunishmentAgent):
                 found.append((kind, int(row) - me[0], int(col) - me[1]))
         return found
 
-    def step_toward(self, view, me, d_row, d_col):
-        """A move toward the offset (rows first), skipping blocked directions, else random."""
-        wanted = []
-        if d_row:
-            wanted.append("up" if d_row < 0 else "down")
-        if d_col:
-            wanted.append("left" if d_col < 0 else "right")
-        for move in wanted:
-            dr, dc = _OFFSETS[move]
+    def free_moves(self, view, me, avoid):
+        """Moves onto a cell with no wall, no agent and no resource of a kind in ``avoid``
+        (a cell outside the view counts as free: nothing is known of it)."""
+        blocked = [WALL, *(KIND_CHANNEL[kind] for kind in avoid)]
+        free = []
+        for move, (dr, dc) in MOVES.items():
             row, col = me[0] + dr, me[1] + dc
-            inside = 0 <= row < view.shape[0] and 0 <= col < view.shape[1]
-            if not inside or not (view[row, col, WALL] or view[row, col, AGENT_CHANNEL:].any()):
-                return move
-        return self.random_move()
+            if not (0 <= row < view.shape[0] and 0 <= col < view.shape[1]) or not (
+                    view[row, col, blocked].any() or view[row, col, AGENT_CHANNEL:].any()):
+                free.append(move)
+        return free
 
-    def random_move(self):
-        return MOVE_NAMES[int(self.model.random.random() * 4)]
+    def step_toward(self, view, me, d_row, d_col, avoid):
+        """A free move toward the offset (rows first), else a random free move."""
+        free = self.free_moves(view, me, avoid)
+        if d_row and ("up" if d_row < 0 else "down") in free:
+            return "up" if d_row < 0 else "down"
+        if d_col and ("left" if d_col < 0 else "right") in free:
+            return "left" if d_col < 0 else "right"
+        return self.random_move(free)
+
+    def random_move(self, free):
+        """A uniformly random move among ``free`` ones, or None when there is none."""
+        return free[int(self.model.random.random() * len(free))] if free else None
 
 
 class GreedyForagerAgent(ScriptedForager):
@@ -136,12 +145,13 @@ class GreedyForagerAgent(ScriptedForager):
     def choose_action(self):
         view, p, _, me = self.read()
         seen = self.visible(view, me)
+        avoid = [kind for kind in KINDS if self.net_value(kind, p) <= 0]
         best = max(seen, default=None, key=lambda s: (
             self.net_value(s[0], p), -(abs(s[1]) + abs(s[2])), -s[1], -s[2]))
         if best is not None and self.net_value(best[0], p) > 0:
-            move = self.step_toward(view, me, best[1], best[2])
+            move = self.step_toward(view, me, best[1], best[2], avoid)
         else:
-            move = self.random_move()
+            move = self.random_move(self.free_moves(view, me, avoid))
         deterred = any(VALUE[kind] > 0 and kind in self.model.taboo
                        and self.net_value(kind, p) <= 0 for kind, _, _ in seen)
         return self.action_name(move, -1 if deterred and p > 0 else 0)
@@ -162,10 +172,14 @@ class CivicVoterAgent(ScriptedForager):
             vote = -1
         else:
             vote = 0
-        wanted = [s for s in self.visible(view, me)
-                  if HARM[s[0]] <= self.HARM_TOLERATED and self.net_value(s[0], p) > 0]
+        avoid = [kind for kind in KINDS
+                 if HARM[kind] > self.HARM_TOLERATED or self.net_value(kind, p) <= 0]
+        wanted = [s for s in self.visible(view, me) if s[0] not in avoid]
         target = min(wanted, default=None, key=lambda s: (abs(s[1]) + abs(s[2]), s[1], s[2]))
-        move = self.step_toward(view, me, target[1], target[2]) if target else self.random_move()
+        if target:
+            move = self.step_toward(view, me, target[1], target[2], avoid)
+        else:
+            move = self.random_move(self.free_moves(view, me, avoid))
         return self.action_name(move, vote)
 
 

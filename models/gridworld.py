@@ -9,10 +9,6 @@ one-hot arrays of shape ``(rows, cols, channels)``.
 import numpy as np
 from mesa.discrete_space import OrthogonalVonNeumannGrid
 
-#: Row and column offsets of the four moves.
-MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
-
-
 def walled_grid(height: int, width: int, random) -> OrthogonalVonNeumannGrid:
     """A grid whose border cells are walls: the bool property layer ``wall``."""
     grid = OrthogonalVonNeumannGrid((height, width), torus=False, random=random)

@@ -20,14 +20,20 @@ Choices the seed and the rulings leave open, made here:
   worlds). An agent's ledger is applied at the end of its own next action.
   ``harm_received`` counts harm put on an agent's ledger, applied yet or not.
 * In composite mode a vote needs a move; "noop" is the only action without one. A move
-  blocked by a wall or an agent does nothing, but the vote that came with it still counts
-  and costs: the rulings' "nothing else happens" is read as "nothing else of the move".
+  blocked by a wall or an agent cancels the whole action, its vote too: "the agent stays;
+  nothing else happens".
+* The observation's uniform number comes from the model's own generator kept for that
+  purpose (``observation_rng``, seeded from ``model.seed``), so building observations, in a
+  behaviour or in a notebook, never changes the course of the game.
+* ``punishment_magnitude`` must be <= 0 and ``vision_radius`` at most the larger grid side
+  (a larger window shows nothing more).
 * Initial resource kinds are drawn with ``spawn_weights``, like spawned ones.
 * The turn counter ``turn`` advances when the spawn phase opens a turn; the episode ends
   after ``max_steps`` turns, in the log phase.
 * ``collect_data=False`` is for speed: no DataCollector; ``model.history`` keeps every action.
 """
 
+import dataclasses
 import math
 from decimal import Decimal
 from fractions import Fraction
@@ -36,10 +42,10 @@ from typing import NamedTuple
 import numpy as np
 
 from agents.population import parse_population
-from agents.state_punishment import (AGENT_CHANNEL, BEHAVIOURS, EMPTY, HARM, KINDS, VALUE,
-                                     WALL)
+from agents.state_punishment import (AGENT_CHANNEL, BEHAVIOURS, EMPTY, HARM, KINDS, MOVES,
+                                     VALUE, WALL)
 from models import validation as check
-from models.gridworld import MOVES, one_hot, open_cells, walled_grid, window
+from models.gridworld import one_hot, open_cells, walled_grid, window
 from models.phases import AgentPhase, ModelPhase, PhasedModel
 
 SIMPLE_ACTIONS = ("up", "down", "left", "right", "vote_increase", "vote_decrease", "noop")
@@ -78,7 +84,8 @@ class Observation(NamedTuple):
 
 
 class Action(NamedTuple):
-    """One agent's action and what it paid (``vote_cost`` negative, ``harm`` applied)."""
+    """One agent's action and what it paid (``vote_cost`` negative, ``harm`` applied);
+    ``blocked``: its move ran into a wall or an agent, so nothing else happened."""
 
     turn: int
     seat: int
@@ -89,6 +96,7 @@ class Action(NamedTuple):
     vote_cost: float
     harm: float
     reward: float
+    blocked: bool
 
 
 def _exact(x: float) -> Fraction:
@@ -142,7 +150,9 @@ class StatePunishmentModel(PhasedModel):
         self.population = population
         self.max_steps = check.integer("max_steps", max_steps, low=1)
         kinds = tuple(taboo) if isinstance(taboo, str) else taboo
-        if not isinstance(kinds, (tuple, list, set, frozenset)) or not set(kinds) <= set(KINDS):
+        if not isinstance(kinds, (tuple, list, set, frozenset)) \
+                or not all(kind in KINDS for kind in kinds if isinstance(kind, str)) \
+                or not all(isinstance(kind, str) for kind in kinds):
             raise ValueError(f"taboo={taboo!r} is invalid: must be a set of kinds from "
                              f"{''.join(KINDS)}, e.g. 'ABCDE' or ('B', 'D')")
         self.taboo = frozenset(kinds)
@@ -163,7 +173,11 @@ class StatePunishmentModel(PhasedModel):
         self.punishment_mode = check.choice("punishment_mode", punishment_mode,
                                             ("expected", "stochastic"))
         self.punishment_magnitude = check.real("punishment_magnitude", punishment_magnitude)
-        self.vision_radius = check.integer("vision_radius", vision_radius, low=0)
+        if self.punishment_magnitude > 0:
+            raise ValueError(f"punishment_magnitude={punishment_magnitude!r} is invalid: must "
+                             "be <= 0 (a punishment is a loss)")
+        self.vision_radius = check.integer("vision_radius", vision_radius, low=0,
+                                           high=max(self.width, self.height))
         self.full_view = check.boolean("full_view", full_view)
         self.num_worlds = check.integer("num_worlds", num_worlds, low=1, high=self.num_agents)
         self.composite_views = check.boolean("composite_views", composite_views)
@@ -176,8 +190,8 @@ class StatePunishmentModel(PhasedModel):
                 f"per world cannot hold {per_world} agents and initial_resources="
                 f"{self.initial_resources}")
         if self.activation == "sequential":
-            self.phases = (self.phases[0], AgentPhase("act", "act", order="seat"),
-                           self.phases[2])
+            self.phases = tuple(dataclasses.replace(phase, order="seat")
+                                if phase.name == "act" else phase for phase in self.phases)
 
         initial, step = _exact(self.initial_punishment), _exact(self.vote_step)
         self.denominator = math.lcm(initial.denominator, step.denominator)
@@ -199,6 +213,7 @@ class StatePunishmentModel(PhasedModel):
                 grid.resource.data[cell] = code
         self.open_masks = [~grid.wall.data for grid in self.grids]
 
+        self.observation_rng = np.random.default_rng([self.seed, 1])
         self.turn = 0
         self.history: list[Action] = []
         self.votes_up = self.votes_down = 0
@@ -238,9 +253,14 @@ class StatePunishmentModel(PhasedModel):
             raise ValueError(f"agent {agent.seat} ({agent.behaviour}) chose {action!r}; "
                              f"the {self.action_mode} actions are {list(self.action_names)}")
         move, vote = EFFECTS[action]
-        kind, value, punishment, cost = None, 0.0, 0.0, 0.0
+        kind, value, punishment, cost, blocked = None, 0.0, 0.0, 0.0, False
         if move is not None:
-            kind, value, punishment = self._move(agent, MOVES[move])
+            moved = self._move(agent, MOVES[move])
+            blocked = moved is None
+            if blocked:  # the agent stays; nothing else happens
+                vote = 0
+            else:
+                kind, value, punishment = moved
         if vote:
             cost = self._vote(agent, vote)
         harm, agent.pending_harm = agent.pending_harm, 0.0
@@ -248,15 +268,16 @@ class StatePunishmentModel(PhasedModel):
         agent.reward += reward
         self.total_reward += reward
         self.history.append(Action(self.turn, agent.seat, action, kind, value, punishment,
-                               -cost, harm, reward))
+                                   -cost, harm, reward, blocked))
 
     def _move(self, agent, offset):
-        """Walls and agents block; stepping onto a resource collects it."""
+        """Walls and agents block (None); stepping onto a resource collects it.
+        Returns ``(kind collected or None, value, punishment)``."""
         grid = self.grids[agent.world]
         row, col = agent.cell.coordinate
         target = (row + offset[0], col + offset[1])
         if grid.wall.data[target] or not grid.empty.data[target]:
-            return None, 0.0, 0.0
+            return None
         agent.cell = grid[target]
         code = int(grid.resource.data[target])
         if not code:
@@ -320,7 +341,8 @@ class StatePunishmentModel(PhasedModel):
             view = np.stack([self._view(a) for a in (agent, *others)])
         else:
             view = self._view(agent)
-        features = np.array([self.punishment_level, agent.pending_harm, self.random.random()])
+        features = np.array([self.punishment_level, agent.pending_harm,
+                             self.observation_rng.random()])
         return Observation(view, features)
 
     def _view(self, agent):

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.state_punishment import BEHAVIOURS, HARM, KINDS, MOVE_NAMES, VALUE
+from agents.state_punishment import BEHAVIOURS, HARM, KINDS, MOVES, VALUE
 from models import GAMES
 from models.state_punishment import (AGENT_REPORTERS, COMPOSITE_ACTIONS, MODEL_REPORTERS,
                                      SIMPLE_ACTIONS, StatePunishmentModel)
@@ -71,7 +71,7 @@ def test_registry_and_rulings_defaults_play_a_full_episode():
     assert model.action_names == SIMPLE_ACTIONS == (
         "up", "down", "left", "right", "vote_increase", "vote_decrease", "noop")
     assert len(StatePunishmentModel(action_mode="composite").action_names) == 13
-    assert set(COMPOSITE_ACTIONS) == {f"{m}_{v}" for m in MOVE_NAMES
+    assert set(COMPOSITE_ACTIONS) == {f"{m}_{v}" for m in tuple(MOVES)
                                       for v in ("no_vote", "increase", "decrease")} | {"noop"}
     assert [type(agent).behaviour for agent in model.seats] == ["random"] * 3
     grid = model.grids[0]
@@ -299,7 +299,8 @@ def test_every_turn_keeps_the_grid_and_the_vote_lattice_consistent(params):
         assert model.punishment_level == units / denominator
         assert reachable(Fraction(units, denominator), start, step)
         for action in model.history[done:]:
-            vote = action.action.endswith("increase") - action.action.endswith("decrease")
+            vote = (action.action.endswith("increase") - action.action.endswith("decrease")
+                    if not action.blocked else 0)  # a blocked move cancels its vote
             if action.collected is not None:
                 kind = action.collected
                 assert kind not in zero_weight
@@ -385,10 +386,10 @@ def test_features_are_p_pending_harm_and_a_draw_from_the_models_generator():
     model = position([(3, 3), (1, 1)], initial_punishment=0.3)
     agent = model.seats[0]
     agent.pending_harm = 1.5
-    state = model.random.getstate()
+    state = model.observation_rng.bit_generator.state
     obs = model.observe(agent)
-    model.random.setstate(state)
-    draw = model.random.random()
+    model.observation_rng.bit_generator.state = state
+    draw = model.observation_rng.random()
     assert obs.features.shape == (3,)
     assert list(obs.features) == [0.3, 1.5, draw]
     assert 0 <= obs.features[2] < 1
@@ -478,12 +479,14 @@ def test_greedy_forager_steps_toward_the_best_net_value(offsets, others, action)
 
 
 def test_greedy_forager_moves_at_random_without_a_target_or_a_free_direction():
+    # agents below and to the right block the way to B: a random move among the free ones
     boxed = greedy({(1, 1): "B"}, [(1, 0), (0, 1)])
-    assert {boxed.choose_action() for _ in range(40)} == set(MOVE_NAMES)
+    assert {boxed.choose_action() for _ in range(40)} == {"up", "left"}
+    # D nets -2: no target, and never stepped on
     bad = greedy({(1, 0): "D"})
-    assert {bad.choose_action() for _ in range(40)} == set(MOVE_NAMES)
+    assert {bad.choose_action() for _ in range(40)} == {"up", "left", "right"}
     unseen = greedy({(2, 0): "B"}, vision_radius=1)
-    assert {unseen.choose_action() for _ in range(40)} == set(MOVE_NAMES)
+    assert {unseen.choose_action() for _ in range(40)} == set(tuple(MOVES))
 
 
 def test_greedy_forager_votes_down_when_punishment_deters_a_positive_taboo_resource():
@@ -495,7 +498,7 @@ def test_greedy_forager_votes_down_when_punishment_deters_a_positive_taboo_resou
     # E nets exactly 1 - 10 * 0.1 = 0 at the default p: not worth taking, so deterred
     assert greedy({(0, 1): "E"}).choose_action() == "vote_decrease"
     # D has no positive value to recover, and non-taboo A is not punished at all
-    assert greedy({(0, 1): "D"}, initial_punishment=1.0).choose_action() in MOVE_NAMES
+    assert greedy({(0, 1): "D"}, initial_punishment=1.0).choose_action() in tuple(MOVES)
     assert greedy({(0, 2): "A", (-1, 0): "B"}, initial_punishment=0.5,
                   taboo="BCDE").choose_action() == "right"
     assert greedy({(0, 2): "A"}, initial_punishment=0.5, taboo="BCDE",
@@ -531,7 +534,9 @@ def civic(offsets=None, harm=0.0, others=(), **kwargs):
     (0.1, 0.5, "down"),          # some harm: no vote down
 ])
 def test_civic_voter_votes_on_the_harm_it_received(harm, p, action):
-    assert civic({(1, 0): "C"}, harm, initial_punishment=p).choose_action() == action
+    # C not taboo: it is worth taking at any p, so without a vote the voter goes down to it.
+    assert civic({(1, 0): "C"}, harm, initial_punishment=p,
+                 taboo="ABDE").choose_action() == action
 
 
 def test_civic_voter_votes_together_with_its_move_in_composite_mode():
@@ -543,14 +548,19 @@ def test_civic_voter_votes_together_with_its_move_in_composite_mode():
 def test_civic_voter_avoids_resources_of_harm_above_three_tenths():
     # p = 0.1: B and A pay well but harm; E nets 0; C (harm 0.3, nets 1) is the only target
     offsets = {(0, 1): "B", (-1, 0): "A", (0, -1): "E", (1, 1): "D", (-2, -1): "C"}
-    assert civic(offsets).choose_action() == "up"
+    # the way to C (up, left) holds A and E, which it will not step on: down is the free move
+    assert civic(offsets).choose_action() == "down"
+    assert civic({(-2, -1): "C"}).choose_action() == "up"
     # E becomes a target when it is not taboo, and it is nearer than C
     assert civic(offsets, taboo="ABCD").choose_action() == "left"
     # equal distance: lowest offset
     assert civic({(1, 0): "C", (0, -1): "C", (0, 1): "E"}, taboo="").choose_action() == "left"
     # nothing wanted: a random move, no vote
     shy = civic({(0, 1): "B", (1, 0): "A"})
-    assert {shy.choose_action() for _ in range(40)} == set(MOVE_NAMES)
+    assert {shy.choose_action() for _ in range(40)} == {"up", "left"}
+    # boxed in by unwanted resources and a wall-free grid: no move at all
+    boxed = civic({(0, 1): "B", (1, 0): "A", (-1, 0): "D", (0, -1): "B"})
+    assert boxed.choose_action() == "noop"
 
 
 def test_civic_voters_punish_more_and_harm_less_than_greedy_foragers():
@@ -639,7 +649,10 @@ def test_batch_run_in_two_processes_gives_the_rows_of_one_process():
     (dict(vote_step=2), ["vote_step=2", "[0, 1]"]),
     (dict(vote_cost=-0.1), ["vote_cost=-0.1", ">= 0"]),
     (dict(punishment_magnitude=float("inf")), ["punishment_magnitude=inf", "finite"]),
-    (dict(vision_radius=-1), ["vision_radius=-1", ">= 0"]),
+    (dict(vision_radius=-1), ["vision_radius=-1", "from 0 to 10"]),
+    (dict(vision_radius=11), ["vision_radius=11", "from 0 to 10"]),
+    (dict(punishment_magnitude=5.0), ["punishment_magnitude=5.0", "<= 0"]),
+    (dict(taboo=[["A"]]), ["taboo=[['A']]", "ABCDE"]),
     (dict(population="thief"), ["population='thief'", "unknown behaviour 'thief'",
                                 "civic_voter", "greedy_forager", "random"]),
     (dict(population="greedy_forager:1,civic_voter:1"), ["population=", "add up to 2",
@@ -675,3 +688,20 @@ def test_edge_parameters_that_are_allowed():
     assert model.taboo == frozenset() and model.punishment_total == 0.0
     assert model.collected == model.collected_E > 0
     assert set(np.unique(model.grids[0].resource.data)) <= {0, 5}
+
+
+def test_building_observations_never_changes_the_game():
+    def frames(observe):
+        model = StatePunishmentModel(population="random:2,civic_voter:1",
+                                     punishment_mode="stochastic", rng=7)
+        while model.running:
+            if observe:
+                for agent in model.seats:
+                    model.observe(agent)
+            model.step()
+        return (model.datacollector.get_model_vars_dataframe(),
+                model.datacollector.get_agent_vars_dataframe())
+
+    plain, watched = frames(False), frames(True)
+    pd.testing.assert_frame_equal(plain[0], watched[0])
+    pd.testing.assert_frame_equal(plain[1], watched[1])

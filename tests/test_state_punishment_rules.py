@@ -708,7 +708,7 @@ def test_reward_identity_and_datacollector(action_mode, punishment_mode):
     p_after_turn = {0: float(p)}
     for r in history:
         assert r.reward == r.value + r.punishment + r.vote_cost - r.harm
-        vote = vote_of(r.action)
+        vote = 0 if r.blocked else vote_of(r.action)  # a blocked move cancels its vote
         assert r.vote_cost == (-model.vote_cost if vote else 0.0)
         if r.collected is None:
             assert r.value == 0 and r.punishment == 0
@@ -739,8 +739,8 @@ def test_reward_identity_and_datacollector(action_mode, punishment_mode):
         assert agent.pending_harm == pytest.approx(pending[agent.seat], abs=1e-12)
         assert agent.harm_received == pytest.approx(applied + agent.pending_harm, abs=1e-9)
         assert agent.collected == sum(r.collected is not None for r in mine)
-        assert agent.votes_up == sum(vote_of(r.action) > 0 for r in mine)
-        assert agent.votes_down == sum(vote_of(r.action) < 0 for r in mine)
+        assert agent.votes_up == sum(vote_of(r.action) > 0 and not r.blocked for r in mine)
+        assert agent.votes_down == sum(vote_of(r.action) < 0 and not r.blocked for r in mine)
 
     # The game was really played: every ingredient of the identity occurred.
     assert sum(r.collected is not None for r in history) > 20
@@ -756,10 +756,10 @@ def test_reward_identity_and_datacollector(action_mode, punishment_mode):
         upto = history[:t * n]
         now = history[(t - 1) * n:t * n] if t else []
         assert mv["punishment_level"][t] == p_after_turn[t]
-        assert mv["votes_up"][t] == sum(vote_of(r.action) > 0 for r in now)
-        assert mv["votes_down"][t] == sum(vote_of(r.action) < 0 for r in now)
-        assert mv["cumulative_votes_up"][t] == sum(vote_of(r.action) > 0 for r in upto)
-        assert mv["cumulative_votes_down"][t] == sum(vote_of(r.action) < 0 for r in upto)
+        assert mv["votes_up"][t] == sum(vote_of(r.action) > 0 and not r.blocked for r in now)
+        assert mv["votes_down"][t] == sum(vote_of(r.action) < 0 and not r.blocked for r in now)
+        assert mv["cumulative_votes_up"][t] == sum(vote_of(r.action) > 0 and not r.blocked for r in upto)
+        assert mv["cumulative_votes_down"][t] == sum(vote_of(r.action) < 0 and not r.blocked for r in upto)
         for kind in KINDS:
             assert mv[f"collected_{kind}"][t] == sum(r.collected == kind for r in upto)
         assert mv["collected"][t] == sum(r.collected is not None for r in upto)
@@ -784,3 +784,19 @@ def test_reward_identity_and_datacollector(action_mode, punishment_mode):
         assert row["harm_received"] == agent.harm_received
     assert [a.behaviour for a in model.seats] == ["random"] * 2 + ["greedy_forager"] * 2 + [
         "civic_voter"] * 2
+
+
+@pytest.mark.parametrize("action", ["up_increase", "left_decrease"])
+def test_a_blocked_composite_move_cancels_its_vote(action):
+    """Rulings: moving into a wall or an agent, "the agent stays; nothing else happens"."""
+    model = StatePunishmentModel(num_agents=1, initial_resources=0, spawn_prob=0.0,
+                                 action_mode="composite", collect_data=False, rng=0)
+    agent = model.seats[0]
+    agent.cell = model.grids[0][(1, 1)]  # a wall above and to the left
+    model.take_action(agent, action)
+    record = model.history[-1]
+    assert agent.cell.coordinate == (1, 1) and record.blocked
+    assert model.punishment_level == 0.1 and record.vote_cost == 0.0 and record.reward == 0.0
+    assert agent.votes_up == agent.votes_down == 0
+    model.take_action(agent, "down_increase")  # a free move carries its vote
+    assert not model.history[-1].blocked and model.punishment_level == 0.3
