@@ -9,11 +9,14 @@ the episodes of each mix:
 * ``work_rate``: share of agent-nights spent working;
 * ``cooperation``: share of agents working on nights that began with a fire;
 * ``team_reward``: R_team at the end; ``mean_reward``: mean individual R_i.
+
+``behaviour_table`` gives the mean R_i of each behaviour in each mix: in a mixed population
+it shows who gains from whom.
 """
 
 import pandas as pd
 
-from analysis.sweeps import model_rows
+from analysis.sweeps import batch_rows, behaviour_rewards, mean_by_population, model_rows
 from models.bucket_brigade import BucketBrigadeModel
 
 MIXES = ("random", "always_work", "always_rest", "firefighter", "coordinator", "hero",
@@ -21,13 +24,15 @@ MIXES = ("random", "always_work", "always_rest", "firefighter", "coordinator", "
 
 
 def sweep(populations=MIXES, seeds=range(20), processes=2, **parameters) -> pd.DataFrame:
-    """Every night of every (population, seed) episode, one row per night."""
-    return model_rows(BucketBrigadeModel, {"population": list(populations), **parameters},
+    """Every step of every (population, seed) episode: ``batch_run``'s rows."""
+    return batch_rows(BucketBrigadeModel, {"population": list(populations), **parameters},
                       seeds, processes)
 
 
-def episode_table(nightly: pd.DataFrame) -> pd.DataFrame:
-    """One row per episode (RunId) from the nightly rows of ``sweep``."""
+def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per episode (RunId) from the rows of ``sweep``, with the mean final reward
+    R_i of each behaviour that played as ``reward_<behaviour>``."""
+    nightly = model_rows(rows, BucketBrigadeModel)
     played = nightly[nightly["night"] >= 1]
     last = nightly.sort_values("night").groupby("RunId").last()
     houses = last["safe"] + last["burning"] + last["ruined"]
@@ -44,13 +49,19 @@ def episode_table(nightly: pd.DataFrame) -> pd.DataFrame:
         "team_reward": last["team_reward"],
         "mean_reward": last["mean_reward"],
     })
-    return episodes.reset_index()
+    rewards = behaviour_rewards(rows).add_prefix("reward_")
+    return episodes.join(rewards).reset_index()
 
 
 def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:
     """Mean of each column over the episodes of each population, in sweep order."""
-    columns = ["nights", "saved", "ruined", "lies", "lie_rate", "work_rate",
-               "cooperation", "team_reward", "mean_reward"]
-    table = episodes.groupby("population", sort=False)[columns].mean()
-    table.insert(0, "episodes", episodes.groupby("population", sort=False).size())
-    return table
+    return mean_by_population(episodes, ["nights", "saved", "ruined", "lies", "lie_rate",
+                                         "work_rate", "cooperation", "team_reward",
+                                         "mean_reward"])
+
+
+def behaviour_table(episodes: pd.DataFrame) -> pd.DataFrame:
+    """Mean final reward of each behaviour (columns) in each population (rows)."""
+    columns = [c for c in episodes if c.startswith("reward_")]
+    table = mean_by_population(episodes, columns).drop(columns="episodes")
+    return table.rename(columns=lambda c: c.removeprefix("reward_"))

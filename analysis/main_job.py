@@ -2,7 +2,8 @@
 
 For each game, plays each behaviour mix of its ``analysis.<game>.MIXES`` under the default
 parameters with ``mesa.batch_run`` on 2 processes, prints the mean per mix, and writes the
-per-episode table to ``results/<game>_episodes.parquet``.
+per-episode table to ``results/<game>_episodes.parquet``, then the mean final reward of each
+behaviour in each mix.
 """
 
 import argparse
@@ -39,6 +40,8 @@ def main(argv=None):
         with pd.option_context("display.width", 200, "display.float_format", "{:.3f}".format):
             print(f"{title}, {seeds} seeds per behaviour mix (means over episodes)\n")
             print(module.summary_table(episodes).to_string())
+            print("\nmean final reward of each behaviour in each mix\n")
+            print(module.behaviour_table(episodes).to_string(na_rep="-"))
         print(f"\nper-episode rows: {target}\n")
 
 

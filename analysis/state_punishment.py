@@ -8,11 +8,14 @@ each mix:
 * ``votes_up`` / ``votes_down``: votes cast in the episode;
 * ``collected``: resources collected; ``harm``: social harm dealt (each receiver counted);
 * ``punishment`` / ``vote_cost``: their totals (negative); ``mean_reward``: per agent.
+
+``behaviour_table`` gives the mean reward of each behaviour in each mix.
 """
 
 import pandas as pd
 
-from analysis.sweeps import model_rows
+from analysis.sweeps import batch_rows, behaviour_rewards, mean_by_population, model_rows
+from agents.state_punishment import KINDS
 from models.state_punishment import StatePunishmentModel
 
 MIXES = ("random", "greedy_forager", "civic_voter", "greedy_forager:2,civic_voter:1",
@@ -20,16 +23,18 @@ MIXES = ("random", "greedy_forager", "civic_voter", "greedy_forager:2,civic_vote
 
 
 def sweep(populations=MIXES, seeds=range(10), processes=2, **parameters) -> pd.DataFrame:
-    """Every turn of every (population, seed) episode, one row per turn."""
-    return model_rows(StatePunishmentModel, {"population": list(populations), **parameters},
+    """Every step of every (population, seed) episode: ``batch_run``'s rows."""
+    return batch_rows(StatePunishmentModel, {"population": list(populations), **parameters},
                       seeds, processes)
 
 
-def episode_table(turns: pd.DataFrame) -> pd.DataFrame:
-    """One row per episode (RunId) from the rows of ``sweep``."""
+def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per episode (RunId) from the rows of ``sweep``, with the mean final reward of
+    each behaviour that played as ``reward_<behaviour>``."""
+    turns = model_rows(rows, StatePunishmentModel)
     played = turns[turns["turn"] >= 1]
     last = turns.sort_values("turn").groupby("RunId").last()
-    return pd.DataFrame({
+    episodes = pd.DataFrame({
         "population": last["population"],
         "seed": last["rng"],
         "turns": last["turn"],
@@ -37,18 +42,25 @@ def episode_table(turns: pd.DataFrame) -> pd.DataFrame:
         "final_p": last["punishment_level"],
         "votes_up": last["cumulative_votes_up"],
         "votes_down": last["cumulative_votes_down"],
-        "collected": last[[f"collected_{kind}" for kind in "ABCDE"]].sum(axis=1),
+        "collected": last[[f"collected_{kind}" for kind in KINDS]].sum(axis=1),
         "harm": last["social_harm_generated"],
         "punishment": last["punishment_total"],
         "vote_cost": last["vote_cost_total"],
         "mean_reward": last["mean_reward"],
-    }).reset_index()
+    })
+    rewards = behaviour_rewards(rows).add_prefix("reward_")
+    return episodes.join(rewards).reset_index()
 
 
 def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:
     """Mean of each column over the episodes of each population, in sweep order."""
-    columns = ["turns", "mean_p", "final_p", "votes_up", "votes_down", "collected", "harm",
-               "punishment", "vote_cost", "mean_reward"]
-    table = episodes.groupby("population", sort=False)[columns].mean()
-    table.insert(0, "episodes", episodes.groupby("population", sort=False).size())
-    return table
+    return mean_by_population(episodes, ["turns", "mean_p", "final_p", "votes_up",
+                                         "votes_down", "collected", "harm", "punishment",
+                                         "vote_cost", "mean_reward"])
+
+
+def behaviour_table(episodes: pd.DataFrame) -> pd.DataFrame:
+    """Mean final reward of each behaviour (columns) in each population (rows)."""
+    columns = [c for c in episodes if c.startswith("reward_")]
+    table = mean_by_population(episodes, columns).drop(columns="episodes")
+    return table.rename(columns=lambda c: c.removeprefix("reward_"))

@@ -18,6 +18,7 @@ def test_main_job_prints_a_row_per_mix_of_every_game_and_writes_the_episodes(tmp
             assert mix in printed
         for column in columns:
             assert column in printed
+    assert printed.count("mean final reward of each behaviour in each mix") == 2
     for game, module in (("bucket_brigade", bucket_brigade),
                          ("state_punishment", state_punishment)):
         episodes = pd.read_parquet(tmp_path / f"{game}_episodes.parquet")
@@ -40,6 +41,10 @@ def test_episode_rows_match_a_direct_run_of_the_model(population):
         fire_nights = frame["cooperation_rate"].dropna()
         assert row.cooperation == pytest.approx(fire_nights.mean())
         assert row.team_reward == pytest.approx(model.team_reward)
+        for behaviour in {agent.behaviour for agent in model.seats}:
+            rewards = [agent.reward for agent in model.seats if agent.behaviour == behaviour]
+            assert getattr(row, f"reward_{behaviour}") == pytest.approx(
+                sum(rewards) / len(rewards))
 
 
 @pytest.mark.parametrize("population", ["random", "greedy_forager:2,civic_voter:1"])
@@ -59,3 +64,6 @@ def test_state_punishment_episode_rows_match_a_direct_run(population):
     assert row.harm == pytest.approx(model.social_harm_generated)
     assert row.punishment == pytest.approx(model.punishment_total)
     assert row.mean_reward == pytest.approx(model.mean_reward)
+    for behaviour in {agent.behaviour for agent in model.seats}:
+        rewards = [agent.reward for agent in model.seats if agent.behaviour == behaviour]
+        assert row[f"reward_{behaviour}"] == pytest.approx(sum(rewards) / len(rewards))
