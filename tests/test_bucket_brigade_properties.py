@@ -11,26 +11,10 @@ from hypothesis import strategies as st
 
 from agents.bucket_brigade import BEHAVIOURS, WORK
 from models.bucket_brigade import BURNING, RULE_SETS, RUINED, SAFE, BucketBrigadeModel
+from support import population_string
 
 NAMES = sorted(BEHAVIOURS)
 PROBABILITY = st.floats(0.0, 1.0, allow_nan=False)
-
-
-def population_string(seats, style):
-    """A valid ``population`` for the seat list: runs of equal names as ``name:count``
-    (``style`` 0), or with a run of one written as a bare ``name`` (style 1), which counts as
-    one seat when there are several entries; a single run may also be the bare name alone,
-    which fills every seat."""
-    runs = []
-    for name in seats:
-        if runs and runs[-1][0] == name:
-            runs[-1][1] += 1
-        else:
-            runs.append([name, 1])
-    if len(runs) == 1:
-        return runs[0][0] if style else f"{runs[0][0]}:{runs[0][1]}"
-    return ",".join(name if (style and count == 1) else f"{name}:{count}"
-                    for name, count in runs)
 
 
 @st.composite

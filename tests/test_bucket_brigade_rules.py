@@ -22,20 +22,12 @@ from agents.bucket_brigade import REST, WORK, BucketBrigadeAgent
 from models.bucket_brigade import (
     BURNING, RUINED, SAFE, BucketBrigadeModel, initial_fire_count,
 )
+from support import assert_rate
 
 N_TRIALS = 20_000
-SIGMAS = 4
 
 SEED_PHASES = ["observe", "signal", "act", "extinguish", "spread", "burn_out", "spark",
                "reward_and_log", "terminate"]
-
-
-def assert_rate(hits, n, p, what):
-    """``|hits/n - p| <= 4 * sqrt(p(1-p)/n)`` (see the module docstring)."""
-    p_hat = hits / n
-    band = SIGMAS * math.sqrt(p * (1 - p) / n)
-    assert abs(p_hat - p) <= band, (
-        f"{what}: observed {p_hat:.5f} over {n} trials, expected {p:.5f} +- {band:.5f}")
 
 
 def quiet_model(**kwargs):

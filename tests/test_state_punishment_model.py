@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from agents.state_punishment import BEHAVIOURS, HARM, KINDS, MOVES, VALUE
 from models import GAMES
+from support import population_string
 from models.state_punishment import (AGENT_REPORTERS, COMPOSITE_ACTIONS, MODEL_REPORTERS,
                                      SIMPLE_ACTIONS, StatePunishmentModel)
 
@@ -205,16 +206,6 @@ def test_composite_moves_first_then_votes_and_stochastic_punishment_is_all_or_no
 
 
 # --- Properties over random games -------------------------------------------------------
-
-def population_string(seats):
-    runs = []
-    for name in seats:
-        if runs and runs[-1][0] == name:
-            runs[-1][1] += 1
-        else:
-            runs.append([name, 1])
-    return ",".join(f"{name}:{count}" for name, count in runs)
-
 
 LEVELS = st.one_of(st.integers(0, 20).map(lambda k: k / 20),
                    st.sampled_from([0.1, 0.2, 0.3, 0.05, 0.125, 0.999999999999, 1 / 3]),

@@ -38,17 +38,9 @@ import pytest
 import agents.state_punishment as sp_agents
 from agents.state_punishment import AGENT_CHANNEL, HARM, KINDS, VALUE, StatePunishmentAgent
 from models.state_punishment import StatePunishmentModel
+from support import assert_rate
 
-SIGMAS = 4
 MOVES = ("up", "down", "left", "right")
-
-
-def assert_rate(hits, n, p, what):
-    """``|hits/n - p| <= 4 * sqrt(p(1-p)/n)`` (see the module docstring)."""
-    p_hat = hits / n
-    band = SIGMAS * math.sqrt(p * (1 - p) / n)
-    assert abs(p_hat - p) <= band, (
-        f"{what}: observed {p_hat:.5f} over {n} trials, expected {p:.5f} +- {band:.5f}")
 
 
 def quiet_model(**kwargs):

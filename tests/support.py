@@ -1,0 +1,32 @@
+"""Helpers shared by the games' tests."""
+
+import math
+
+SIGMAS = 4
+
+
+def assert_rate(hits, n, p, what):
+    """``|hits/n - p| <= 4 * sqrt(p(1-p)/n)``: the share of ``n`` Bernoulli(p) trials lies
+    within 4 binomial standard errors of ``p`` (a false alarm about 6e-5 of the time for a
+    correct model; exact when p is 0 or 1)."""
+    p_hat = hits / n
+    band = SIGMAS * math.sqrt(p * (1 - p) / n)
+    assert abs(p_hat - p) <= band, (
+        f"{what}: observed {p_hat:.5f} over {n} trials, expected {p:.5f} +- {band:.5f}")
+
+
+def population_string(seats, style=0):
+    """A valid ``population`` for the seat list: runs of equal names as ``name:count``
+    (``style`` 0), or with a run of one written as a bare ``name`` (style 1), which counts as
+    one seat when there are several entries; a single run may also be the bare name alone,
+    which fills every seat."""
+    runs = []
+    for name in seats:
+        if runs and runs[-1][0] == name:
+            runs[-1][1] += 1
+        else:
+            runs.append([name, 1])
+    if len(runs) == 1:
+        return runs[0][0] if style else f"{runs[0][0]}:{runs[0][1]}"
+    return ",".join(name if (style and count == 1) else f"{name}:{count}"
+                    for name, count in runs)
