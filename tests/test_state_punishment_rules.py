@@ -26,7 +26,6 @@ deterministic; the band only guarantees the fixed seeds are not cherry-picked. T
 When ``p`` is exactly 0 or 1 the band is 0: the check is exact.
 """
 
-import math
 from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
