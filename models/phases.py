@@ -82,14 +82,19 @@ class AgentPhase:
                               for agent in getattr(model, attribute)})
 
 
+def _columns(reporters):
+    return dict(reporters) if isinstance(reporters, dict) else {name: name for name in reporters}
+
+
 class PhasedModel(mesa.Model):
     """A Mesa model whose ``step()`` runs the phases its class declares, in order, and whose
     DataCollector columns are declared too: ``model_reporters`` and ``agent_reporters`` name
-    attributes of the model and of its agents (spec contract, rule 5)."""
+    attributes of the model and of its agents, or map a column to the attribute it reads
+    (spec contract, rule 5)."""
 
     phases: ClassVar[tuple[ModelPhase | AgentPhase, ...]] = ()
-    model_reporters: ClassVar[tuple[str, ...]] = ()
-    agent_reporters: ClassVar[tuple[str, ...]] = ()
+    model_reporters: ClassVar[tuple[str, ...] | dict[str, str]] = ()
+    agent_reporters: ClassVar[tuple[str, ...] | dict[str, str]] = ()
 
     def __init__(self, *, rng=None):
         seed = check.seed("rng", rng)
@@ -104,8 +109,8 @@ class PhasedModel(mesa.Model):
         self.datacollector = None
         if self.collect_data:
             self.datacollector = mesa.DataCollector(
-                model_reporters={name: name for name in self.model_reporters},
-                agent_reporters={name: name for name in self.agent_reporters},
+                model_reporters=_columns(self.model_reporters),
+                agent_reporters=_columns(self.agent_reporters),
             )
             self.datacollector.collect(self)
 

@@ -1,0 +1,229 @@
+"""Firefighting Graph: the Dec-POMDP of fire levels on a row or a grid of houses.
+
+Seed ``004_94eaa1a51dae8818.txt`` with the rulings ``firefighting_graph.md``. One ``step()``
+runs the five phases of the rulings (see ``FirefightingGraphModel.phases``).
+
+Choices the seed and the rulings leave open, made here:
+
+* The houses are a Mesa ``OrthogonalVonNeumannGrid`` whose int property layer ``fire``
+  holds the levels: ``(1, n_agents + 1)`` for ``"row"`` (neighbours left and right) and
+  ``(n_height + 1, n_width + 1)`` for ``"grid"`` (four orthogonal neighbours). A house is
+  numbered row-major (``row * width + col``); ``initial_levels`` is given in that order (or
+  as a ``(rows, cols)`` array), and the agent reporter ``house`` is that number.
+* Firefighter ``i`` of the row guards houses ``i`` and ``i + 1``; firefighter ``(r, c)`` of
+  the grid (numbered ``r * n_width + c``) guards the corners of cell ``(r, c)`` in the
+  rulings' order. Firefighters are plain Mesa agents: a visit does not carry over.
+* The transition draws one uniform number per house from ``model.rng`` and applies the
+  table to all houses at once; the flames of the observation draw one per firefighter.
+* Preset parameters default to ``None``, meaning "the value of the named ``preset``"; a
+  value given explicitly overrides the preset's, one parameter at a time.
+* Per-firefighter state (house visited, observation, cumulative reward) lives in the
+  model's numpy arrays; the agents' attributes read them, so a step costs no Python work
+  per firefighter outside its own decision.
+* ``collect_data=False`` is for speed: no DataCollector.
+"""
+
+import mesa
+import numpy as np
+from mesa.discrete_space import OrthogonalVonNeumannGrid
+
+from agents.firefighting_graph import BEHAVIOURS
+from agents.population import parse_population
+from models import validation as check
+from models.phases import AgentPhase, ModelPhase, PhasedModel
+
+PRESETS = {
+    "cognac": dict(max_fire_level=100, p_ignite=0.3, p_grow_neighbour=0.7, p_grow_alone=0.4,
+                   p_reduce_neighbour=0.6, p_reduce_alone=1.0, p_two_agents=1.0,
+                   p_observe=(0.2, 0.5, 0.8), shared_reward=False),
+    "oliehoek": dict(max_fire_level=2, p_ignite=0.8, p_grow_neighbour=0.8, p_grow_alone=0.4,
+                     p_reduce_neighbour=0.6, p_reduce_alone=1.0, p_two_agents=1.0,
+                     p_observe=(0.2, 0.5, 0.8), shared_reward=True),
+}
+_PROBABILITIES = ("p_ignite", "p_grow_neighbour", "p_grow_alone", "p_reduce_neighbour",
+                  "p_reduce_alone", "p_two_agents")
+
+MODEL_REPORTERS = {"step": "t", "mean_fire": "mean_fire", "max_fire": "max_fire",
+                   "burning_houses": "burning_houses", "total_fire": "total_fire",
+                   "doubled_houses": "doubled_houses", "mean_reward": "mean_reward",
+                   "flame_rate": "flame_rate"}
+AGENT_REPORTERS = ("behaviour", "house", "observation", "reward")
+
+
+def burning_neighbour(levels: np.ndarray) -> np.ndarray:
+    """For each house, whether an orthogonal neighbour is burning (level > 0)."""
+    burning = levels > 0
+    near = np.zeros_like(burning)
+    near[:, 1:] |= burning[:, :-1]
+    near[:, :-1] |= burning[:, 1:]
+    near[1:, :] |= burning[:-1, :]
+    near[:-1, :] |= burning[1:, :]
+    return near
+
+
+class FirefightingGraphModel(PhasedModel):
+    """Firefighters who each visit one of their houses per step, on a row or a grid."""
+
+    model_reporters = MODEL_REPORTERS
+    agent_reporters = AGENT_REPORTERS
+
+    phases = (
+        AgentPhase("choose", "choose_action", order="simultaneous", apply="visit"),
+        ModelPhase("transition"),
+        ModelPhase("observe"),
+        ModelPhase("reward"),
+        ModelPhase("terminate"),
+    )
+
+    def __init__(
+        self,
+        *,
+        layout="row",
+        n_agents=10,
+        n_width=5,
+        n_height=5,
+        population="random",
+        preset="cognac",
+        max_fire_level=None,
+        p_ignite=None,
+        p_grow_neighbour=None,
+        p_grow_alone=None,
+        p_reduce_neighbour=None,
+        p_reduce_alone=None,
+        p_two_agents=None,
+        p_observe=None,
+        shared_reward=None,
+        initial_levels=None,
+        max_steps=100,
+        collect_data=True,
+        rng=None,
+    ):
+        super().__init__(rng=rng)
+        self.layout = check.choice("layout", layout, ("row", "grid"))
+        self.preset = check.choice("preset", preset, PRESETS)
+        given = dict(max_fire_level=max_fire_level, p_ignite=p_ignite,
+                     p_grow_neighbour=p_grow_neighbour, p_grow_alone=p_grow_alone,
+                     p_reduce_neighbour=p_reduce_neighbour, p_reduce_alone=p_reduce_alone,
+                     p_two_agents=p_two_agents, p_observe=p_observe, shared_reward=shared_reward)
+        p = {key: PRESETS[preset][key] if value is None else value for key, value in given.items()}
+        self.max_fire_level = check.integer("max_fire_level", p["max_fire_level"], low=1)
+        for name in _PROBABILITIES:
+            setattr(self, name, check.probability(name, p[name]))
+        observe = check.reals("p_observe", p["p_observe"], 3)
+        self.p_observe = tuple(check.probability(f"p_observe[{i}]", x)
+                               for i, x in enumerate(observe))
+        self.shared_reward = check.boolean("shared_reward", p["shared_reward"])
+        self.max_steps = check.integer("max_steps", max_steps, low=1)
+        self.collect_data = check.boolean("collect_data", collect_data)
+
+        if self.layout == "row":
+            self.n_agents = check.integer("n_agents", n_agents, low=1)
+            shape = (1, self.n_agents + 1)
+            guarded = [(i, i + 1) for i in range(self.n_agents)]
+        else:
+            self.n_width = check.integer("n_width", n_width, low=1)
+            self.n_height = check.integer("n_height", n_height, low=1)
+            self.n_agents = self.n_width * self.n_height
+            shape = (self.n_height + 1, self.n_width + 1)
+            cols = shape[1]
+            guarded = [(r * cols + c, r * cols + c + 1, (r + 1) * cols + c, (r + 1) * cols + c + 1)
+                       for r in range(self.n_height) for c in range(self.n_width)]
+        behaviours = parse_population(population, self.n_agents, BEHAVIOURS)
+        self.population = population
+
+        self.houses = OrthogonalVonNeumannGrid(shape, torus=False, random=self.random)
+        self.fire = self.houses.create_property_layer("fire", default_value=0, dtype=np.int64)
+        self.num_houses = shape[0] * shape[1]
+        self.fire.data[:] = self._initial_levels(initial_levels, shape)
+        self.initial_levels = self.fire.data.copy()
+        # Action a of firefighter i visits house guarded[i][a].
+        self.guarded = np.array(guarded)
+        self.n_actions = self.guarded.shape[1]
+
+        self.t = 0
+        self.visited = np.full(self.n_agents, -1)
+        self.observations = np.full(self.n_agents, -1)
+        self.rewards = np.zeros(self.n_agents)
+        self.seats = tuple(cls(self, i) for i, cls in enumerate(behaviours))
+        self.doubled_houses = 0
+        self.flame_rate = float("nan")
+        self._set_counts()
+        self.start_data_collection()
+
+    def _initial_levels(self, initial_levels, shape):
+        if initial_levels is None:
+            return self.rng.integers(0, self.max_fire_level + 1, size=shape)
+        levels = np.asarray(initial_levels)
+        allowed = (f"must be {shape[0] * shape[1]} integers from 0 to {self.max_fire_level} "
+                   f"(or a {shape[0]} x {shape[1]} array of them)")
+        if levels.size != shape[0] * shape[1] or levels.shape not in ((levels.size,), shape) \
+                or not np.issubdtype(levels.dtype, np.integer) \
+                or levels.min() < 0 or levels.max() > self.max_fire_level:
+            raise ValueError(f"initial_levels={initial_levels!r} is invalid: {allowed}")
+        return levels.reshape(shape)
+
+    # --- Phase 1: choose (simultaneous) ------------------------------------------------
+    def visit(self, actions):
+        """Every firefighter goes to the house its action names."""
+        chosen = np.fromiter(actions.values(), dtype=np.int64, count=len(actions))
+        bad = (chosen < 0) | (chosen >= self.n_actions)
+        if bad.any():
+            agent = self.seats[int(np.argmax(bad))]
+            raise ValueError(f"agent {agent.index} ({agent.behaviour}) chose action "
+                             f"{list(actions.values())[agent.index]!r}; the actions are "
+                             f"0..{self.n_actions - 1}")
+        self.visited = self.guarded[np.arange(self.n_agents), chosen]
+
+    # --- Phase 2: transition ------------------------------------------------------------
+    def transition(self):
+        """The rulings' table, for all houses at once, from the state before this step."""
+        levels = self.fire.data
+        near = burning_neighbour(levels)
+        crew = np.bincount(self.visited, minlength=self.num_houses).reshape(levels.shape)
+        u = self.rng.random(levels.shape)
+        lit = levels > 0
+        alone, one, many = crew == 0, crew == 1, crew >= 2
+        grow = alone & ((near & ~lit & (u < self.p_ignite))
+                        | (near & lit & (u < self.p_grow_neighbour))
+                        | (~near & lit & (u < self.p_grow_alone)))
+        reduce = one & lit & np.where(near, u < self.p_reduce_neighbour, u < self.p_reduce_alone)
+        out = many & lit & (u < self.p_two_agents)
+        new = levels + grow - reduce
+        new[out] = 0
+        np.clip(new, 0, self.max_fire_level, out=levels)
+        self.doubled_houses = int(np.count_nonzero(many))
+
+    # --- Phase 3: observe ---------------------------------------------------------------
+    def observe(self):
+        """Each firefighter sees flames at its house with p_observe[min(level, 2)]."""
+        seen = self.fire.data.reshape(-1)[self.visited]
+        p = np.asarray(self.p_observe)[np.minimum(seen, 2)]
+        self.observations = (self.rng.random(self.n_agents) < p).astype(np.int64)
+        self.flame_rate = float(self.observations.mean())
+
+    # --- Phase 4: reward ----------------------------------------------------------------
+    def reward(self):
+        """Minus the level of the house visited, or minus the total with shared_reward."""
+        levels = self.fire.data.reshape(-1)
+        if self.shared_reward:
+            self.rewards -= levels.sum()
+        else:
+            self.rewards -= levels[self.visited]
+
+    # --- Phase 5: terminate -------------------------------------------------------------
+    def terminate(self):
+        """Ends when every house is at 0, or after exactly ``max_steps`` steps."""
+        self.t += 1
+        self._set_counts()
+        if self.datacollector:
+            self.datacollector.collect(self)
+        if self.total_fire == 0 or self.t >= self.max_steps:
+            self.running = False
+
+    def _set_counts(self):
+        levels = self.fire.data
+        self.total_fire = int(levels.sum())
+        self.mean_fire = self.total_fire / self.num_houses
+        self.max_fire = int(levels.max())
+        self.burning_houses = int(np.count_nonzero(levels))
+        self.mean_reward = float(self.rewards.mean())
