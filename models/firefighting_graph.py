@@ -50,17 +50,6 @@ MODEL_REPORTERS = {"step": "t", "mean_fire": "mean_fire", "max_fire": "max_fire"
 AGENT_REPORTERS = ("behaviour", "house", "observation", "reward")
 
 
-def burning_neighbour(levels: np.ndarray) -> np.ndarray:
-    """For each house, whether an orthogonal neighbour is burning (level > 0)."""
-    burning = levels > 0
-    near = np.zeros_like(burning)
-    near[:, 1:] |= burning[:, :-1]
-    near[:, :-1] |= burning[:, 1:]
-    near[1:, :] |= burning[:-1, :]
-    near[:-1, :] |= burning[1:, :]
-    return near
-
-
 class FirefightingGraphModel(PhasedModel):
     """Firefighters who each visit one of their houses per step, on a row or a grid."""
 
@@ -140,6 +129,18 @@ class FirefightingGraphModel(PhasedModel):
         self.guarded = np.array(guarded)
         self.n_actions = self.guarded.shape[1]
 
+        # The transition table by case = crew * 4 + burning * 2 + burning neighbour, with
+        # crew 0, 1 or 2 (two or more): the probability and the step of its effect.
+        p_two, p_red_n, p_red_a = self.p_two_agents, self.p_reduce_neighbour, self.p_reduce_alone
+        self._case_probability = np.array([
+            0.0, self.p_ignite, self.p_grow_alone, self.p_grow_neighbour,   # no firefighter
+            0.0, 0.0, p_red_a, p_red_n,                                     # one
+            0.0, 0.0, p_two, p_two])                                        # two or more
+        self._case_step = np.array([1, 1, 1, 1, -1, -1, -1, -1, 0, 0, 0, 0])
+        self._observe_probability = np.array(self.p_observe)
+        self._padded = np.zeros((shape[0] + 2, shape[1] + 2), dtype=bool)
+        self._firefighters = np.arange(self.n_agents)
+
         self.t = 0
         self.visited = np.full(self.n_agents, -1)
         self.observations = np.full(self.n_agents, -1)
@@ -166,40 +167,40 @@ class FirefightingGraphModel(PhasedModel):
     def visit(self, actions):
         """Every firefighter goes to the house its action names."""
         chosen = np.fromiter(actions.values(), dtype=np.int64, count=len(actions))
-        bad = (chosen < 0) | (chosen >= self.n_actions)
-        if bad.any():
-            agent = self.seats[int(np.argmax(bad))]
-            raise ValueError(f"agent {agent.index} ({agent.behaviour}) chose action "
-                             f"{list(actions.values())[agent.index]!r}; the actions are "
+        if chosen.min() < 0 or chosen.max() >= self.n_actions:
+            index = int(np.argmax((chosen < 0) | (chosen >= self.n_actions)))
+            agent = self.seats[index]
+            raise ValueError(f"agent {index} ({agent.behaviour}) chose action "
+                             f"{list(actions.values())[index]!r}; the actions are "
                              f"0..{self.n_actions - 1}")
-        self.visited = self.guarded[np.arange(self.n_agents), chosen]
+        self.visited = self.guarded[self._firefighters, chosen]
 
     # --- Phase 2: transition ------------------------------------------------------------
     def transition(self):
-        """The rulings' table, for all houses at once, from the state before this step."""
+        """The rulings' table, for all houses at once, from the state before this step.
+
+        Each house falls in one case -- firefighters 0, 1 or 2+ (``crew``), burning or not,
+        a burning neighbour or not -- which gives the probability of that case's effect
+        (+1, -1 or put out); one uniform draw per house decides whether it happens."""
         levels = self.fire.data
-        near = burning_neighbour(levels)
-        crew = np.bincount(self.visited, minlength=self.num_houses).reshape(levels.shape)
-        u = self.rng.random(levels.shape)
         lit = levels > 0
-        alone, one, many = crew == 0, crew == 1, crew >= 2
-        grow = alone & ((near & ~lit & (u < self.p_ignite))
-                        | (near & lit & (u < self.p_grow_neighbour))
-                        | (~near & lit & (u < self.p_grow_alone)))
-        reduce = one & lit & np.where(near, u < self.p_reduce_neighbour, u < self.p_reduce_alone)
-        out = many & lit & (u < self.p_two_agents)
-        new = levels + grow - reduce
-        new[out] = 0
-        np.clip(new, 0, self.max_fire_level, out=levels)
-        self.doubled_houses = int(np.count_nonzero(many))
+        padded = self._padded
+        padded[1:-1, 1:-1] = lit
+        near = padded[:-2, 1:-1] | padded[2:, 1:-1] | padded[1:-1, :-2] | padded[1:-1, 2:]
+        crew = np.minimum(np.bincount(self.visited, minlength=self.num_houses), 2)
+        case = crew.reshape(levels.shape) * 4 + lit * 2 + near
+        happens = self.rng.random(levels.shape) < self._case_probability[case]
+        after = np.where(crew.reshape(levels.shape) == 2, 0, levels + self._case_step[case])
+        np.minimum(np.where(happens, after, levels), self.max_fire_level, out=levels)
+        self.doubled_houses = int(np.count_nonzero(crew == 2))
 
     # --- Phase 3: observe ---------------------------------------------------------------
     def observe(self):
         """Each firefighter sees flames at its house with p_observe[min(level, 2)]."""
-        seen = self.fire.data.reshape(-1)[self.visited]
-        p = np.asarray(self.p_observe)[np.minimum(seen, 2)]
-        self.observations = (self.rng.random(self.n_agents) < p).astype(np.int64)
-        self.flame_rate = float(self.observations.mean())
+        seen = np.minimum(self.fire.data.reshape(-1)[self.visited], 2)
+        self.observations = (self.rng.random(self.n_agents)
+                             < self._observe_probability[seen]).astype(np.int64)
+        self.flame_rate = int(np.count_nonzero(self.observations)) / self.n_agents
 
     # --- Phase 4: reward ----------------------------------------------------------------
     def reward(self):
@@ -226,4 +227,4 @@ class FirefightingGraphModel(PhasedModel):
         self.mean_fire = self.total_fire / self.num_houses
         self.max_fire = int(levels.max())
         self.burning_houses = int(np.count_nonzero(levels))
-        self.mean_reward = float(self.rewards.mean())
+        self.mean_reward = float(self.rewards.sum()) / self.n_agents
