@@ -16,7 +16,8 @@ it shows who gains from whom.
 
 import pandas as pd
 
-from analysis.sweeps import batch_rows, behaviour_rewards, mean_by_population, model_rows
+from analysis.sweeps import (batch_rows, behaviour_rewards, behaviour_table,  # noqa: F401
+                             mean_by_population, model_rows)
 from models.bucket_brigade import BucketBrigadeModel
 
 MIXES = ("random", "always_work", "always_rest", "firefighter", "coordinator", "hero",
@@ -58,10 +59,3 @@ def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:
     return mean_by_population(episodes, ["nights", "saved", "ruined", "lies", "lie_rate",
                                          "work_rate", "cooperation", "team_reward",
                                          "mean_reward"])
-
-
-def behaviour_table(episodes: pd.DataFrame) -> pd.DataFrame:
-    """Mean final reward of each behaviour (columns) in each population (rows)."""
-    columns = [c for c in episodes if c.startswith("reward_")]
-    table = mean_by_population(episodes, columns).drop(columns="episodes")
-    return table.rename(columns=lambda c: c.removeprefix("reward_"))

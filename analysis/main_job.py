@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import bucket_brigade, state_punishment
+from analysis import bucket_brigade, firefighting_graph, state_punishment
 from models.files import write_atomic
 
 #: game name -> (its analysis module, seeds per mix, what one table row is)
 GAMES = {
     "bucket_brigade": (bucket_brigade, 20, "Bucket Brigade, default scenario"),
     "state_punishment": (state_punishment, 10, "State Punishment, default parameters"),
+    "firefighting_graph": (firefighting_graph, 20, "Firefighting Graph, default row game"),
 }
 
 

@@ -14,7 +14,8 @@ each mix:
 
 import pandas as pd
 
-from analysis.sweeps import batch_rows, behaviour_rewards, mean_by_population, model_rows
+from analysis.sweeps import (batch_rows, behaviour_rewards, behaviour_table,  # noqa: F401
+                             mean_by_population, model_rows)
 from agents.state_punishment import KINDS
 from models.state_punishment import StatePunishmentModel
 
@@ -57,10 +58,3 @@ def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:
     return mean_by_population(episodes, ["turns", "mean_p", "final_p", "votes_up",
                                          "votes_down", "collected", "harm", "punishment",
                                          "vote_cost", "mean_reward"])
-
-
-def behaviour_table(episodes: pd.DataFrame) -> pd.DataFrame:
-    """Mean final reward of each behaviour (columns) in each population (rows)."""
-    columns = [c for c in episodes if c.startswith("reward_")]
-    table = mean_by_population(episodes, columns).drop(columns="episodes")
-    return table.rename(columns=lambda c: c.removeprefix("reward_"))

@@ -40,3 +40,10 @@ def mean_by_population(episodes: pd.DataFrame, columns) -> pd.DataFrame:
     table = episodes.groupby("population", sort=False)[list(columns)].mean()
     table.insert(0, "episodes", episodes.groupby("population", sort=False).size())
     return table
+
+
+def behaviour_table(episodes: pd.DataFrame) -> pd.DataFrame:
+    """Mean final reward of each behaviour (columns) in each population (rows)."""
+    columns = [c for c in episodes if c.startswith("reward_")]
+    table = mean_by_population(episodes, columns).drop(columns="episodes")
+    return table.rename(columns=lambda c: c.removeprefix("reward_"))

@@ -3,26 +3,29 @@
 import pandas as pd
 import pytest
 
-from analysis import bucket_brigade, state_punishment
-from analysis.main_job import main
+from analysis import bucket_brigade, firefighting_graph, state_punishment
+from analysis.main_job import GAMES, main
 from models.bucket_brigade import BucketBrigadeModel
+from models.firefighting_graph import FirefightingGraphModel
 from models.state_punishment import StatePunishmentModel
 
 
 def test_main_job_prints_a_row_per_mix_of_every_game_and_writes_the_episodes(tmp_path, capsys):
     main(["--seeds", "2", "--processes", "1", "--out", str(tmp_path)])
     printed = capsys.readouterr().out
-    for module, columns in ((bucket_brigade, ("saved", "lies", "work_rate")),
-                            (state_punishment, ("mean_p", "votes_up", "harm"))):
+    columns = {"bucket_brigade": ("saved", "lies", "work_rate"),
+               "state_punishment": ("mean_p", "votes_up", "harm"),
+               "firefighting_graph": ("mean_fire", "doubled", "flame_rate")}
+    assert set(GAMES) == set(columns)
+    for game, (module, _, title) in GAMES.items():
+        assert title in printed
         for mix in module.MIXES:
             assert mix in printed
-        for column in columns:
+        for column in columns[game]:
             assert column in printed
-    assert printed.count("mean final reward of each behaviour in each mix") == 2
-    for game, module in (("bucket_brigade", bucket_brigade),
-                         ("state_punishment", state_punishment)):
         episodes = pd.read_parquet(tmp_path / f"{game}_episodes.parquet")
         assert len(episodes) == 2 * len(module.MIXES)
+    assert printed.count("mean final reward of each behaviour in each mix") == len(GAMES)
 
 
 @pytest.mark.parametrize("population", ["random", "firefighter:2,free_rider:2"])
@@ -65,5 +68,21 @@ def test_state_punishment_episode_rows_match_a_direct_run(population):
     assert row.punishment == pytest.approx(model.punishment_total)
     assert row.mean_reward == pytest.approx(model.mean_reward)
     for behaviour in {agent.behaviour for agent in model.seats}:
+        rewards = [agent.reward for agent in model.seats if agent.behaviour == behaviour]
+        assert row[f"reward_{behaviour}"] == pytest.approx(sum(rewards) / len(rewards))
+
+
+def test_firefighting_graph_episode_rows_match_a_direct_run():
+    episodes = firefighting_graph.episode_table(firefighting_graph.sweep(
+        populations=["belief_tracker:5,random:5"], seeds=[4], processes=1))
+    row = episodes.iloc[0]
+    model = FirefightingGraphModel(population="belief_tracker:5,random:5", rng=4)
+    model.run_model()
+    frame = model.datacollector.get_model_vars_dataframe().iloc[1:]
+    assert row.steps == model.t
+    assert row.mean_fire == pytest.approx(frame["mean_fire"].mean())
+    assert row.final_fire == model.mean_fire and row.burning == model.burning_houses
+    assert row.mean_reward == pytest.approx(model.mean_reward)
+    for behaviour in ("belief_tracker", "random"):
         rewards = [agent.reward for agent in model.seats if agent.behaviour == behaviour]
         assert row[f"reward_{behaviour}"] == pytest.approx(sum(rewards) / len(rewards))
