@@ -136,10 +136,12 @@ class FirefightingGraphModel(PhasedModel):
             0.0, self.p_ignite, self.p_grow_alone, self.p_grow_neighbour,   # no firefighter
             0.0, 0.0, p_red_a, p_red_n,                                     # one
             0.0, 0.0, p_two, p_two])                                        # two or more
-        self._case_step = np.array([1, 1, 1, 1, -1, -1, -1, -1, 0, 0, 0, 0])
+        out = -(self.max_fire_level + 1)  # "put out": clipped to 0
+        self._case_step = np.array([1, 1, 1, 1, -1, -1, -1, -1, out, out, out, out])
         self._observe_probability = np.array(self.p_observe)
         self._padded = np.zeros((shape[0] + 2, shape[1] + 2), dtype=bool)
         self._firefighters = np.arange(self.n_agents)
+        self._action_set = frozenset(range(self.n_actions))
 
         self.t = 0
         self.visited = np.full(self.n_agents, -1)
@@ -166,13 +168,12 @@ class FirefightingGraphModel(PhasedModel):
     # --- Phase 1: choose (simultaneous) ------------------------------------------------
     def visit(self, actions):
         """Every firefighter goes to the house its action names."""
+        if not self._action_set.issuperset(actions.values()):
+            agent, action = next((agent, action) for agent, action in actions.items()
+                                 if action not in self._action_set)
+            raise ValueError(f"agent {agent.index} ({agent.behaviour}) chose action "
+                             f"{action!r}; the actions are 0..{self.n_actions - 1}")
         chosen = np.fromiter(actions.values(), dtype=np.int64, count=len(actions))
-        if chosen.min() < 0 or chosen.max() >= self.n_actions:
-            index = int(np.argmax((chosen < 0) | (chosen >= self.n_actions)))
-            agent = self.seats[index]
-            raise ValueError(f"agent {index} ({agent.behaviour}) chose action "
-                             f"{list(actions.values())[index]!r}; the actions are "
-                             f"0..{self.n_actions - 1}")
         self.visited = self.guarded[self._firefighters, chosen]
 
     # --- Phase 2: transition ------------------------------------------------------------
@@ -190,8 +191,7 @@ class FirefightingGraphModel(PhasedModel):
         crew = np.minimum(np.bincount(self.visited, minlength=self.num_houses), 2)
         case = crew.reshape(levels.shape) * 4 + lit * 2 + near
         happens = self.rng.random(levels.shape) < self._case_probability[case]
-        after = np.where(crew.reshape(levels.shape) == 2, 0, levels + self._case_step[case])
-        np.minimum(np.where(happens, after, levels), self.max_fire_level, out=levels)
+        np.clip(levels + happens * self._case_step[case], 0, self.max_fire_level, out=levels)
         self.doubled_houses = int(np.count_nonzero(crew == 2))
 
     # --- Phase 3: observe ---------------------------------------------------------------
