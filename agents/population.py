@@ -35,5 +35,5 @@ def parse_population(population, num_agents: int, behaviours: Mapping[str, type]
         names_and_counts.append((name, count))
     total = sum(count for _, count in names_and_counts)
     if total != num_agents:
-        raise invalid(f"counts add up to {total}, but num_agents is {num_agents}")
+        raise invalid(f"counts add up to {total}, but the game has {num_agents} agents")
     return [behaviours[name] for name, count in names_and_counts for _ in range(count)]

@@ -55,7 +55,7 @@ def test_named_scenarios_and_explicit_overrides():
     (dict(num_agents=True), ["num_agents=True", "integer"]),
     (dict(num_houses=2), ["num_houses=2", ">= 3"]),
     (dict(population="firefighter:2,arsonist:2"), ["population=", "unknown behaviour 'arsonist'", "firefighter"]),
-    (dict(population="firefighter:2,liar:1"), ["population=", "add up to 3", "num_agents is 4"]),
+    (dict(population="firefighter:2,liar:1"), ["population=", "add up to 3", "the game has 4 agents"]),
     (dict(scenario="apocalypse"), ["scenario='apocalypse'", "easy"]),
     (dict(rules="house"), ["rules='house'", "reference", "spec"]),
     (dict(kappa=-1), ["kappa=-1", ">= 0"]),

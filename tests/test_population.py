@@ -22,7 +22,7 @@ def test_seats_are_filled_in_the_order_written(text, seats):
     ("", "must be a string"),
     (None, "must be a string"),
     ("c", "unknown behaviour 'c'; allowed: \\['a', 'b', 'random'\\]"),
-    ("a:2,b:1", "counts add up to 3, but num_agents is 4"),
+    ("a:2,b:1", "counts add up to 3, but the game has 4 agents"),
     ("a:5", "counts add up to 5"),
     ("a,b", "counts add up to 2"),
     ("a:x,b:2", "count 'x' of 'a' is not a whole number"),

@@ -647,7 +647,7 @@ def test_batch_run_in_two_processes_gives_the_rows_of_one_process():
     (dict(population="thief"), ["population='thief'", "unknown behaviour 'thief'",
                                 "civic_voter", "greedy_forager", "random"]),
     (dict(population="greedy_forager:1,civic_voter:1"), ["population=", "add up to 2",
-                                                         "num_agents is 3"]),
+                                                         "the game has 3 agents"]),
     (dict(population="greedy_forager:4"), ["population=", "add up to 4"]),
     (dict(taboo="ABX"), ["taboo='ABX'", "ABCDE"]),
     (dict(taboo=("A", "F")), ["taboo=('A', 'F')", "ABCDE"]),
