@@ -124,7 +124,8 @@ class FirefightingGraphModel(PhasedModel):
         self.fire = self.houses.create_property_layer("fire", default_value=0, dtype=np.int64)
         self.num_houses = shape[0] * shape[1]
         self.fire.data[:] = self._initial_levels(initial_levels, shape)
-        self.initial_levels = self.fire.data.copy()
+        self.levels = self.fire.data  # the layer's own array, changed in place
+        self.initial_levels = self.levels.copy()
         # Action a of firefighter i visits house guarded[i][a].
         self.guarded = np.array(guarded)
         self.n_actions = self.guarded.shape[1]
@@ -139,8 +140,14 @@ class FirefightingGraphModel(PhasedModel):
         out = -(self.max_fire_level + 1)  # "put out": clipped to 0
         self._case_step = np.array([1, 1, 1, 1, -1, -1, -1, -1, out, out, out, out])
         self._observe_probability = np.array(self.p_observe)
-        self._padded = np.zeros((shape[0] + 2, shape[1] + 2), dtype=bool)
+        # Burning houses inside a border of never-burning ones, and the views of each
+        # house's neighbour above, below, left and right (off the edge: the border).
+        padded = np.zeros((shape[0] + 2, shape[1] + 2), dtype=bool)
+        self._padded_views = (padded[1:-1, 1:-1], padded[:-2, 1:-1], padded[2:, 1:-1],
+                              padded[1:-1, :-2], padded[1:-1, 2:])
         self._firefighters = np.arange(self.n_agents)
+        # crew's part of the case (0, 4 or 8) by the number of firefighters at a house
+        self._crew_case = np.minimum(np.arange(self.n_agents + 1), 2) * 4
         self._action_set = frozenset(range(self.n_actions))
 
         self.t = 0
@@ -148,9 +155,7 @@ class FirefightingGraphModel(PhasedModel):
         self.observations = np.full(self.n_agents, -1)
         self.rewards = np.zeros(self.n_agents)
         self.seats = tuple(cls(self, i) for i, cls in enumerate(behaviours))
-        self.doubled_houses = 0
-        self.flame_rate = float("nan")
-        self._set_counts()
+        self.total_fire = int(self.levels.sum())
         self.start_data_collection()
 
     def _initial_levels(self, initial_levels, shape):
@@ -183,29 +188,28 @@ class FirefightingGraphModel(PhasedModel):
         Each house falls in one case -- firefighters 0, 1 or 2+ (``crew``), burning or not,
         a burning neighbour or not -- which gives the probability of that case's effect
         (+1, -1 or put out); one uniform draw per house decides whether it happens."""
-        levels = self.fire.data
+        levels = self.levels
         lit = levels > 0
-        padded = self._padded
-        padded[1:-1, 1:-1] = lit
-        near = padded[:-2, 1:-1] | padded[2:, 1:-1] | padded[1:-1, :-2] | padded[1:-1, 2:]
-        crew = np.minimum(np.bincount(self.visited, minlength=self.num_houses), 2)
-        case = crew.reshape(levels.shape) * 4 + lit * 2 + near
+        inside, up, down, left, right = self._padded_views
+        inside[...] = lit
+        near = up | down | left | right
+        crew = self._crew_case[np.bincount(self.visited, minlength=self.num_houses)]
+        case = crew.reshape(levels.shape) + (lit * 2 + near)
         happens = self.rng.random(levels.shape) < self._case_probability[case]
-        np.clip(levels + happens * self._case_step[case], 0, self.max_fire_level, out=levels)
-        self.doubled_houses = int(np.count_nonzero(crew == 2))
+        after = np.maximum(levels + happens * self._case_step[case], 0)
+        np.minimum(after, self.max_fire_level, out=levels)
 
     # --- Phase 3: observe ---------------------------------------------------------------
     def observe(self):
         """Each firefighter sees flames at its house with p_observe[min(level, 2)]."""
-        seen = np.minimum(self.fire.data.reshape(-1)[self.visited], 2)
+        seen = np.minimum(self.levels.reshape(-1)[self.visited], 2)
         self.observations = (self.rng.random(self.n_agents)
                              < self._observe_probability[seen]).astype(np.int64)
-        self.flame_rate = int(np.count_nonzero(self.observations)) / self.n_agents
 
     # --- Phase 4: reward ----------------------------------------------------------------
     def reward(self):
         """Minus the level of the house visited, or minus the total with shared_reward."""
-        levels = self.fire.data.reshape(-1)
+        levels = self.levels.reshape(-1)
         if self.shared_reward:
             self.rewards -= levels.sum()
         else:
@@ -215,16 +219,39 @@ class FirefightingGraphModel(PhasedModel):
     def terminate(self):
         """Ends when every house is at 0, or after exactly ``max_steps`` steps."""
         self.t += 1
-        self._set_counts()
+        self.total_fire = int(self.levels.sum())
         if self.datacollector:
             self.datacollector.collect(self)
         if self.total_fire == 0 or self.t >= self.max_steps:
             self.running = False
 
-    def _set_counts(self):
-        levels = self.fire.data
-        self.total_fire = int(levels.sum())
-        self.mean_fire = self.total_fire / self.num_houses
-        self.max_fire = int(levels.max())
-        self.burning_houses = int(np.count_nonzero(levels))
-        self.mean_reward = float(self.rewards.sum()) / self.n_agents
+    # --- What the model reporters read (computed when read) -----------------------------
+    @property
+    def mean_fire(self):
+        return self.total_fire / self.num_houses
+
+    @property
+    def max_fire(self):
+        return int(self.levels.max())
+
+    @property
+    def burning_houses(self):
+        return int(np.count_nonzero(self.levels))
+
+    @property
+    def doubled_houses(self):
+        """Houses with two or more firefighters this step."""
+        if self.t == 0:
+            return 0
+        return int(np.count_nonzero(np.bincount(self.visited) >= 2))
+
+    @property
+    def mean_reward(self):
+        return float(self.rewards.sum()) / self.n_agents
+
+    @property
+    def flame_rate(self):
+        """Share of firefighters who saw flames this step (NaN before the first step)."""
+        if self.t == 0:
+            return float("nan")
+        return int(np.count_nonzero(self.observations)) / self.n_agents
