@@ -20,7 +20,9 @@ guards, a probability that it burns, from its own flames and the public rules:
      false alarm, flames at level 0, does not move it); otherwise it goes to the house it
      believes least likely to burn (ties to the lower action).
 On the default row game this earns a mean cumulative reward near -25, against about -490 for
-``random`` (200 seeds).
+``random`` (200 seeds). It earns it by guarding what it put out: the five pairs keep five
+houses at 0 and leave the six others to burn, so the town ends with about 8 times the fire of
+``random`` and a shared reward about 4 times worse -- the individual reward's own dilemma.
 """
 
 from typing import ClassVar

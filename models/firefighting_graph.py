@@ -15,6 +15,8 @@ Choices the seed and the rulings leave open, made here:
   rulings' order. Firefighters are plain Mesa agents: a visit does not carry over.
 * The transition draws one uniform number per house from ``model.rng`` and applies the
   table to all houses at once; the flames of the observation draw one per firefighter.
+* ``n_agents`` (row) and ``n_width``/``n_height`` (grid) are all validated whichever layout
+  is played; the other layout's are ignored. ``max_fire_level`` is at most 10**9.
 * Preset parameters default to ``None``, meaning "the value of the named ``preset``"; a
   value given explicitly overrides the preset's, one parameter at a time.
 * Per-firefighter state (house visited, observation, cumulative reward) lives in the
@@ -95,7 +97,8 @@ class FirefightingGraphModel(PhasedModel):
                      p_reduce_neighbour=p_reduce_neighbour, p_reduce_alone=p_reduce_alone,
                      p_two_agents=p_two_agents, p_observe=p_observe, shared_reward=shared_reward)
         p = {key: PRESETS[preset][key] if value is None else value for key, value in given.items()}
-        self.max_fire_level = check.integer("max_fire_level", p["max_fire_level"], low=1)
+        self.max_fire_level = check.integer("max_fire_level", p["max_fire_level"], low=1,
+                                            high=10**9)
         for name in _PROBABILITIES:
             setattr(self, name, check.probability(name, p[name]))
         observe = check.reals("p_observe", p["p_observe"], 3)
@@ -105,13 +108,14 @@ class FirefightingGraphModel(PhasedModel):
         self.max_steps = check.integer("max_steps", max_steps, low=1)
         self.collect_data = check.boolean("collect_data", collect_data)
 
+        self.n_width = check.integer("n_width", n_width, low=1)
+        self.n_height = check.integer("n_height", n_height, low=1)
         if self.layout == "row":
             self.n_agents = check.integer("n_agents", n_agents, low=1)
             shape = (1, self.n_agents + 1)
             guarded = [(i, i + 1) for i in range(self.n_agents)]
         else:
-            self.n_width = check.integer("n_width", n_width, low=1)
-            self.n_height = check.integer("n_height", n_height, low=1)
+            check.integer("n_agents", n_agents, low=1)
             self.n_agents = self.n_width * self.n_height
             shape = (self.n_height + 1, self.n_width + 1)
             cols = shape[1]
@@ -161,9 +165,12 @@ class FirefightingGraphModel(PhasedModel):
     def _initial_levels(self, initial_levels, shape):
         if initial_levels is None:
             return self.rng.integers(0, self.max_fire_level + 1, size=shape)
-        levels = np.asarray(initial_levels)
         allowed = (f"must be {shape[0] * shape[1]} integers from 0 to {self.max_fire_level} "
                    f"(or a {shape[0]} x {shape[1]} array of them)")
+        try:
+            levels = np.asarray(initial_levels)
+        except (ValueError, TypeError):
+            raise ValueError(f"initial_levels={initial_levels!r} is invalid: {allowed}") from None
         if levels.size != shape[0] * shape[1] or levels.shape not in ((levels.size,), shape) \
                 or not np.issubdtype(levels.dtype, np.integer) \
                 or levels.min() < 0 or levels.max() > self.max_fire_level:

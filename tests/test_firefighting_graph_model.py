@@ -463,7 +463,11 @@ BAD = [
     (dict(n_agents=0), "n_agents", ">= 1"),
     (dict(layout="grid", n_width=0), "n_width", ">= 1"),
     (dict(layout="grid", n_height=0), "n_height", ">= 1"),
-    (dict(max_fire_level=0), "max_fire_level", ">= 1"),
+    (dict(max_fire_level=0), "max_fire_level", "from 1 to 1000000000"),
+    (dict(max_fire_level=2**63 - 1), "max_fire_level", "from 1 to 1000000000"),
+    (dict(layout="row", n_width="abc"), "n_width", "integer"),
+    (dict(layout="grid", n_agents=-5), "n_agents", ">= 1"),
+    (dict(initial_levels=[[1, 2], [3]]), "initial_levels", "11 integers"),
     (dict(max_fire_level=2.5), "max_fire_level", "integer"),
     *[(dict(**{name: value}), name, r"\[0, 1\]")
       for name in PROBABILITIES for value in (-0.1, 1.5)],
