@@ -37,9 +37,6 @@ from models.phases import AgentPhase, ModelPhase, PhasedModel
 
 RULE_SETS = ("spec", "reference")
 
-_SCENARIO_KEYS = ("beta", "kappa", "A", "L", "c", "rho_ignite", "N_min", "p_spark", "N_spark")
-
-
 def _scenario(beta, kappa, c, rho_ignite, N_min, p_spark, A=100.0):
     return dict(beta=beta, kappa=kappa, A=A, L=100.0, c=c, rho_ignite=rho_ignite,
                 N_min=N_min, p_spark=p_spark, N_spark=N_min)
@@ -160,10 +157,9 @@ class BucketBrigadeModel(PhasedModel):
         behaviours = parse_population(population, self.num_agents, BEHAVIOURS)
         self.population = population
 
-        given = dict(beta=beta, kappa=kappa, A=A, L=L, c=c, rho_ignite=rho_ignite,
-                     N_min=N_min, p_spark=p_spark, N_spark=N_spark)
-        p = {key: SCENARIOS[scenario][key] if given[key] is None else given[key]
-             for key in _SCENARIO_KEYS}
+        p = check.from_table(dict(beta=beta, kappa=kappa, A=A, L=L, c=c, rho_ignite=rho_ignite,
+                                  N_min=N_min, p_spark=p_spark, N_spark=N_spark),
+                             SCENARIOS[scenario])
         self.beta = check.probability("beta", p["beta"])
         self.kappa = check.real("kappa", p["kappa"], low=0)
         self.A = check.real("A", p["A"])

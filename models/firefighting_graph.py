@@ -92,11 +92,12 @@ class FirefightingGraphModel(PhasedModel):
         super().__init__(rng=rng)
         self.layout = check.choice("layout", layout, ("row", "grid"))
         self.preset = check.choice("preset", preset, PRESETS)
-        given = dict(max_fire_level=max_fire_level, p_ignite=p_ignite,
-                     p_grow_neighbour=p_grow_neighbour, p_grow_alone=p_grow_alone,
-                     p_reduce_neighbour=p_reduce_neighbour, p_reduce_alone=p_reduce_alone,
-                     p_two_agents=p_two_agents, p_observe=p_observe, shared_reward=shared_reward)
-        p = {key: PRESETS[preset][key] if value is None else value for key, value in given.items()}
+        p = check.from_table(dict(max_fire_level=max_fire_level, p_ignite=p_ignite,
+                                  p_grow_neighbour=p_grow_neighbour, p_grow_alone=p_grow_alone,
+                                  p_reduce_neighbour=p_reduce_neighbour,
+                                  p_reduce_alone=p_reduce_alone, p_two_agents=p_two_agents,
+                                  p_observe=p_observe, shared_reward=shared_reward),
+                             PRESETS[preset])
         self.max_fire_level = check.integer("max_fire_level", p["max_fire_level"], low=1,
                                             high=10**9)
         for name in _PROBABILITIES:

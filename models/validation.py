@@ -83,3 +83,9 @@ def seed(name, value):
             or value < 0:
         raise _invalid(name, value, "must be None or an integer >= 0")
     return int(value)
+
+
+def from_table(given: dict, table: dict) -> dict:
+    """``given`` with every None replaced by the value in ``table`` (a named scenario or
+    preset): explicit values override the table's, one parameter at a time."""
+    return {key: table[key] if value is None else value for key, value in given.items()}
