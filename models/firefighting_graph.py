@@ -25,7 +25,6 @@ Choices the seed and the rulings leave open, made here:
 * ``collect_data=False`` is for speed: no DataCollector.
 """
 
-import mesa
 import numpy as np
 from mesa.discrete_space import OrthogonalVonNeumannGrid
 
