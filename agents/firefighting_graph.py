@@ -7,7 +7,7 @@ flames (1) or not (0) at the house it visited, after the transition.
 ``belief_tracker`` -- meets a partner at a shared house, then keeps, for each house it
 guards, a probability that it burns, from its own flames and the public rules:
   1. First step: it goes to the house it shares with its partner, the next firefighter
-     along its row of cells: one in an even column (row layout: an even index) takes action 1
+     along its row of cells: one in an even column (row layout: an even seat) takes action 1
      (its right-hand house), one in an odd column action 0 (its left-hand house). Two
      firefighters at a house put it out with p_two_agents, and a house with a firefighter
      never grows.
@@ -31,30 +31,30 @@ import mesa
 
 
 class FirefighterAgent(mesa.Agent):
-    """Firefighter number ``index``; its state lives in the model's arrays."""
+    """Firefighter in seat ``seat``; its state lives in the model's arrays."""
 
     behaviour: ClassVar[str] = ""
 
-    def __init__(self, model, index: int):
+    def __init__(self, model, seat: int):
         super().__init__(model)
-        self.index = index
+        self.seat = seat
 
     @property
     def house(self):
         """The house visited this step (row-major number), None before the first step."""
-        house = int(self.model.visited[self.index])
+        house = int(self.model.visited[self.seat])
         return None if house < 0 else house
 
     @property
     def observation(self):
         """1 if it saw flames at its house this step, 0 if not, None before the first step."""
-        seen = int(self.model.observations[self.index])
+        seen = int(self.model.observations[self.seat])
         return None if seen < 0 else seen
 
     @property
     def reward(self):
         """Cumulative reward."""
-        return float(self.model.rewards[self.index])
+        return float(self.model.rewards[self.seat])
 
     def choose_action(self) -> int:
         raise NotImplementedError
@@ -92,8 +92,8 @@ class BeliefTrackerAgent(FirefighterAgent):
 
     behaviour = "belief_tracker"
 
-    def __init__(self, model, index):
-        super().__init__(model, index)
+    def __init__(self, model, seat):
+        super().__init__(model, seat)
         prior = model.max_fire_level / (model.max_fire_level + 1)
         self.beliefs = [prior] * model.n_actions
         self.last_action = None
@@ -101,7 +101,7 @@ class BeliefTrackerAgent(FirefighterAgent):
     def choose_action(self):
         model = self.model
         if self.last_action is None:
-            column = self.index if model.layout == "row" else self.index % model.n_width
+            column = self.seat if model.layout == "row" else self.seat % model.n_width
             self.last_action = 1 if column % 2 == 0 else 0
             return self.last_action
         self._update_beliefs(self.observation)

@@ -10,21 +10,24 @@ the episodes of each mix:
 * ``cooperation``: share of agents working on nights that began with a fire;
 * ``team_reward``: R_team at the end; ``mean_reward``: mean individual R_i.
 
-``behaviour_table`` gives the mean R_i of each behaviour in each mix: in a mixed population
-it shows who gains from whom.
+``analysis.sweeps.behaviour_table`` gives the mean R_i of each behaviour in each mix: in a
+mixed population it shows who gains from whom.
 """
 
 import pandas as pd
 
-from analysis.sweeps import (batch_rows, behaviour_rewards, behaviour_table,  # noqa: F401
-                             mean_by_population, model_rows)
+from analysis.sweeps import batch_rows, behaviour_rewards, mean_by_population, model_rows
 from models.bucket_brigade import BucketBrigadeModel
+
+#: Episodes per behaviour mix in the main job.
+SEEDS = 20
 
 MIXES = ("random", "always_work", "always_rest", "firefighter", "coordinator", "hero",
          "free_rider", "liar", "firefighter:2,free_rider:2", "coordinator:2,liar:2")
 
 
-def sweep(populations=MIXES, seeds=range(20), processes=2, **parameters) -> pd.DataFrame:
+def sweep(populations=MIXES, seeds=range(SEEDS), processes=2,
+          **parameters) -> pd.DataFrame:
     """Every step of every (population, seed) episode: ``batch_run``'s rows."""
     return batch_rows(BucketBrigadeModel, {"population": list(populations), **parameters},
                       seeds, processes)

@@ -9,18 +9,23 @@ episodes of each mix:
 * ``burning``: houses burning at the end; ``doubled``: houses with two or more firefighters
   per step; ``flame_rate``: share of flame observations;
 * ``mean_reward``: mean cumulative reward per firefighter.
+
+``analysis.sweeps.behaviour_table`` gives the mean reward of each behaviour in each mix.
 """
 
 import pandas as pd
 
-from analysis.sweeps import (batch_rows, behaviour_rewards, behaviour_table,  # noqa: F401
-                             mean_by_population, model_rows)
+from analysis.sweeps import batch_rows, behaviour_rewards, mean_by_population, model_rows
 from models.firefighting_graph import FirefightingGraphModel
+
+#: Episodes per behaviour mix in the main job.
+SEEDS = 20
 
 MIXES = ("random", "fixed0", "fixed1", "belief_tracker", "belief_tracker:5,random:5")
 
 
-def sweep(populations=MIXES, seeds=range(10), processes=2, **parameters) -> pd.DataFrame:
+def sweep(populations=MIXES, seeds=range(SEEDS), processes=2,
+          **parameters) -> pd.DataFrame:
     """Every step of every (population, seed) episode: ``batch_run``'s rows."""
     return batch_rows(FirefightingGraphModel, {"population": list(populations), **parameters},
                       seeds, processes)

@@ -1,9 +1,9 @@
 """The main job (``make run``): a small sweep of every built game and its summary table.
 
-For each game, plays each behaviour mix of its ``analysis.<game>.MIXES`` under the default
-parameters with ``mesa.batch_run`` on 2 processes, prints the mean per mix, and writes the
-per-episode table to ``results/<game>_episodes.parquet``, then the mean final reward of each
-behaviour in each mix.
+For each game, plays each behaviour mix of its ``analysis.<game>.MIXES`` for
+``analysis.<game>.SEEDS`` seeds under the default parameters with ``mesa.batch_run`` on 2
+processes, writes the per-episode table to ``results/<game>_episodes.parquet``, and prints the
+mean per mix and the mean final reward of each behaviour in each mix.
 """
 
 import argparse
@@ -12,13 +12,14 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import bucket_brigade, firefighting_graph, state_punishment
+from analysis.sweeps import behaviour_table
 from models.files import write_atomic
 
-#: game name -> (its analysis module, seeds per mix, what one table row is)
+#: game name -> (its analysis module, the title of its tables)
 GAMES = {
-    "bucket_brigade": (bucket_brigade, 20, "Bucket Brigade, default scenario"),
-    "state_punishment": (state_punishment, 10, "State Punishment, default parameters"),
-    "firefighting_graph": (firefighting_graph, 20, "Firefighting Graph, default row game"),
+    "bucket_brigade": (bucket_brigade, "Bucket Brigade, default scenario"),
+    "state_punishment": (state_punishment, "State Punishment, default parameters"),
+    "firefighting_graph": (firefighting_graph, "Firefighting Graph, default row game"),
 }
 
 
@@ -32,8 +33,8 @@ def main(argv=None):
     args.out.mkdir(parents=True, exist_ok=True)
 
     for game in args.games:
-        module, default_seeds, title = GAMES[game]
-        seeds = args.seeds or default_seeds
+        module, title = GAMES[game]
+        seeds = args.seeds or module.SEEDS
         episodes = module.episode_table(module.sweep(seeds=range(seeds),
                                                      processes=args.processes))
         target = write_atomic(args.out / f"{game}_episodes.parquet",
@@ -42,7 +43,7 @@ def main(argv=None):
             print(f"{title}, {seeds} seeds per behaviour mix (means over episodes)\n")
             print(module.summary_table(episodes).to_string())
             print("\nmean final reward of each behaviour in each mix\n")
-            print(module.behaviour_table(episodes).to_string(na_rep="-"))
+            print(behaviour_table(episodes).to_string(na_rep="-"))
         print(f"\nper-episode rows: {target}\n")
 
 

@@ -9,21 +9,24 @@ each mix:
 * ``collected``: resources collected; ``harm``: social harm dealt (each receiver counted);
 * ``punishment`` / ``vote_cost``: their totals (negative); ``mean_reward``: per agent.
 
-``behaviour_table`` gives the mean reward of each behaviour in each mix.
+``analysis.sweeps.behaviour_table`` gives the mean reward of each behaviour in each mix.
 """
 
 import pandas as pd
 
-from analysis.sweeps import (batch_rows, behaviour_rewards, behaviour_table,  # noqa: F401
-                             mean_by_population, model_rows)
+from analysis.sweeps import batch_rows, behaviour_rewards, mean_by_population, model_rows
 from agents.state_punishment import KINDS
 from models.state_punishment import StatePunishmentModel
+
+#: Episodes per behaviour mix in the main job.
+SEEDS = 10
 
 MIXES = ("random", "greedy_forager", "civic_voter", "greedy_forager:2,civic_voter:1",
          "greedy_forager:1,civic_voter:2")
 
 
-def sweep(populations=MIXES, seeds=range(10), processes=2, **parameters) -> pd.DataFrame:
+def sweep(populations=MIXES, seeds=range(SEEDS), processes=2,
+          **parameters) -> pd.DataFrame:
     """Every step of every (population, seed) episode: ``batch_run``'s rows."""
     return batch_rows(StatePunishmentModel, {"population": list(populations), **parameters},
                       seeds, processes)

@@ -2,9 +2,9 @@
 
 Plays whole episodes (cognac preset, up to 100 steps) back to back in one process and counts
 every step over the whole time, including building each model (``steps only`` leaves the
-building out), for the row of 10, the 5 x 5
-grid and the 50 x 50 grid (2,500 firefighters), with the DataCollector off and on. Run:
-``make bench`` or ``.venv/bin/python benchmarks/firefighting_graph.py [--seconds S]``.
+building out), for the row of 10, the 5 x 5 grid and the 50 x 50 grid (2,500 firefighters),
+with the DataCollector off and on. Run: ``make bench`` or
+``.venv/bin/python benchmarks/firefighting_graph.py [--seconds S]``.
 """
 
 import argparse

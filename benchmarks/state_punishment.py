@@ -1,10 +1,10 @@
 """Turns per second for State Punishment with 3 ``random`` agents on the default grid.
 
 Plays whole 100-turn episodes back to back in one process and counts every turn over the
-whole time, including building each model (``steps only`` leaves the building out). Three configurations: DataCollector off, on,
-and off with every agent building its observation on every action (``random`` agents never
-ask for one, so a benchmark-only behaviour does). Run: ``make bench`` or
-``.venv/bin/python benchmarks/state_punishment.py [--seconds S]``.
+whole time, including building each model (``steps only`` leaves the building out). Three
+configurations: DataCollector off, on, and off with every agent building its observation on
+every action (``random`` agents never ask for one, so a benchmark-only behaviour does).
+Run: ``make bench`` or ``.venv/bin/python benchmarks/state_punishment.py [--seconds S]``.
 """
 
 import argparse

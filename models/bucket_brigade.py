@@ -97,7 +97,7 @@ class Night(NamedTuple):
 def initial_fire_count(rho_ignite: float, num_houses: int) -> int:
     """``round_half_up(rho_ignite * num_houses)``, computed on the decimal the user wrote
     (0.15 * 10 is 1.5, not 1.4999...)."""
-    exact = Decimal(repr(rho_ignite)) * num_houses
+    exact = check.written_decimal(rho_ignite) * num_houses
     return int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
@@ -149,7 +149,7 @@ class BucketBrigadeModel(PhasedModel):
         collect_data=True,
         rng=None,
     ):
-        super().__init__(rng=rng)
+        super().__init__(rng=rng, collect_data=collect_data)
         self.scenario_name = check.choice("scenario", scenario, SCENARIOS)
         self.rules = check.choice("rules", rules, RULE_SETS)
         self.num_agents = check.integer("num_agents", num_agents, low=4, high=10)
@@ -176,7 +176,6 @@ class BucketBrigadeModel(PhasedModel):
         self.work_costs = ((self.c,) * self.num_agents if work_costs is None else
                            check.reals("work_costs", work_costs, self.num_agents, low=0))
         self.max_steps = check.integer("max_steps", max_steps, low=1)
-        self.collect_data = check.boolean("collect_data", collect_data)
 
         n = self.num_houses
         self.owner = tuple(h % self.num_agents for h in range(n))
@@ -237,18 +236,14 @@ class BucketBrigadeModel(PhasedModel):
         """Agents move to their chosen house and take their mode; a mode that differs from
         the agent's own signal tonight is a lie."""
         n = self.num_houses
-        workers = lies = 0
         for agent, action in actions.items():
-            try:
-                house, mode = action
-                valid = (mode == WORK or mode == REST) and 0 <= house < n \
-                    and isinstance(house, int)
-            except (TypeError, ValueError):
-                valid = False
-            if not valid:
+            if not isinstance(action, tuple) or len(action) != 2 or action[1] not in (WORK, REST):
                 raise ValueError(f"agent {agent.seat} ({agent.behaviour}) chose {action!r}; "
                                  f"an action is (house in 0..{n - 1}, {WORK!r} or {REST!r})")
-            agent.house = house
+            check.decision(agent, action[0], n, "house")
+        workers = lies = 0
+        for agent, (house, mode) in actions.items():
+            agent.house = int(house)
             agent.mode = mode
             agent.lied = lied = mode != agent.signal
             workers += mode == WORK
@@ -313,7 +308,7 @@ class BucketBrigadeModel(PhasedModel):
     # --- Phase 8: reward and log ------------------------------------------------------
     def reward_and_log(self):
         """Pay tonight's individual rewards (and, on the last night, the end-of-game terms),
-        count, record the night and collect data."""
+        count and record the night (the DataCollector collects after the step)."""
         before, after = self.observation.houses, self.houses
         self._count_houses()
         town = (self.A * self.safe - self.L * self.ruined) / self.num_houses
@@ -351,8 +346,6 @@ class BucketBrigadeModel(PhasedModel):
                                   tuple([agent.house for agent in self.seats]),
                                   self.actions, tuple(rewards)))
         self._set_rates(burning_at_start=BURNING in before)
-        if self.datacollector:
-            self.datacollector.collect(self)
 
     def _owned_ruined(self):
         ruined = [0] * self.num_agents

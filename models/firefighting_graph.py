@@ -88,7 +88,7 @@ class FirefightingGraphModel(PhasedModel):
         collect_data=True,
         rng=None,
     ):
-        super().__init__(rng=rng)
+        super().__init__(rng=rng, collect_data=collect_data)
         self.layout = check.choice("layout", layout, ("row", "grid"))
         self.preset = check.choice("preset", preset, PRESETS)
         p = check.from_table(dict(max_fire_level=max_fire_level, p_ignite=p_ignite,
@@ -106,7 +106,6 @@ class FirefightingGraphModel(PhasedModel):
                                for i, x in enumerate(observe))
         self.shared_reward = check.boolean("shared_reward", p["shared_reward"])
         self.max_steps = check.integer("max_steps", max_steps, low=1)
-        self.collect_data = check.boolean("collect_data", collect_data)
 
         self.n_width = check.integer("n_width", n_width, low=1)
         self.n_height = check.integer("n_height", n_height, low=1)
@@ -179,13 +178,13 @@ class FirefightingGraphModel(PhasedModel):
 
     # --- Phase 1: choose (simultaneous) ------------------------------------------------
     def visit(self, actions):
-        """Every firefighter goes to the house its action names."""
-        if not self._action_set.issuperset(actions.values()):
-            agent, action = next((agent, action) for agent, action in actions.items()
-                                 if action not in self._action_set)
-            raise ValueError(f"agent {agent.index} ({agent.behaviour}) chose action "
-                             f"{action!r}; the actions are 0..{self.n_actions - 1}")
-        chosen = np.fromiter(actions.values(), dtype=np.int64, count=len(actions))
+        """A step opens; every firefighter goes to the house its action names."""
+        self.t += 1
+        values = actions.values()
+        if not self._action_set.issuperset(values) or bool in map(type, values):
+            for agent, action in actions.items():
+                check.decision(agent, action, self.n_actions, "action")
+        chosen = np.fromiter(values, dtype=np.int64, count=len(actions))
         self.visited = self.guarded[self._firefighters, chosen]
 
     # --- Phase 2: transition ------------------------------------------------------------
@@ -225,10 +224,7 @@ class FirefightingGraphModel(PhasedModel):
     # --- Phase 5: terminate -------------------------------------------------------------
     def terminate(self):
         """Ends when every house is at 0, or after exactly ``max_steps`` steps."""
-        self.t += 1
         self.total_fire = int(self.levels.sum())
-        if self.datacollector:
-            self.datacollector.collect(self)
         if self.total_fire == 0 or self.t >= self.max_steps:
             self.running = False
 

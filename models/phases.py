@@ -20,6 +20,9 @@ parameter):
 
 After each ``step()``, ``model.phases_run`` holds the names of the phases that ran, in order.
 
+The DataCollector collects after construction and after every step that ran its phases
+(``collect_data=False``: no DataCollector, for speed).
+
 ``rng`` is None or an integer seed >= 0; None draws a fresh seed from the operating system.
 Either way ``model.seed`` is the integer the model's generators (``model.random``,
 ``model.rng``) were seeded with, so any run can be played again.
@@ -96,16 +99,19 @@ class PhasedModel(mesa.Model):
     model_reporters: ClassVar[tuple[str, ...] | dict[str, str]] = ()
     agent_reporters: ClassVar[tuple[str, ...] | dict[str, str]] = ()
 
-    def __init__(self, *, rng=None):
+    def __init__(self, *, rng=None, collect_data=True):
+        self.collect_data = check.boolean("collect_data", collect_data)
         seed = check.seed("rng", rng)
         self.seed = secrets.randbits(63) if seed is None else seed
         super().__init__(rng=self.seed)
         self.phases_run: list[str] = []
         self._bound_from, self._bound_phases = None, []
+        self.datacollector = None
 
     def start_data_collection(self) -> None:
         """Make ``self.datacollector`` for the declared columns and collect the state after
-        construction; with ``self.collect_data`` False, ``self.datacollector`` is None."""
+        construction (the end of a game's ``__init__``); ``step()`` collects after the
+        phases. With ``collect_data=False``, ``self.datacollector`` is None."""
         self.datacollector = None
         if self.collect_data:
             self.datacollector = mesa.DataCollector(
@@ -124,3 +130,5 @@ class PhasedModel(mesa.Model):
         for name, run in self._bound_phases:
             run()
             self.phases_run.append(name)
+        if self.datacollector:
+            self.datacollector.collect(self)

@@ -35,7 +35,6 @@ Choices the seed and the rulings leave open, made here:
 
 import dataclasses
 import math
-from decimal import Decimal
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -101,7 +100,7 @@ class Action(NamedTuple):
 
 def _exact(x: float) -> Fraction:
     """The decimal ``x`` as written (0.1 is 1/10), as an exact fraction."""
-    return Fraction(Decimal(repr(x)))
+    return Fraction(check.written_decimal(x))
 
 
 class StatePunishmentModel(PhasedModel):
@@ -142,20 +141,14 @@ class StatePunishmentModel(PhasedModel):
         collect_data=True,
         rng=None,
     ):
-        super().__init__(rng=rng)
+        super().__init__(rng=rng, collect_data=collect_data)
         self.width = check.integer("width", width, low=3)
         self.height = check.integer("height", height, low=3)
         self.num_agents = check.integer("num_agents", num_agents, low=1)
         behaviours = parse_population(population, self.num_agents, BEHAVIOURS)
         self.population = population
         self.max_steps = check.integer("max_steps", max_steps, low=1)
-        kinds = tuple(taboo) if isinstance(taboo, str) else taboo
-        if not isinstance(kinds, (tuple, list, set, frozenset)) \
-                or not all(kind in KINDS for kind in kinds if isinstance(kind, str)) \
-                or not all(isinstance(kind, str) for kind in kinds):
-            raise ValueError(f"taboo={taboo!r} is invalid: must be a set of kinds from "
-                             f"{''.join(KINDS)}, e.g. 'ABCDE' or ('B', 'D')")
-        self.taboo = frozenset(kinds)
+        self.taboo = check.subset("taboo", taboo, "".join(KINDS))
         self.initial_resources = check.integer("initial_resources", initial_resources, low=0)
         self.spawn_prob = check.probability("spawn_prob", spawn_prob)
         weights = check.reals("spawn_weights", spawn_weights, len(KINDS), low=0)
@@ -172,16 +165,13 @@ class StatePunishmentModel(PhasedModel):
         self.vote_cost = check.real("vote_cost", vote_cost, low=0)
         self.punishment_mode = check.choice("punishment_mode", punishment_mode,
                                             ("expected", "stochastic"))
-        self.punishment_magnitude = check.real("punishment_magnitude", punishment_magnitude)
-        if self.punishment_magnitude > 0:
-            raise ValueError(f"punishment_magnitude={punishment_magnitude!r} is invalid: must "
-                             "be <= 0 (a punishment is a loss)")
+        self.punishment_magnitude = check.real("punishment_magnitude", punishment_magnitude,
+                                               high=0)
         self.vision_radius = check.integer("vision_radius", vision_radius, low=0,
                                            high=max(self.width, self.height))
         self.full_view = check.boolean("full_view", full_view)
         self.num_worlds = check.integer("num_worlds", num_worlds, low=1, high=self.num_agents)
         self.composite_views = check.boolean("composite_views", composite_views)
-        self.collect_data = check.boolean("collect_data", collect_data)
         per_world = -(-self.num_agents // self.num_worlds)
         open_per_world = (self.width - 2) * (self.height - 2)
         if open_per_world < per_world + self.initial_resources:
@@ -317,12 +307,11 @@ class StatePunishmentModel(PhasedModel):
 
     # --- Phase 3: log -------------------------------------------------------------------
     def log_turn(self):
-        """Counters and the DataCollector; the episode ends after ``max_steps`` turns."""
+        """Counters (the DataCollector collects after the step); the episode ends after
+        ``max_steps`` turns."""
         self.cumulative_votes_up += self.votes_up
         self.cumulative_votes_down += self.votes_down
         self._set_counts()
-        if self.datacollector:
-            self.datacollector.collect(self)
         if self.turn >= self.max_steps:
             self.running = False
 

@@ -6,6 +6,8 @@ the parameter, the value given and what is allowed. Booleans are not numbers her
 """
 
 import math
+import operator
+from decimal import Decimal
 from numbers import Integral, Real
 
 import numpy as np
@@ -20,14 +22,19 @@ def _is_real(value):
         isinstance(value, Real) and not isinstance(value, bool))
 
 
+def _bounds(kind, low, high):
+    if low is not None and high is not None:
+        return f"must be {kind} from {low} to {high}"
+    if low is not None:
+        return f"must be {kind} >= {low}"
+    if high is not None:
+        return f"must be {kind} <= {high}"
+    return f"must be {kind}"
+
+
 def integer(name, value, *, low=None, high=None):
     """An integer in [low, high] (either bound may be open)."""
-    if low is not None and high is not None:
-        allowed = f"must be an integer from {low} to {high}"
-    elif low is not None:
-        allowed = f"must be an integer >= {low}"
-    else:
-        allowed = "must be an integer"
+    allowed = _bounds("an integer", low, high)
     if type(value) is not int and (isinstance(value, bool) or not isinstance(value, Integral)):
         raise _invalid(name, value, allowed)
     if (low is not None and value < low) or (high is not None and value > high):
@@ -35,12 +42,12 @@ def integer(name, value, *, low=None, high=None):
     return int(value)
 
 
-def real(name, value, *, low=None):
-    """A finite real number, at least ``low`` if given."""
-    allowed = "must be a finite number" + (f" >= {low}" if low is not None else "")
+def real(name, value, *, low=None, high=None):
+    """A finite real number in [low, high] (either bound may be open)."""
+    allowed = _bounds("a finite number", low, high)
     if not _is_real(value) or not math.isfinite(value):
         raise _invalid(name, value, allowed)
-    if low is not None and value < low:
+    if (low is not None and value < low) or (high is not None and value > high):
         raise _invalid(name, value, allowed)
     return float(value)
 
@@ -89,3 +96,32 @@ def from_table(given: dict, table: dict) -> dict:
     """``given`` with every None replaced by the value in ``table`` (a named scenario or
     preset): explicit values override the table's, one parameter at a time."""
     return {key: table[key] if value is None else value for key, value in given.items()}
+
+
+def subset(name, value, allowed: str):
+    """A set of the one-letter names in ``allowed``, given as a string ("ABD") or a
+    collection of letters."""
+    letters = tuple(value) if isinstance(value, str) else value
+    if not isinstance(letters, (tuple, list, set, frozenset)) or not all(
+            isinstance(letter, str) and letter in allowed for letter in letters):
+        raise _invalid(name, value, f"must be a set of names from {allowed}, e.g. "
+                                    f"{allowed!r} or {tuple(allowed[:2])!r}")
+    return frozenset(letters)
+
+
+def decision(agent, value, size: int, what: str) -> int:
+    """A behaviour's choice of one of ``size`` options (0..size-1): an integer, not a bool.
+    Raises a ValueError naming the agent (``seat`` and ``behaviour``)."""
+    try:
+        index = operator.index(value)
+    except TypeError:
+        index = None
+    if isinstance(value, bool) or index is None or not 0 <= index < size:
+        raise ValueError(f"agent {agent.seat} ({agent.behaviour}) chose {what} {value!r}; "
+                         f"it must be one of 0..{size - 1}")
+    return index
+
+
+def written_decimal(x: float) -> Decimal:
+    """The decimal a user wrote for ``x`` (0.1 is 1/10, not the float nearest it)."""
+    return Decimal(repr(x))

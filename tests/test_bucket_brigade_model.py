@@ -3,6 +3,7 @@
 import math
 
 import mesa
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -83,8 +84,6 @@ def test_bad_parameters_raise_a_value_error_naming_them(kwargs, names):
 
 
 def test_numpy_values_are_accepted_as_the_plain_numbers_they_are():
-    import numpy as np
-
     model = BucketBrigadeModel(rng=np.int64(3), num_agents=np.int64(5), beta=np.float64(0.3),
                                work_costs=np.array([0.1, 0.2, 0.3, 0.4, 0.5]))
     assert model.seed == 3 and type(model.seed) is int
@@ -109,8 +108,30 @@ def test_a_custom_agent_returning_nonsense_gets_a_clear_error(monkeypatch):
 
     monkeypatch.setitem(BEHAVIOURS, "confused", Confused)
     model = BucketBrigadeModel(population="confused")
-    with pytest.raises(ValueError, match=r"agent 0 \(confused\) chose \(99, 'WORK'\)"):
+    with pytest.raises(ValueError, match=r"agent 0 \(confused\) chose house 99; it must be one "
+                                         r"of 0\.\.9"):
         model.step()
+
+
+@pytest.mark.parametrize("house, accepted", [(np.int64(2), True), (True, False), (2.0, False)])
+def test_a_house_is_an_integer_and_nothing_moves_before_every_choice_is_checked(
+        monkeypatch, house, accepted):
+    class Picky(BEHAVIOURS["always_rest"]):
+        behaviour = "picky"
+
+        def choose_action(self):
+            return (house if self.seat == 3 else 1, REST)
+
+    monkeypatch.setitem(BEHAVIOURS, "picky", Picky)
+    model = BucketBrigadeModel(population="picky")
+    if accepted:
+        model.step()
+        assert [agent.house for agent in model.seats] == [1, 1, 1, 2]
+        assert type(model.seats[3].house) is int
+    else:
+        with pytest.raises(ValueError, match="agent 3 \\(picky\\) chose house"):
+            model.step()
+        assert [agent.house for agent in model.seats] == [0, 1, 2, 3]  # nobody moved
 
 
 # --- Data -----------------------------------------------------------------------------

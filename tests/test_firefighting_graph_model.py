@@ -396,14 +396,14 @@ class OutOfRange(FirefighterAgent):
     behaviour = "out_of_range"
 
     def choose_action(self):
-        return 2 if self.index == 1 else 0
+        return 2 if self.seat == 1 else 0
 
 
 class Corner(FirefighterAgent):
     behaviour = "corner"
 
     def choose_action(self):
-        return self.index % 4
+        return self.seat % 4
 
 
 def test_an_action_out_of_range_names_the_agent_and_the_allowed_actions(monkeypatch):

@@ -17,7 +17,7 @@ def test_main_job_prints_a_row_per_mix_of_every_game_and_writes_the_episodes(tmp
                "state_punishment": ("mean_p", "votes_up", "harm"),
                "firefighting_graph": ("mean_fire", "doubled", "flame_rate")}
     assert set(GAMES) == set(columns)
-    for game, (module, _, title) in GAMES.items():
+    for game, (module, title) in GAMES.items():
         assert title in printed
         for mix in module.MIXES:
             assert mix in printed
