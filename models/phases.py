@@ -29,11 +29,10 @@ Either way ``model.seed`` is the integer the model's generators (``model.random`
 A model whose ``running`` is False has finished its episode: ``step()`` runs no phase.
 """
 
-from dataclasses import dataclass
-from collections.abc import Callable
-from typing import ClassVar
-
 import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
 
 import mesa
 
@@ -111,8 +110,7 @@ class PhasedModel(mesa.Model):
     def start_data_collection(self) -> None:
         """Make ``self.datacollector`` for the declared columns and collect the state after
         construction (the end of a game's ``__init__``); ``step()`` collects after the
-        phases. With ``collect_data=False``, ``self.datacollector`` is None."""
-        self.datacollector = None
+        phases. With ``collect_data=False``, ``self.datacollector`` stays None."""
         if self.collect_data:
             self.datacollector = mesa.DataCollector(
                 model_reporters=_columns(self.model_reporters),
