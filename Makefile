@@ -23,6 +23,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/bucket_brigade.py
 	$(VENV)/bin/python benchmarks/state_punishment.py
+	$(VENV)/bin/python benchmarks/stag_hunt.py
 	$(VENV)/bin/python benchmarks/firefighting_graph.py
 
 clean:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import bucket_brigade, firefighting_graph, state_punishment
+from analysis import bucket_brigade, firefighting_graph, stag_hunt, state_punishment
 from analysis.sweeps import behaviour_table
 from models.files import write_atomic
 
@@ -19,6 +19,7 @@ from models.files import write_atomic
 GAMES = {
     "bucket_brigade": (bucket_brigade, "Bucket Brigade, default scenario"),
     "state_punishment": (state_punishment, "State Punishment, default parameters"),
+    "stag_hunt": (stag_hunt, "Stag Hunt Physical, default map and agents"),
     "firefighting_graph": (firefighting_graph, "Firefighting Graph, default row game"),
 }
 

@@ -52,6 +52,7 @@ Choices the seed and the rulings leave open, made here:
 * ``collect_data=False`` is for speed: no DataCollector.
 """
 
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -110,8 +111,9 @@ class Defeat(NamedTuple):
     share: float
 
 
+@functools.cache
 def _rays(mode, attack_range, beam_length, beam_radius):
-    """Per orientation, the rays of a footprint: lists of ``(d_row, d_col, hits)``; a ray
+    """Per orientation, the rays of a footprint: tuples of ``(d_row, d_col, hits)``; a ray
     stops at its first wall, ``hits`` says whether the cell is in the footprint."""
     if mode == "area":
         frame = [[(d, l, True)] for d in range(3) for l in (-1, 0, 1)]
@@ -125,9 +127,9 @@ def _rays(mode, attack_range, beam_length, beam_radius):
     rays = []
     for orientation in range(4):
         (fr, fc), (rr, rc) = DIRECTIONS[orientation], DIRECTIONS[(orientation + 1) % 4]
-        rays.append([[(d * fr + l * rr, d * fc + l * rc, hits) for d, l, hits in ray]
-                     for ray in frame])
-    return rays
+        rays.append(tuple(tuple((d * fr + l * rr, d * fc + l * rc, hits)
+                                for d, l, hits in ray) for ray in frame))
+    return tuple(rays)
 
 
 def _agent_config(value, num_agents):
@@ -321,8 +323,8 @@ class StagHuntModel(PhasedModel):
     # --- Set-up ---------------------------------------------------------------------
     def _place_agents(self, layout):
         players = list(self.agents)
-        open_free = [tuple(map(int, rc)) for rc in
-                     np.argwhere(~layout.walls & (layout.resources == 0))]
+        open_free = list(map(tuple, np.argwhere(~layout.walls & (layout.resources == 0))
+                             .tolist()))
         if self.random_agent_spawning:
             if len(open_free) < len(players):
                 raise ValueError(

@@ -3,10 +3,11 @@
 import pandas as pd
 import pytest
 
-from analysis import bucket_brigade, firefighting_graph, state_punishment
+from analysis import bucket_brigade, firefighting_graph, stag_hunt, state_punishment
 from analysis.main_job import GAMES, main
 from models.bucket_brigade import BucketBrigadeModel
 from models.firefighting_graph import FirefightingGraphModel
+from models.stag_hunt import StagHuntModel
 from models.state_punishment import StatePunishmentModel
 
 
@@ -15,7 +16,8 @@ def test_main_job_prints_a_row_per_mix_of_every_game_and_writes_the_episodes(tmp
     printed = capsys.readouterr().out
     columns = {"bucket_brigade": ("saved", "lies", "work_rate"),
                "state_punishment": ("mean_p", "votes_up", "harm"),
-               "firefighting_graph": ("mean_fire", "doubled", "flame_rate")}
+               "firefighting_graph": ("mean_fire", "doubled", "flame_rate"),
+               "stag_hunt": ("stags", "coordinated", "stag_share")}
     assert set(GAMES) == set(columns)
     for game, (module, title) in GAMES.items():
         assert title in printed
@@ -86,3 +88,22 @@ def test_firefighting_graph_episode_rows_match_a_direct_run():
     for behaviour in ("belief_tracker", "random"):
         rewards = [agent.reward for agent in model.seats if agent.behaviour == behaviour]
         assert row[f"reward_{behaviour}"] == pytest.approx(sum(rewards) / len(rewards))
+
+
+def test_stag_hunt_episode_rows_match_a_direct_run():
+    population = "cooperator:1,stag_hunter:1,hare_hunter:1"
+    episodes = stag_hunt.episode_table(stag_hunt.sweep(
+        populations=[population], seeds=[2, 7], processes=1, num_agents_to_spawn=3))
+    for row in episodes.itertuples():
+        model = StagHuntModel(population=population, num_agents_to_spawn=3, rng=int(row.seed))
+        model.run_model()
+        frame = model.datacollector.get_model_vars_dataframe().iloc[1:]
+        assert row.turns == model.turn == 50
+        assert (row.stags, row.hares) == (model.stags_defeated, model.hares_defeated)
+        assert row.coordinated == model.coordinated_stag_kills
+        assert row.attacks == frame["attacks"].sum()
+        assert row.punishments == frame["punishments"].sum()
+        assert row.removals == model.removals
+        assert row.mean_reward == pytest.approx(model.mean_reward)
+        for agent in model.seats:
+            assert getattr(row, f"reward_{agent.behaviour}") == pytest.approx(agent.reward)
