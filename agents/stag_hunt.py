@@ -82,7 +82,9 @@ class StagHuntAgent(CellAgent):
         self.removed = False
         self.return_turn = None
         self.next_attack = self.next_punish = 0
-        self.acted_turn = self.shared_turn = -1
+        self.acted_turn = -1
+        #: The last two turns in which it was given a share of another agent's defeat.
+        self.shared_turns = (None, None)
 
     def act(self):
         """Choose an action; the model applies it (rulings, phase 4). An agent removed
@@ -93,6 +95,15 @@ class StagHuntAgent(CellAgent):
     def observe(self):
         """This agent's observation (see ``models.stag_hunt.Observation``)."""
         return self.model.observe(self)
+
+    def given_share(self, turn: int):
+        if self.shared_turns[1] != turn:
+            self.shared_turns = (self.shared_turns[1], turn)
+
+    @property
+    def shared_last_turn(self) -> bool:
+        """Whether it was given a share of another agent's defeat in the previous turn."""
+        return self.model.turn - 1 in self.shared_turns
 
     def choose_action(self) -> int:
         raise NotImplementedError

@@ -10,7 +10,7 @@ Choices the seed and the rulings leave open, made here:
   (0 none, 1 stag, 2 hare), ``health`` (the resource's), ``attack_beam`` and ``punish_beam``
   (bool, the cells the beams of this turn covered). Agents are ``CellAgent``s.
 * Maps (``models.stag_hunt_map``): with ``ascii_map`` the map's size is the world's and
-  ``height``/``width``/``wall_density``/``resource_density`` are not used. Random maps
+  ``height``/``width``/``wall_density``/``resource_density`` are validated but not used. Random maps
   place the agents first (their starting cells count as spawn points), then a resource on
   each other open cell with ``resource_density``. Fixed spawning without a map uses the
   first ``num_agents`` open cells in row-major order as spawn points; the spawned agents, in
@@ -45,6 +45,7 @@ Choices the seed and the rulings leave open, made here:
   action). ``model.defeats`` records every defeat and its recipients.
 * The fourth extra feature is 1 during turn ``t`` when a share of another agent's defeat
   was given to the agent during turn ``t - 1``.
+* ``vision_radius`` has no upper bound: beyond the map the window reads walls.
 * The observation's positional encoding is one-hot over an ``embedding_size`` x
   ``embedding_size`` partition of the world: cell ``(r, c)`` is in part
   ``(r * n // height, c * n // width)``.
@@ -261,16 +262,15 @@ class StagHuntModel(PhasedModel):
         self.embedding_size = check.integer("embedding_size", embedding_size, low=1)
         self.max_steps = check.integer("max_steps", max_steps, low=1)
 
+        self.height = check.integer("height", height, low=3)
+        self.width = check.integer("width", width, low=3)
         if ascii_map is None:
-            self.height = check.integer("height", height, low=3)
-            self.width = check.integer("width", width, low=3)
             layout = random_layout(self.height, self.width, self.wall_density, self.random)
         else:
             layout = read_ascii_map(ascii_map)
             self.height, self.width = layout.walls.shape
         self.ascii_map = str(ascii_map) if isinstance(ascii_map, Path) else ascii_map
-        self.vision_radius = check.integer("vision_radius", vision_radius, low=0,
-                                           high=max(self.height, self.width))
+        self.vision_radius = check.integer("vision_radius", vision_radius, low=0)
 
         self.attack_rays = _rays(self.attack_mode, self.attack_range, self.beam_length,
                                  self.beam_radius)
@@ -534,7 +534,7 @@ class StagHuntModel(PhasedModel):
         agent.reward += share
         for other in recipients[1:]:
             other.pending_reward += share
-            other.shared_turn = self.turn
+            other.given_share(self.turn)
         self.defeats.append(Defeat(self.turn, RESOURCE_NAMES[code], cell, agent.seat, hitters,
                                    tuple(a.seat for a in recipients), share))
 
@@ -585,7 +585,7 @@ class StagHuntModel(PhasedModel):
         view = np.concatenate([one_hot(codes, self.channels - 2), beams.astype(np.float32)],
                               axis=-1)
         features = np.array([agent.stags, agent.hares, agent.ready,
-                             agent.shared_turn == self.turn - 1], dtype=np.float32)
+                             agent.shared_last_turn], dtype=np.float32)
         n = self.embedding_size
         position = np.zeros(n * n, dtype=np.float32)
         position[(row * n // self.height) * n + col * n // self.width] = 1.0
