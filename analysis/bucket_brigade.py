@@ -16,7 +16,7 @@ mixed population it shows who gains from whom.
 
 import pandas as pd
 
-from analysis.sweeps import batch_rows, behaviour_rewards, mean_by_population, model_rows
+from analysis.sweeps import batch_rows, episode_rows, mean_by_population
 from models.bucket_brigade import BucketBrigadeModel
 
 #: Episodes per behaviour mix in the main job.
@@ -33,28 +33,29 @@ def sweep(populations=MIXES, seeds=range(SEEDS), processes=2,
                       seeds, processes)
 
 
-def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per episode (RunId) from the rows of ``sweep``, with the mean final reward
-    R_i of each behaviour that played as ``reward_<behaviour>``."""
-    nightly = model_rows(rows, BucketBrigadeModel)
+def statistics(nightly: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
+    """One row per episode (index ``run``) from the model's rows of every night: the
+    columns of the module docstring."""
     played = nightly[nightly["night"] >= 1]
-    last = nightly.sort_values("night").groupby("RunId").last()
+    last = nightly.sort_values("night").groupby(run).last()
     houses = last["safe"] + last["burning"] + last["ruined"]
-    episodes = pd.DataFrame({
-        "population": last["population"],
-        "seed": last["rng"],
+    return pd.DataFrame({
         "nights": last["night"],
         "saved": last["safe"] / houses,
         "ruined": last["ruined"] / houses,
         "lies": last["cumulative_lies"],
-        "lie_rate": played.groupby("RunId")["lie_rate"].mean(),
-        "work_rate": played.groupby("RunId")["work_rate"].mean(),
-        "cooperation": played.groupby("RunId")["cooperation_rate"].mean(),
+        "lie_rate": played.groupby(run)["lie_rate"].mean(),
+        "work_rate": played.groupby(run)["work_rate"].mean(),
+        "cooperation": played.groupby(run)["cooperation_rate"].mean(),
         "team_reward": last["team_reward"],
         "mean_reward": last["mean_reward"],
     })
-    rewards = behaviour_rewards(rows).add_prefix("reward_")
-    return episodes.join(rewards).reset_index()
+
+
+def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per episode (RunId) from the rows of ``sweep``, with the mean final reward
+    R_i of each behaviour that played as ``reward_<behaviour>``."""
+    return episode_rows(rows, BucketBrigadeModel, statistics)
 
 
 def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:

@@ -15,7 +15,7 @@ episodes of each mix:
 
 import pandas as pd
 
-from analysis.sweeps import batch_rows, behaviour_rewards, mean_by_population, model_rows
+from analysis.sweeps import batch_rows, episode_rows, mean_by_population
 from models.firefighting_graph import FirefightingGraphModel
 
 #: Episodes per behaviour mix in the main job.
@@ -31,25 +31,26 @@ def sweep(populations=MIXES, seeds=range(SEEDS), processes=2,
                       seeds, processes)
 
 
+def statistics(steps: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
+    """One row per episode (index ``run``) from the model's rows of every step: the columns
+    of the module docstring."""
+    played = steps[steps["step"] >= 1]
+    last = steps.sort_values("step").groupby(run).last()
+    return pd.DataFrame({
+        "steps": last["step"],
+        "mean_fire": played.groupby(run)["mean_fire"].mean(),
+        "final_fire": last["mean_fire"],
+        "burning": last["burning_houses"],
+        "doubled": played.groupby(run)["doubled_houses"].mean(),
+        "flame_rate": played.groupby(run)["flame_rate"].mean(),
+        "mean_reward": last["mean_reward"],
+    })
+
+
 def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per episode (RunId) from the rows of ``sweep``, with the mean final reward of
     each behaviour that played as ``reward_<behaviour>``."""
-    steps = model_rows(rows, FirefightingGraphModel)
-    played = steps[steps["step"] >= 1]
-    last = steps.sort_values("step").groupby("RunId").last()
-    episodes = pd.DataFrame({
-        "population": last["population"],
-        "seed": last["rng"],
-        "steps": last["step"],
-        "mean_fire": played.groupby("RunId")["mean_fire"].mean(),
-        "final_fire": last["mean_fire"],
-        "burning": last["burning_houses"],
-        "doubled": played.groupby("RunId")["doubled_houses"].mean(),
-        "flame_rate": played.groupby("RunId")["flame_rate"].mean(),
-        "mean_reward": last["mean_reward"],
-    })
-    rewards = behaviour_rewards(rows).add_prefix("reward_")
-    return episodes.join(rewards).reset_index()
+    return episode_rows(rows, FirefightingGraphModel, statistics)
 
 
 def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:

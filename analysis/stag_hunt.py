@@ -15,7 +15,7 @@ each mix:
 
 import pandas as pd
 
-from analysis.sweeps import batch_rows, behaviour_rewards, mean_by_population, model_rows
+from analysis.sweeps import batch_rows, episode_rows, mean_by_population
 from models.stag_hunt import StagHuntModel
 
 #: Episodes per behaviour mix in the main job.
@@ -32,15 +32,12 @@ def sweep(populations=MIXES, seeds=range(SEEDS), processes=2,
                       seeds, processes)
 
 
-def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per episode (RunId) from the rows of ``sweep``, with the mean final reward of
-    each behaviour that played as ``reward_<behaviour>``."""
-    turns = model_rows(rows, StagHuntModel)
-    last = turns.sort_values("turn").groupby("RunId").last()
-    totals = turns.groupby("RunId")[["attacks", "punishments"]].sum()
-    episodes = pd.DataFrame({
-        "population": last["population"],
-        "seed": last["rng"],
+def statistics(turns: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
+    """One row per episode (index ``run``) from the model's rows of every turn: the columns
+    of the module docstring."""
+    last = turns.sort_values("turn").groupby(run).last()
+    totals = turns.groupby(run)[["attacks", "punishments"]].sum()
+    return pd.DataFrame({
         "turns": last["turn"],
         "stags": last["stags_defeated"],
         "hares": last["hares_defeated"],
@@ -51,8 +48,12 @@ def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
         "removals": last["removals"],
         "mean_reward": last["mean_reward"],
     })
-    rewards = behaviour_rewards(rows).add_prefix("reward_")
-    return episodes.join(rewards).reset_index()
+
+
+def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per episode (RunId) from the rows of ``sweep``, with the mean final reward of
+    each behaviour that played as ``reward_<behaviour>``."""
+    return episode_rows(rows, StagHuntModel, statistics)
 
 
 def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:

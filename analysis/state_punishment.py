@@ -14,7 +14,7 @@ each mix:
 
 import pandas as pd
 
-from analysis.sweeps import batch_rows, behaviour_rewards, mean_by_population, model_rows
+from analysis.sweeps import batch_rows, episode_rows, mean_by_population
 from agents.state_punishment import KINDS
 from models.state_punishment import StatePunishmentModel
 
@@ -32,17 +32,14 @@ def sweep(populations=MIXES, seeds=range(SEEDS), processes=2,
                       seeds, processes)
 
 
-def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per episode (RunId) from the rows of ``sweep``, with the mean final reward of
-    each behaviour that played as ``reward_<behaviour>``."""
-    turns = model_rows(rows, StatePunishmentModel)
+def statistics(turns: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
+    """One row per episode (index ``run``) from the model's rows of every turn: the columns
+    of the module docstring."""
     played = turns[turns["turn"] >= 1]
-    last = turns.sort_values("turn").groupby("RunId").last()
-    episodes = pd.DataFrame({
-        "population": last["population"],
-        "seed": last["rng"],
+    last = turns.sort_values("turn").groupby(run).last()
+    return pd.DataFrame({
         "turns": last["turn"],
-        "mean_p": played.groupby("RunId")["punishment_level"].mean(),
+        "mean_p": played.groupby(run)["punishment_level"].mean(),
         "final_p": last["punishment_level"],
         "votes_up": last["cumulative_votes_up"],
         "votes_down": last["cumulative_votes_down"],
@@ -52,8 +49,12 @@ def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
         "vote_cost": last["vote_cost_total"],
         "mean_reward": last["mean_reward"],
     })
-    rewards = behaviour_rewards(rows).add_prefix("reward_")
-    return episodes.join(rewards).reset_index()
+
+
+def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per episode (RunId) from the rows of ``sweep``, with the mean final reward of
+    each behaviour that played as ``reward_<behaviour>``."""
+    return episode_rows(rows, StatePunishmentModel, statistics)
 
 
 def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:

@@ -34,6 +34,15 @@ def behaviour_rewards(rows: pd.DataFrame) -> pd.DataFrame:
                              aggfunc="mean")
 
 
+def episode_rows(rows: pd.DataFrame, model_cls, statistics) -> pd.DataFrame:
+    """One row per run: its population and seed, the game's ``statistics`` of the model's
+    rows, and the mean final reward of each behaviour that played as ``reward_<name>``."""
+    steps = model_rows(rows, model_cls)
+    first = steps.groupby("RunId")[["population", "rng"]].first()
+    episodes = first.rename(columns={"rng": "seed"}).join(statistics(steps, "RunId"))
+    return episodes.join(behaviour_rewards(rows).add_prefix("reward_")).reset_index()
+
+
 def mean_by_population(episodes: pd.DataFrame, columns) -> pd.DataFrame:
     """Mean of ``columns`` over the episodes of each population, in sweep order, after a
     count of episodes."""

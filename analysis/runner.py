@@ -1,0 +1,227 @@
+"""Running a study: runs written to Parquet as they finish, resumable, on a pool or on Dask.
+
+``run_study(study, out)`` plays the runs of ``study`` that are not done yet and writes into
+``<out>/<study.name>/``:
+
+* ``runs/<batch>.model.parquet`` -- the model DataFrames of a batch of finished runs (one row
+  per collection: after construction, then after every step; ``Step`` counts them), with the
+  columns ``run_id``, ``replicate``, ``seed`` and every parameter of the run (fixed and
+  swept; a list value as JSON text) in front. ``runs/<batch>.agent.parquet`` likewise for the
+  agents when the study collects them, written first: the model file marks its runs done.
+  A worker plays ``batch_size`` runs (default: about eight batches per worker, at most 50
+  runs) and writes them together, since writing a file per run of a short game would cost
+  more than playing it; ``batch_size=1`` writes each run as it finishes.
+* ``failed/<run_id>.json`` -- a run that raised: its parameters, seed and traceback. The
+  other runs go on. A failed run is tried again when the study is run again.
+* ``study.json`` -- the study's definition. Running a different study into the same folder
+  is an error, so results of two studies never mix.
+
+Every file is written to a temporary name and renamed (``models.files.write_atomic``): an
+interrupted study leaves no partial file that counts, and running it again plays only the
+runs found in no model file (stale temporary files are removed).
+
+Backends: ``"local"`` -- a process pool on this machine (``workers`` processes, default every
+core; forked on Linux, so the workers start without importing anything again);
+``"dask"`` -- ``dask.distributed``: a ``Client`` to the scheduler at ``scheduler`` (its
+workers must see ``out`` at the same path), or a ``LocalCluster`` of ``workers`` processes
+on 127.0.0.1 that the runner starts and stops; ``"serial"`` -- this process, one batch after
+another (for debugging). A run's data depends only on its parameters and seed, so every
+backend, number of workers and batch size gives the same rows.
+"""
+
+import hashlib
+import json
+import multiprocessing
+import os
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from tqdm.auto import tqdm
+
+from analysis.studies import Run, Study, StudyError, canonical
+from models import GAMES
+from models.files import write_atomic
+
+BACKENDS = ("local", "dask", "serial")
+MAX_BATCH = 50
+
+
+@dataclass
+class Report:
+    """What ``run_study`` did: runs in the study, already done before, played now, and the
+    ids of the runs that failed."""
+
+    folder: Path
+    total: int
+    already_done: int = 0
+    played: int = 0
+    failed: list[str] = field(default_factory=list)
+
+
+def study_folder(study: Study, out) -> Path:
+    return Path(out) / study.name
+
+
+def done_runs(folder: Path) -> set[str]:
+    """The ids of the runs whose model data is on disk."""
+    done = set()
+    for path in (folder / "runs").glob("*.model.parquet"):
+        done.update(pq.read_table(path, columns=["run_id"]).column(0).to_pylist())
+    return done
+
+
+def run_study(study: Study, out="results", *, backend="local", workers=None, scheduler=None,
+              batch_size=None, progress=True) -> Report:
+    """Play the runs of ``study`` not yet done into ``<out>/<study.name>`` (module
+    docstring) and return a :class:`Report`."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r} is invalid: must be one of {list(BACKENDS)}")
+    for name, value in (("workers", workers), ("batch_size", batch_size)):
+        if value is not None and (type(value) is not int or value < 1):
+            raise ValueError(f"{name}={value!r} is invalid: must be None or an integer >= 1")
+    folder = _prepare(study, out)
+    runs = study.runs()
+    done = done_runs(folder)
+    todo = [run for run in runs if run.run_id not in done]
+    report = Report(folder, len(runs), already_done=len(runs) - len(todo))
+    workers = workers or os.cpu_count() or 1
+    size = batch_size or max(1, min(MAX_BATCH, len(todo) // (8 * workers)))
+    failed_before = {path.stem for path in (folder / "failed").glob("*.json")}
+    tasks = [(study.game, study.collect, batch, str(folder),
+              failed_before.intersection(run.run_id for run in batch))
+             for batch in (todo[i:i + size] for i in range(0, len(todo), size))]
+    bar = tqdm(total=len(runs), initial=report.already_done, unit="run", desc=study.name,
+               disable=not progress)
+    try:
+        for played, failed in _play(tasks, backend, workers, scheduler):
+            report.played += played
+            report.failed += failed
+            bar.update(played)
+    finally:
+        bar.close()
+    return report
+
+
+def _prepare(study: Study, out) -> Path:
+    """The study's folder, with its definition; stale temporary files removed."""
+    folder = study_folder(study, out)
+    (folder / "runs").mkdir(parents=True, exist_ok=True)
+    (folder / "failed").mkdir(exist_ok=True)
+    definition = folder / "study.json"
+    if definition.exists():
+        try:
+            existing = canonical(json.loads(definition.read_text()))
+        except ValueError:
+            existing = None
+        if existing != canonical(study.definition()):
+            raise StudyError(
+                f"study {study.name!r}: {folder} holds results of a different study "
+                f"(see {definition}); choose another name or output folder")
+    else:
+        text = json.dumps(study.definition(), indent=2, sort_keys=True) + "\n"
+        write_atomic(definition, text.encode())
+    for stale in folder.glob("*/.*.tmp"):
+        stale.unlink(missing_ok=True)
+    return folder
+
+
+def _play(tasks, backend, workers, scheduler):
+    """Yield ``(runs played, ids of those that failed)`` as the batches finish."""
+    if not tasks:
+        return
+    if backend == "serial":
+        yield from map(play_batch, tasks)
+    elif backend == "local":
+        context = multiprocessing.get_context(
+            "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            for future in as_completed([pool.submit(play_batch, task) for task in tasks]):
+                yield future.result()
+    else:
+        yield from _play_on_dask(tasks, workers, scheduler)
+
+
+def _play_on_dask(tasks, workers, scheduler):
+    from dask.distributed import Client, LocalCluster
+    from dask.distributed import as_completed as finished
+
+    if scheduler:
+        cluster, client = None, Client(scheduler)
+    else:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               host="127.0.0.1", dashboard_address=None)
+        client = Client(cluster)
+    try:
+        for future in finished(client.map(play_batch, tasks, pure=False)):
+            yield future.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def play_batch(task) -> tuple[int, list[str]]:
+    """Play a batch of runs and write their data (in a worker); a run that raises is
+    recorded in ``failed/`` instead. Returns ``(runs played, ids of the failed ones)``."""
+    game, collect, runs, folder, failed_before = task
+    folder = Path(folder)
+    model_columns: dict[str, list] = {}
+    agent_tables = []
+    failed = []
+    for run in runs:
+        failure = folder / "failed" / f"{run.run_id}.json"
+        try:
+            model = GAMES[game](**run.parameters, rng=run.seed)
+            model.run_model()
+            reported = model.datacollector.model_vars
+            steps = len(next(iter(reported.values())))
+            if "agent" in collect:
+                agents = model.datacollector.get_agent_vars_dataframe().reset_index()
+                agent_tables.append(pa.Table.from_pandas(agents, preserve_index=False))
+        except Exception as error:  # recorded as failed; the study goes on
+            record = {"run_id": run.run_id, "parameters": run.parameters,
+                      "replicate": run.replicate, "seed": run.seed,
+                      "error": f"{type(error).__name__}: {error}",
+                      "traceback": traceback.format_exc()}
+            write_atomic(failure, (json.dumps(record, indent=2, default=repr) + "\n").encode())
+            failed.append(run.run_id)
+            continue
+        if run.run_id in failed_before:
+            failure.unlink(missing_ok=True)
+        front = _run_columns(run)
+        if agent_tables:
+            table = agent_tables[-1]
+            agent_tables[-1] = pa.table(
+                [pa.array([value] * table.num_rows) for value in front.values()]
+                + table.columns, names=list(front) + table.column_names)
+        for column, value in front.items():
+            model_columns.setdefault(column, []).extend([value] * steps)
+        model_columns.setdefault("Step", []).extend(range(steps))
+        for column, values in reported.items():
+            model_columns.setdefault(column, []).extend(values)
+    if model_columns:
+        name = hashlib.sha256("".join(run.run_id for run in runs).encode()).hexdigest()[:16]
+        if agent_tables:
+            write_atomic(folder / "runs" / f"{name}.agent.parquet", _parquet(
+                pa.concat_tables(agent_tables, promote_options="permissive")))
+        write_atomic(folder / "runs" / f"{name}.model.parquet",
+                     _parquet(pa.table(model_columns)))
+    return len(runs), failed
+
+
+def _run_columns(run: Run) -> dict:
+    """The columns in front of a run's rows: its id, replicate, seed and parameters."""
+    front = {"run_id": run.run_id, "replicate": run.replicate, "seed": run.seed}
+    front.update({key: canonical(value) if isinstance(value, (list, tuple, dict)) else value
+                  for key, value in run.parameters.items()})
+    return front
+
+
+def _parquet(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()

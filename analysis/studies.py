@@ -1,0 +1,169 @@
+"""A study: a game, a grid of parameters, a number of seeds, and what to collect.
+
+A study file is TOML::
+
+    name = "bucket_brigade_beta_kappa"   # optional: the file's stem
+    game = "bucket_brigade"              # a name of models.GAMES
+    seed = 2026                          # the study's seed (integer >= 0), default 0
+    replicates = 10                      # runs per parameter combination, default 10
+    collect = ["model"]                  # "model" and/or "agent" DataFrames, default model
+
+    [fixed]                              # one value each (any the model takes)
+    scenario = "default"
+
+    [sweep]                              # a list of values each; every combination runs
+    beta = [0.1, 0.2, 0.3]
+    population = ["random", "firefighter"]
+
+A value that is itself a list (``spawn_weights``) goes in ``[fixed]`` as a list, or in
+``[sweep]`` as a list of lists. Everything is checked before anything runs: unknown keys,
+an unknown game or parameter, and every combination's values, by building its model once
+(``rng=0``, no data collection) -- an error names the study, the key and the problem.
+
+Each run is a parameter combination and a replicate number. Its seed is derived from the
+study's seed and the run's parameters and replicate (SHA-256 of their canonical JSON), so the
+same study gives the same seeds, hence the same data, on any machine and any number of
+workers; the same digest names the run (``run_id``).
+"""
+
+import hashlib
+import inspect
+import itertools
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from models import GAMES
+
+COLLECT = ("model", "agent")
+STUDY_KEYS = ("name", "game", "seed", "replicates", "collect", "fixed", "sweep")
+
+
+class StudyError(ValueError):
+    """A study that cannot run, with the reason (naming the key at fault)."""
+
+
+class Run(NamedTuple):
+    """One episode of a study: its parameters (fixed and swept), replicate and seed."""
+
+    run_id: str
+    index: int
+    parameters: dict
+    replicate: int
+    seed: int
+
+
+def canonical(value) -> str:
+    """JSON with sorted keys and no spaces; tuples as lists."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def game_parameters(game: str) -> list[str]:
+    """The keyword parameters of a game's model, without ``rng`` and ``collect_data``."""
+    signature = inspect.signature(GAMES[game].__init__)
+    return [name for name, p in signature.parameters.items()
+            if p.kind is p.KEYWORD_ONLY and name not in ("rng", "collect_data")]
+
+
+@dataclass(frozen=True)
+class Study:
+    """A validated study (see the module docstring); ``Study.from_file`` reads TOML."""
+
+    game: str
+    sweep: dict = field(default_factory=dict)
+    fixed: dict = field(default_factory=dict)
+    replicates: int = 10
+    seed: int = 0
+    collect: tuple = ("model",)
+    name: str = ""
+
+    def __post_init__(self):
+        where = f"study {self.name!r}" if self.name else "study"
+        if not isinstance(self.name, str) or not self.name or "/" in self.name \
+                or self.name.startswith("."):
+            raise StudyError(f"{where}: name={self.name!r} must be a non-empty string usable "
+                             "as a folder name")
+        if self.game not in GAMES:
+            raise StudyError(f"{where}: game={self.game!r} is not a game; "
+                             f"allowed: {sorted(GAMES)}")
+        if type(self.replicates) is not int or self.replicates < 1:
+            raise StudyError(f"{where}: replicates={self.replicates!r} must be an integer >= 1")
+        if type(self.seed) is not int or self.seed < 0:
+            raise StudyError(f"{where}: seed={self.seed!r} must be an integer >= 0")
+        collect = (self.collect,) if isinstance(self.collect, str) else self.collect
+        if not isinstance(collect, (list, tuple)) or not collect \
+                or not set(collect) <= set(COLLECT) or "model" not in collect:
+            raise StudyError(f"{where}: collect={self.collect!r} must be ['model'] or "
+                             "['model', 'agent']")
+        object.__setattr__(self, "collect", tuple(c for c in COLLECT if c in collect))
+        for table in ("fixed", "sweep"):
+            if not isinstance(getattr(self, table), dict):
+                raise StudyError(f"{where}: [{table}] must be a table of parameters")
+        known = game_parameters(self.game)
+        for table in ("fixed", "sweep"):
+            for key in getattr(self, table):
+                if key not in known:
+                    raise StudyError(f"{where}: [{table}] {key}: not a parameter of "
+                                     f"{self.game}; allowed: {known}")
+        both = set(self.fixed) & set(self.sweep)
+        if both:
+            raise StudyError(f"{where}: {sorted(both)} in both [fixed] and [sweep]")
+        for key, values in self.sweep.items():
+            if not isinstance(values, (list, tuple)) or not values:
+                raise StudyError(f"{where}: [sweep] {key}={values!r} must be a non-empty "
+                                 "list of values")
+        for combination in self.combinations():
+            try:
+                GAMES[self.game](**combination, rng=0, collect_data=False)
+            except (ValueError, TypeError) as error:
+                swept = {key: combination[key] for key in self.sweep}
+                raise StudyError(f"{where}: {error}"
+                                 + (f" (in the combination {swept})" if swept else "")) from None
+
+    @classmethod
+    def from_file(cls, path) -> "Study":
+        """Read and validate a study file; ``StudyError`` names the file and the key."""
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text())
+        except OSError as error:
+            raise StudyError(f"study file {str(path)!r} cannot be read: {error}") from None
+        except tomllib.TOMLDecodeError as error:
+            raise StudyError(f"study file {str(path)!r} is not valid TOML: {error}") from None
+        unknown = sorted(set(data) - set(STUDY_KEYS))
+        if unknown:
+            raise StudyError(f"study file {str(path)!r}: unknown key {unknown[0]!r}; "
+                             f"allowed: {list(STUDY_KEYS)}")
+        if "game" not in data:
+            raise StudyError(f"study file {str(path)!r}: the key 'game' is missing")
+        data.setdefault("name", path.stem)
+        try:
+            return cls(**data)
+        except StudyError as error:
+            raise StudyError(f"study file {str(path)!r}: {error}") from None
+
+    def combinations(self) -> list[dict]:
+        """Every combination of the swept values with the fixed ones, in file order (the
+        last swept key varies fastest)."""
+        keys = list(self.sweep)
+        return [{**self.fixed, **dict(zip(keys, values))}
+                for values in itertools.product(*(self.sweep[key] for key in keys))]
+
+    def runs(self) -> list[Run]:
+        """Every run: each combination, each replicate, with its derived seed."""
+        runs = []
+        for combination in self.combinations():
+            for replicate in range(self.replicates):
+                key = canonical({"parameters": combination, "replicate": replicate})
+                digest = hashlib.sha256(f"{self.seed}|{key}".encode()).digest()
+                runs.append(Run(digest[:8].hex(), len(runs), combination, replicate,
+                                int.from_bytes(digest[8:16], "big") >> 1))
+        return runs
+
+    def definition(self) -> dict:
+        """What makes the study's data: written next to its results, compared on resume."""
+        return {"game": self.game, "seed": self.seed, "replicates": self.replicates,
+                "collect": list(self.collect), "fixed": self.fixed, "sweep": self.sweep}
+
