@@ -1,0 +1,172 @@
+"""The ``dilemmas`` command (also ``python -m analysis``): play, run studies, summarise, draw.
+
+    dilemmas games                          the games and their parameters
+    dilemmas play GAME [--set k=v ...]      one episode, and its summary
+    dilemmas run STUDY.toml [...]           a study, resumable, with a progress bar
+    dilemmas summary FOLDER [--ci]          a study's statistics per parameter combination
+    dilemmas figures FOLDER ... [--out D]   the paper figures of studies, as PDF and PNG
+
+``--set`` values are read as TOML values (``beta=0.3``, ``population="firefighter"``,
+``spawn_weights=[1, 1, 1, 1, 2]``); a bare word that is not TOML is taken as a string.
+Errors in the input (an unknown game, a bad study file, a bad parameter) print one line
+naming what is wrong and exit with status 2.
+"""
+
+import argparse
+import sys
+import tomllib
+from pathlib import Path
+
+import pandas as pd
+
+from analysis import results
+from analysis.runner import BACKENDS, run_study
+from analysis.studies import Study, StudyError, canonical, game_parameters
+from models import GAMES
+
+
+def main(argv=None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.command(args) or 0
+    except (StudyError, ValueError, FileNotFoundError) as error:
+        print(f"dilemmas {args.name}: {error}", file=sys.stderr)
+        return 2
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="dilemmas", description="Four social-dilemma games as Mesa models: play an "
+        "episode, run a study, summarise its results, draw its figures.")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    games = commands.add_parser("games", help="list the games and their parameters",
+                                description="List the games and their parameters.")
+    games.set_defaults(command=_games, name="games")
+
+    play = commands.add_parser("play", help="play one episode and print its summary",
+                               description="Play one episode of GAME and print its summary.")
+    play.add_argument("game", choices=sorted(GAMES), metavar="GAME",
+                      help=f"one of {', '.join(sorted(GAMES))}")
+    play.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                      help="a model parameter (repeatable), e.g. --set beta=0.3")
+    play.add_argument("--seed", type=int, default=0, help="the model's rng (default 0)")
+    play.set_defaults(command=_play, name="play")
+
+    run = commands.add_parser("run", help="run a study from a TOML file",
+                              description="Run a study (see analysis/studies/*.toml); runs "
+                              "already done are skipped, so an interrupted study resumes.")
+    run.add_argument("study", type=Path, help="the study file (TOML)")
+    run.add_argument("--out", type=Path, default=Path("results"),
+                     help="results folder (default: results); the study writes <out>/<name>")
+    run.add_argument("--backend", choices=BACKENDS, default="local",
+                     help="local process pool (default), dask, or serial")
+    run.add_argument("--workers", type=int, help="processes (default: every core)")
+    run.add_argument("--scheduler", help="dask scheduler address (default: a LocalCluster)")
+    run.add_argument("--batch-size", type=int, help="runs per written file (default: auto)")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.set_defaults(command=_run, name="run")
+
+    summary = commands.add_parser("summary", help="summarise a study's results",
+                                  description="Mean of each episode statistic over the seeds "
+                                  "of each parameter combination of a study.")
+    summary.add_argument("folder", type=Path, help="the study's results folder")
+    summary.add_argument("--ci", action="store_true", help="add 95%% confidence intervals")
+    summary.set_defaults(command=_summary, name="summary")
+
+    figures = commands.add_parser("figures", help="draw the figures of studies",
+                                  description="Draw each study's paper figures (PDF and PNG).")
+    figures.add_argument("folders", type=Path, nargs="+", help="study results folders")
+    figures.add_argument("--out", type=Path, default=Path("results/figures"),
+                         help="folder for the figures (default: results/figures)")
+    figures.set_defaults(command=_figures, name="figures")
+    return parser
+
+
+def _games(args):
+    for game in GAMES:
+        print(f"{game}: {', '.join(game_parameters(game))}")
+
+
+def _value(text: str):
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _play(args):
+    parameters = {}
+    for item in args.set:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set {item!r} must be KEY=VALUE")
+        if key.strip() not in game_parameters(args.game):
+            raise ValueError(f"--set {key.strip()}: not a parameter of {args.game}; "
+                             f"allowed: {game_parameters(args.game)}")
+        parameters[key.strip()] = _value(text.strip())
+    model = GAMES[args.game](**parameters, rng=args.seed)
+    model.run_model()
+    rows = model.datacollector.get_model_vars_dataframe()
+    statistics = results.STATISTICS[args.game](rows.assign(run=0), "run")
+    print(f"{args.game}, seed {args.seed}, {len(rows) - 1} steps"
+          + (f", {parameters}" if parameters else ""))
+    print("\nfinal state\n" + rows.iloc[-1].to_string())
+    print("\nepisode\n" + statistics.iloc[0].to_string())
+    if "reward" in model.agent_reporters:
+        agents = model.datacollector.get_agent_vars_dataframe()
+        final = agents.xs(agents.index.get_level_values(0).max(), level=0)
+        print("\nagents\n" + final.to_string())
+
+
+def _run(args):
+    study = Study.from_file(args.study)
+    report = run_study(study, args.out, backend=args.backend, workers=args.workers,
+                       scheduler=args.scheduler, batch_size=args.batch_size,
+                       progress=not args.no_progress)
+    print(f"{study.name}: {report.total} runs, {report.already_done} done before, "
+          f"{report.played} played now, {len(report.failed)} failed; results in "
+          f"{report.folder}")
+    for run_id in report.failed:
+        print(f"  failed: {report.folder / 'failed' / (run_id + '.json')}")
+    return 1 if report.failed else 0
+
+
+def summary_table(folder, ci=False) -> pd.DataFrame:
+    """Mean of each episode statistic per combination of the swept parameters."""
+    episodes = results.episodes(folder)
+    sweep = results.definition(folder)["sweep"]
+    swept = list(sweep) or ["replicate"]
+    if not sweep:
+        episodes = episodes.assign(replicate="all")
+    else:  # the combinations in the study's order
+        positions = [episodes[key].map({canonical(v) if isinstance(v, list) else v: i
+                                        for i, v in enumerate(values)})
+                     for key, values in sweep.items()]
+        order = sorted(range(len(episodes)), key=lambda i: [p.iloc[i] for p in positions])
+        episodes = episodes.iloc[order]
+    numbers = [c for c in episodes.columns
+               if c not in results.parameter_columns(folder)
+               and pd.api.types.is_numeric_dtype(episodes[c])]
+    table = results.aggregate(episodes, swept, numbers)
+    if not ci:
+        table = table.drop(columns=[c for c in table if c.endswith(("_low", "_high"))])
+    return table
+
+
+def _summary(args):
+    with pd.option_context("display.width", 200, "display.max_columns", None,
+                           "display.float_format", "{:.3f}".format):
+        print(summary_table(args.folder, args.ci).to_string(index=False))
+
+
+def _figures(args):
+    from analysis.figures import make_figures
+
+    for path in make_figures(args.folders, args.out):
+        print(path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
