@@ -1,9 +1,10 @@
-"""The main job (``make run``): a small sweep of every built game and its summary table.
+"""The main job (``make run``): a small study of each game, its results, figures and summary.
 
-For each game, plays each behaviour mix of its ``analysis.<game>.MIXES`` for
-``analysis.<game>.SEEDS`` seeds under the default parameters with ``mesa.batch_run`` on 2
-processes, writes the per-episode table to ``results/<game>_episodes.parquet``, and prints the
-mean per mix and the mean final reward of each behaviour in each mix.
+Runs the example study of each game (``analysis/studies/<game>.toml``) with the sweep runner
+on a local process pool, into ``<out>/<study>/`` (Parquet, resumable: running the job again
+plays only what is missing), draws each game's paper figures into ``<out>/figures/`` (PDF and
+PNG), and prints where everything is and, per behaviour mix, the mean of the game's episode
+statistics over the study's other parameters and seeds.
 """
 
 import argparse
@@ -11,41 +12,53 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import bucket_brigade, firefighting_graph, stag_hunt, state_punishment
-from analysis.sweeps import behaviour_table
-from models.files import write_atomic
+from analysis import bucket_brigade, firefighting_graph, results, stag_hunt, state_punishment
+from analysis.figures import make_figures
+from analysis.runner import run_study
+from analysis.studies import Study
 
-#: game name -> (its analysis module, the title of its tables)
+STUDIES = Path(__file__).parent / "studies"
+
+#: game name -> (its analysis module, the title of its table)
 GAMES = {
-    "bucket_brigade": (bucket_brigade, "Bucket Brigade, default scenario"),
-    "state_punishment": (state_punishment, "State Punishment, default parameters"),
-    "stag_hunt": (stag_hunt, "Stag Hunt Physical, default map and agents"),
-    "firefighting_graph": (firefighting_graph, "Firefighting Graph, default row game"),
+    "bucket_brigade": (bucket_brigade, "Bucket Brigade: beta x kappa x behaviour mix"),
+    "state_punishment": (state_punishment,
+                         "State Punishment: initial punishment x behaviour mix"),
+    "stag_hunt": (stag_hunt, "Stag Hunt Physical: heal_delay x behaviour mix"),
+    "firefighting_graph": (firefighting_graph, "Firefighting Graph: p_ignite x behaviour mix"),
 }
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, help="episodes per mix (default: per game)")
-    parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("results"), help="folder for results")
+    parser.add_argument("--workers", type=int, help="processes (default: every core)")
+    parser.add_argument("--replicates", type=int,
+                        help="seeds per combination (default: each study file's)")
     parser.add_argument("--games", nargs="+", choices=sorted(GAMES), default=list(GAMES))
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
 
+    folders = []
     for game in args.games:
+        study = Study.from_file(STUDIES / f"{game}.toml")
+        if args.replicates:
+            study = Study(**{**study.__dict__, "replicates": args.replicates,
+                             "name": f"{study.name}_{args.replicates}"})
+        report = run_study(study, args.out, workers=args.workers,
+                           progress=not args.no_progress)
+        folders.append(report.folder)
         module, title = GAMES[game]
-        seeds = args.seeds or module.SEEDS
-        episodes = module.episode_table(module.sweep(seeds=range(seeds),
-                                                     processes=args.processes))
-        target = write_atomic(args.out / f"{game}_episodes.parquet",
-                              episodes.to_parquet(index=False))
+        episodes = results.episodes(report.folder)
         with pd.option_context("display.width", 200, "display.float_format", "{:.3f}".format):
-            print(f"{title}, {seeds} seeds per behaviour mix (means over episodes)\n")
+            print(f"\n{title}: {report.total} runs ({report.played} played now, "
+                  f"{len(report.failed)} failed) in {report.folder}\n")
             print(module.summary_table(episodes).to_string())
-            print("\nmean final reward of each behaviour in each mix\n")
-            print(behaviour_table(episodes).to_string(na_rep="-"))
-        print(f"\nper-episode rows: {target}\n")
+    figures = make_figures(folders, args.out / "figures")
+    print(f"\n{len(figures)} figure files (PDF and PNG) in {args.out / 'figures'}:")
+    for path in figures:
+        if path.suffix == ".pdf":
+            print(f"  {path.with_suffix('')}.{{pdf,png}}")
 
 
 if __name__ == "__main__":

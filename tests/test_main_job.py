@@ -4,30 +4,37 @@ import pandas as pd
 import pytest
 
 from analysis import bucket_brigade, firefighting_graph, stag_hunt, state_punishment
-from analysis.main_job import GAMES, main
+from analysis import results
+from analysis.main_job import GAMES, STUDIES, main
+from analysis.studies import Study
 from models.bucket_brigade import BucketBrigadeModel
 from models.firefighting_graph import FirefightingGraphModel
 from models.stag_hunt import StagHuntModel
 from models.state_punishment import StatePunishmentModel
 
 
-def test_main_job_prints_a_row_per_mix_of_every_game_and_writes_the_episodes(tmp_path, capsys):
-    main(["--seeds", "2", "--processes", "1", "--out", str(tmp_path)])
+def test_main_job_runs_a_study_per_game_and_writes_results_and_figures(tmp_path, capsys):
+    main(["--replicates", "2", "--workers", "2", "--out", str(tmp_path), "--no-progress"])
     printed = capsys.readouterr().out
-    columns = {"bucket_brigade": ("saved", "lies", "work_rate"),
+    columns = {"bucket_brigade": ("saved", "lie_rate", "work_rate", "cooperation"),
                "state_punishment": ("mean_p", "votes_up", "harm"),
                "firefighting_graph": ("mean_fire", "doubled", "flame_rate"),
                "stag_hunt": ("stags", "coordinated", "stag_share")}
     assert set(GAMES) == set(columns)
     for game, (module, title) in GAMES.items():
-        assert title in printed
-        for mix in module.MIXES:
+        study = Study.from_file(STUDIES / f"{game}.toml")
+        folder = tmp_path / f"{study.name}_2"
+        assert f"{title}: {len(study.combinations()) * 2} runs" in printed
+        assert str(folder) in printed
+        for mix in study.sweep["population"]:
             assert mix in printed
         for column in columns[game]:
             assert column in printed
-        episodes = pd.read_parquet(tmp_path / f"{game}_episodes.parquet")
-        assert len(episodes) == 2 * len(module.MIXES)
-    assert printed.count("mean final reward of each behaviour in each mix") == len(GAMES)
+        assert len(results.episodes(folder)) == len(study.combinations()) * 2
+    pdfs = sorted((tmp_path / "figures").glob("*.pdf"))
+    assert len(pdfs) >= 2 * len(GAMES)
+    for pdf in pdfs:
+        assert pdf.with_suffix(".png").stat().st_size > 0 and pdf.stat().st_size > 0
 
 
 @pytest.mark.parametrize("population", ["random", "firefighter:2,free_rider:2"])
