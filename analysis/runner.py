@@ -18,7 +18,8 @@
 
 Every file is written to a temporary name and renamed (``models.files.write_atomic``): an
 interrupted study leaves no partial file that counts, and running it again plays only the
-runs found in no model file (stale temporary files are removed).
+runs found in no model file (stale temporary files, and agent files whose batch has no model
+file, are removed).
 
 Backends: ``"local"`` -- a process pool on this machine (``workers`` processes, default every
 core; forked on Linux, so the workers start without importing anything again);
@@ -48,6 +49,13 @@ from models.files import write_atomic
 
 BACKENDS = ("local", "dask", "serial")
 MAX_BATCH = 50
+
+
+class _Progress(tqdm):
+    """tqdm without its monitor thread, so the local pool forks a process with no thread of
+    ours running (numpy's own idle threads still make Python warn about fork)."""
+
+    monitor_interval = 0
 
 
 @dataclass
@@ -94,7 +102,7 @@ def run_study(study: Study, out="results", *, backend="local", workers=None, sch
     tasks = [(study.game, study.collect, batch, str(folder),
               failed_before.intersection(run.run_id for run in batch))
              for batch in (todo[i:i + size] for i in range(0, len(todo), size))]
-    bar = tqdm(total=len(runs), initial=report.already_done, unit="run", desc=study.name,
+    bar = _Progress(total=len(runs), initial=report.already_done, unit="run", desc=study.name,
                disable=not progress)
     try:
         for played, failed in _play(tasks, backend, workers, scheduler):
@@ -122,10 +130,13 @@ def _prepare(study: Study, out) -> Path:
                 f"study {study.name!r}: {folder} holds results of a different study "
                 f"(see {definition}); choose another name or output folder")
     else:
-        text = json.dumps(study.definition(), indent=2, sort_keys=True) + "\n"
+        text = json.dumps(study.definition(), indent=2) + "\n"  # the file's key order
         write_atomic(definition, text.encode())
-    for stale in folder.glob("*/.*.tmp"):
+    for stale in [*folder.glob(".*.tmp"), *folder.glob("*/.*.tmp")]:
         stale.unlink(missing_ok=True)
+    for agents in (folder / "runs").glob("*.agent.parquet"):  # its batch was cut short
+        if not agents.with_name(agents.name.replace(".agent.", ".model.")).exists():
+            agents.unlink()
     return folder
 
 
