@@ -25,6 +25,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/state_punishment.py
 	$(VENV)/bin/python benchmarks/stag_hunt.py
 	$(VENV)/bin/python benchmarks/firefighting_graph.py
+	$(VENV)/bin/python benchmarks/runner.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis results

@@ -16,7 +16,9 @@
 * ``study.json`` -- the study's definition. Running a different study into the same folder
   is an error, so results of two studies never mix.
 
-Every file is written to a temporary name and renamed (``models.files.write_atomic``): an
+Every file is written to a temporary name and renamed (``models.files.write_atomic``; run
+files without waiting for the disk, which would cost more than a short run: a file a crash
+of the machine left unreadable is found and removed when the study resumes): an
 interrupted study leaves no partial file that counts, and running it again plays only the
 runs found in no model file (stale temporary files, and agent files whose batch has no model
 file, are removed).
@@ -75,10 +77,16 @@ def study_folder(study: Study, out) -> Path:
 
 
 def done_runs(folder: Path) -> set[str]:
-    """The ids of the runs whose model data is on disk."""
+    """The ids of the runs whose model data is on disk. A file that cannot be read (cut
+    short by a crash of the machine: run files are renamed into place without waiting for
+    the disk) is removed with its agent file, and its runs are played again."""
     done = set()
     for path in (folder / "runs").glob("*.model.parquet"):
-        done.update(pq.read_table(path, columns=["run_id"]).column(0).to_pylist())
+        try:
+            done.update(pq.read_table(path, columns=["run_id"]).column(0).to_pylist())
+        except (pa.ArrowException, OSError):
+            path.unlink()
+            path.with_name(path.name.replace(".model.", ".agent.")).unlink(missing_ok=True)
     return done
 
 
@@ -218,9 +226,9 @@ def play_batch(task) -> tuple[int, list[str]]:
         name = hashlib.sha256("".join(run.run_id for run in runs).encode()).hexdigest()[:16]
         if agent_tables:
             write_atomic(folder / "runs" / f"{name}.agent.parquet", _parquet(
-                pa.concat_tables(agent_tables, promote_options="permissive")))
+                pa.concat_tables(agent_tables, promote_options="permissive")), durable=False)
         write_atomic(folder / "runs" / f"{name}.model.parquet",
-                     _parquet(pa.table(model_columns)))
+                     _parquet(pa.table(model_columns)), durable=False)
     return len(runs), failed
 
 

@@ -2,7 +2,9 @@
 
 The text goes to a temporary file in the target's folder, is flushed to disk, and only then
 replaces the target in one ``os.replace``: a reader sees the old file or the new one, never
-half of either.
+half of either. ``durable=False`` skips waiting for the disk (``fsync``): a killed process
+still leaves no half file, but after a crash of the machine itself the file may be empty or
+cut short, so use it only where the reader checks what it reads.
 """
 
 import os
@@ -10,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomic(path, data: str | bytes) -> Path:
+def write_atomic(path, data: str | bytes, durable: bool = True) -> Path:
     path = Path(path)
     mode = "wb" if isinstance(data, bytes) else "w"
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -18,7 +20,8 @@ def write_atomic(path, data: str | bytes) -> Path:
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -157,6 +157,23 @@ def test_agent_rows_of_a_batch_killed_between_its_two_files_are_not_counted_twic
     pd.testing.assert_frame_equal(agent_rows, whole)
 
 
+@pytest.mark.parametrize("damage", [b"", b"PAR1 cut short by a crash"])
+def test_a_run_file_a_crash_left_unreadable_is_removed_and_its_runs_played_again(tmp_path,
+                                                                                   damage):
+    # Run files are renamed into place without fsync; after a crash of the machine one may
+    # be empty or cut short. Resuming must not count it as done, nor fail on it.
+    study = small(collect=("model", "agent"))
+    first = run_study(study, tmp_path, backend="serial", batch_size=3, progress=False)
+    whole = {level: results.load(first.folder, level) for level in ("model", "agent")}
+    damaged = sorted(first.folder.glob("runs/*.model.parquet"))[0]
+    damaged.write_bytes(damage)
+
+    second = run_study(study, tmp_path, backend="serial", batch_size=3, progress=False)
+    assert (second.already_done, second.played) == (9, 3)
+    for level in ("model", "agent"):
+        pd.testing.assert_frame_equal(results.load(first.folder, level), whole[level])
+
+
 # --- Failure isolation ------------------------------------------------------------------
 
 class BrokenAgent(RandomAgent):
