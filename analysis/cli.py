@@ -4,7 +4,8 @@
     dilemmas play GAME [--set k=v ...]      one episode, and its summary
     dilemmas run STUDY.toml [...]           a study, resumable, with a progress bar
     dilemmas summary FOLDER [--ci]          a study's statistics per parameter combination
-    dilemmas figures FOLDER ... [--out D]   the paper figures of studies, as PDF and PNG
+    dilemmas figures [FOLDER ...]           the paper figures of studies, as PDF and PNG
+                                            (default: of every study in results/)
 
 ``--set`` values are read as TOML values (``beta=0.3``, ``population="firefighter"``,
 ``spawn_weights=[1, 1, 1, 1, 2]``); a bare word that is not TOML is taken as a string.
@@ -77,7 +78,11 @@ def _parser():
 
     figures = commands.add_parser("figures", help="draw the figures of studies",
                                   description="Draw each study's paper figures (PDF and PNG).")
-    figures.add_argument("folders", type=Path, nargs="+", help="study results folders")
+    figures.add_argument("folders", type=Path, nargs="*",
+                         help="study results folders (default: every study in --results)")
+    figures.add_argument("--results", type=Path, default=Path("results"),
+                         help="where to look for studies when no folder is given "
+                         "(default: results)")
     figures.add_argument("--out", type=Path, default=Path("results/figures"),
                          help="folder for the figures (default: results/figures)")
     figures.set_defaults(command=_figures, name="figures")
@@ -164,7 +169,10 @@ def _summary(args):
 def _figures(args):
     from analysis.figures import make_figures
 
-    for path in make_figures(args.folders, args.out):
+    folders = args.folders or sorted(p.parent for p in args.results.glob("*/study.json"))
+    if not folders:
+        raise FileNotFoundError(f"no study results in {args.results} (no */study.json)")
+    for path in make_figures(folders, args.out):
         print(path)
 
 

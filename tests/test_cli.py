@@ -220,3 +220,19 @@ def test_the_console_script_and_python_dash_m_work():
     done = subprocess.run([str(script), "games"], cwd="/", capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0 and len(done.stdout.splitlines()) == len(GAMES)
+
+
+def test_figures_without_folders_draws_every_study_in_the_results_folder(tmp_path, capsys):
+    study_file = tmp_path / "small.toml"
+    study_file.write_text(STUDY)
+    out = tmp_path / "out"
+    assert main(["run", str(study_file), "--out", str(out), "--backend", "serial",
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["figures", "--results", str(out), "--out", str(tmp_path / "figs")]) == 0
+    printed = capsys.readouterr().out.split()
+    assert printed and all(Path(path).stat().st_size > 0 for path in printed)
+    assert {Path(path).suffix for path in printed} == {".pdf", ".png"}
+    assert all(Path(path).name.startswith("small_") for path in printed)
+    assert main(["figures", "--results", str(tmp_path / "empty")]) == 2
+    assert "no study results" in capsys.readouterr().err
