@@ -1,5 +1,6 @@
 """Timing whole episodes, shared by the games' benchmark scripts (spec contract, rule 8)."""
 
+import argparse
 import time
 
 
@@ -32,3 +33,39 @@ def print_table(label_heading, unit, rows):
     for label, r in rows:
         print(f"{label:<40} {r['per_s']:>9,.0f} {r['steps_only']:>10,.0f} "
               f"{r['build_us']:>8,.0f} {r['episodes']:>8}")
+
+
+def observing_behaviour(random_cls, behaviours) -> str:
+    """Register, for a benchmark only, a behaviour that builds its observation on every
+    action and then acts as ``random_cls`` (``random`` agents never ask for one); returns its
+    name for ``population``."""
+
+    class ObservingRandomAgent(random_cls):
+        behaviour = "observing_random"
+
+        def choose_action(self):
+            self.observe()
+            return super().choose_action()
+
+    behaviours.setdefault(ObservingRandomAgent.behaviour, ObservingRandomAgent)
+    return ObservingRandomAgent.behaviour
+
+
+def random_and_observing(title, model_cls, random_cls, behaviours, rounds, description):
+    """The benchmark of a gridworld game: ``random`` agents with the DataCollector off and
+    on, and observing agents with it off; ``--seconds`` per configuration."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per configuration")
+    args = parser.parse_args()
+    observing = observing_behaviour(random_cls, behaviours)
+    rows = []
+    for label, population, collect_data in (
+            ("random, DataCollector off", "random", False),
+            ("random, DataCollector on", "random", True),
+            ("observing every action, DC off", observing, False)):
+        result = measure(
+            lambda seed: model_cls(population=population, collect_data=collect_data,
+                                   rng=seed),
+            rounds, args.seconds)
+        rows.append((label, result))
+    print_table(title, "turns/s", rows)
