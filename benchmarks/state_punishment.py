@@ -13,5 +13,6 @@ from agents.state_punishment import BEHAVIOURS, RandomAgent
 from models.state_punishment import StatePunishmentModel
 
 if __name__ == "__main__":
-    random_and_observing("State Punishment (3 agents, 10 x 10)", StatePunishmentModel, RandomAgent, BEHAVIOURS,
-                         lambda model: model.turn, __doc__.splitlines()[0])
+    random_and_observing("State Punishment (3 agents, 10 x 10)", StatePunishmentModel,
+                         RandomAgent, BEHAVIOURS, lambda model: model.turn,
+                         __doc__.splitlines()[0])
