@@ -74,8 +74,8 @@ def caption(model, text):
 class BucketBrigadeView(BucketBrigadeModel):
     """Bucket Brigade with its scenario given as ``scenario_name`` (module docstring)."""
 
-    def __init__(self, *, scenario_name="default", scenario=None, **parameters):
-        super().__init__(scenario=scenario_name, **parameters)
+    def __init__(self, *, scenario_name="default", scenario=None, rng=None, **parameters):
+        super().__init__(scenario=scenario_name, rng=rng, **parameters)
 
 
 HOUSE_COLOURS = {SAFE: "#7fc97f", BURNING: "#fb6a4a", RUINED: "#404040"}
@@ -317,4 +317,4 @@ def Page():
     game = solara.use_reactive("Bucket Brigade")
     with solara.Sidebar():
         solara.ToggleButtonsSingle(value=game, values=list(VIEWS), classes=["game-picker"])
-    VIEWS[game.value]()
+    VIEWS[game.value]().key(game.value)  # a fresh SolaraViz (and layout) per game

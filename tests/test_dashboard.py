@@ -1,0 +1,84 @@
+"""The dashboard without a browser: each game's page renders with ``solara.render``, Step
+advances the model, and Reset rebuilds it with the parameters chosen."""
+
+import ipyvue
+import ipyvuetify as v
+import ipywidgets
+import pytest
+import solara
+
+import app
+
+
+@solara.component
+def Root():
+    with solara.AppLayout():
+        app.Page()
+
+
+def widgets_under(widget):
+    """Every widget in the tree, including the items of Mesa's grid layout."""
+    yield widget
+    for name in ("children", "items"):
+        for child in getattr(widget, name, None) or ():
+            if isinstance(child, ipywidgets.Widget):
+                yield from widgets_under(child)
+
+
+def texts(box):
+    return [w.children[0] for w in widgets_under(box)
+            if isinstance(w, ipyvue.Html) and w.children and isinstance(w.children[0], str)]
+
+
+def caption(box):
+    return next(t for t in texts(box) if "· seed" in t)
+
+
+def pick(rc, title):
+    """Choose the game in the picker (as a click in the browser sets the toggle's value)."""
+    rc.find(v.BtnToggle).widget.v_model = list(app.VIEWS).index(title)
+
+
+@pytest.fixture
+def page():
+    box, rc = solara.render(Root(), handle_error=False)
+    yield box, rc
+    rc.close()
+
+
+@pytest.mark.parametrize("title", list(app.VIEWS))
+def test_each_game_renders_its_world_and_plots_and_step_advances_it(page, title):
+    box, rc = page
+    pick(rc, title)
+    assert "Time: 0.0" in texts(box)
+    assert caption(box).endswith("step 0")
+    images = [w for w in widgets_under(box) if isinstance(w, ipywidgets.Image)]
+    assert len(images) == 1 + len(app.GAMES[title]["plots"])
+    assert all(image.value[:4] == b"\x89PNG" for image in images)
+    before = [bytes(image.value) for image in images]
+
+    rc.find(v.Btn, children=["Step"]).widget.click()
+    assert "Time: 1.0" in texts(box)
+    assert caption(box).endswith("step 1")
+    after = [bytes(w.value) for w in widgets_under(box) if isinstance(w, ipywidgets.Image)]
+    assert after != before
+
+
+@pytest.mark.parametrize("title", list(app.VIEWS))
+def test_reset_rebuilds_the_model_with_the_chosen_mix_and_seed(page, title):
+    box, rc = page
+    pick(rc, title)
+    mixes = app.GAMES[title]["params"]["population"]["values"]
+    rc.find(v.Select, label="behaviour mix").widget.v_model = mixes[-1]
+    rc.find(v.Slider, label="seed (rng)").widget.v_model = 7
+    rc.find(v.Btn, children=["Step"]).widget.click()
+    assert f"population {mixes[0]} · seed 1" in caption(box)
+
+    rc.find(v.Btn, children=["Reset"]).widget.click()
+    assert "Time: 0.0" in texts(box)
+    assert caption(box).endswith(f"population {mixes[-1]} · seed 7 · step 0")
+
+
+def test_bucket_brigade_scenario_reaches_the_model():
+    model = app.BucketBrigadeView(scenario_name="hard", scenario=object(), rng=3)
+    assert model.scenario_name == "hard" and model.beta == 0.40
