@@ -193,6 +193,14 @@ STATE_PUNISHMENT = dict(
 KIND_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
 
 
+def facing_triangle(row, col, orientation, colour):
+    """A triangle on cell (row, col) whose tip points the way the agent faces (in data
+    coordinates x = col, y = row; the image's row axis points down)."""
+    dr, dc = DIRECTIONS[orientation]
+    return RegularPolygon((col, row), 3, radius=0.42,
+                          orientation=math.atan2(dr, dc) - math.pi / 2, color=colour)
+
+
 @solara.component
 def StagHuntWorld(model):
     """Walls grey, stags brown, hares tan; agents as triangles pointing where they face,
@@ -211,10 +219,8 @@ def StagHuntWorld(model):
         if agent.cell is None:
             continue
         row, col = agent.cell.coordinate
-        dr, dc = DIRECTIONS[agent.orientation]
-        ax.add_patch(RegularPolygon((col, row), 3, radius=0.42,
-                                    orientation=math.atan2(dc, dr),
-                                    color=KIND_COLOURS[model.kinds.index(agent.kind) % 4]))
+        ax.add_patch(facing_triangle(row, col, agent.orientation,
+                                     KIND_COLOURS[model.kinds.index(agent.kind) % 4]))
         ax.text(col, row, str(agent.seat), color="white", ha="center", va="center",
                 fontsize=7)
     with solara.Column():

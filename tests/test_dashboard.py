@@ -82,3 +82,16 @@ def test_reset_rebuilds_the_model_with_the_chosen_mix_and_seed(page, title):
 def test_bucket_brigade_scenario_reaches_the_model():
     model = app.BucketBrigadeView(scenario_name="hard", scenario=object(), rng=3)
     assert model.scenario_name == "hard" and model.beta == 0.40
+
+
+@pytest.mark.parametrize("orientation", range(4))
+def test_a_hunters_triangle_points_the_way_it_faces(orientation):
+    from agents.stag_hunt import DIRECTIONS
+
+    triangle = app.facing_triangle(5, 5, orientation, "blue")
+    vertices = triangle.get_path().vertices @ triangle.get_patch_transform().get_matrix()[:2, :2].T
+    tip = max(vertices, key=lambda xy: xy[0] * DIRECTIONS[orientation][1]
+              + xy[1] * DIRECTIONS[orientation][0])
+    dr, dc = DIRECTIONS[orientation]
+    assert tip[0] == pytest.approx(0.42 * dc, abs=1e-9)
+    assert tip[1] == pytest.approx(0.42 * dr, abs=1e-9)
