@@ -1,11 +1,19 @@
 # The two commands of the README: `make run` (the main job) and `make test` (the whole suite).
 # Both build the project's own virtual environment in .venv first, with the Python that
-# pyenv selects from .python-version (3.12).
+# pyenv selects from .python-version (3.12). `make dashboard` serves the Solara dashboard
+# (app.py) on 127.0.0.1 without internet: Solara's front-end files come from a local cache
+# that dashboard_assets.py fills from the npm registry. `make test` installs Debian's
+# chromium and fills that cache too, for the browser tests.
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-stamp
+# Solara's front-end files (npm packages), served by `solara run` when
+# SOLARA_ASSETS_PROXY_CACHE_DIR points here; see dashboard_assets.py
+ASSETS := .solara-assets
+ASSETS_STAMP := $(ASSETS)/.filled-stamp
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test bench clean
+.PHONY: run test bench clean dashboard assets chromium
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "dilemmas needs Python 3.12+, but $(PYTHON) is " + sys.version.split()[0] + "; install 3.12 with pyenv or run make PYTHON=python3.12")'
@@ -17,8 +25,28 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/python -m analysis.main_job
 
-test: $(STAMP)
+test: $(STAMP) $(ASSETS_STAMP) chromium
 	$(VENV)/bin/python -m pytest
+
+# Solara's JavaScript and CSS, so its pages render without the CDN; again after a reinstall
+# (e.g. a new Solara) or a change of the script
+$(ASSETS_STAMP): $(STAMP) dashboard_assets.py
+	$(VENV)/bin/python dashboard_assets.py --cache $(ASSETS)
+	touch $(ASSETS_STAMP)
+
+assets: $(ASSETS_STAMP)
+
+# Debian's chromium for the browser tests (Playwright drives it; never `playwright install`)
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then \
+		echo "chromium: $$(command -v chromium)"; \
+	else \
+		$(SUDO) apt-get update && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; \
+	fi
+
+dashboard: $(ASSETS_STAMP)
+	SOLARA_ASSETS_PROXY_CACHE_DIR=$(abspath $(ASSETS)) $(VENV)/bin/solara run app.py --host 127.0.0.1
 
 bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/bucket_brigade.py
@@ -28,4 +56,4 @@ bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/runner.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis results
+	rm -rf $(VENV) .pytest_cache .hypothesis results $(ASSETS)

@@ -321,6 +321,11 @@ VIEWS = {title: game_view(title, spec) for title, spec in GAMES.items()}
 @solara.component
 def Page():
     game = solara.use_reactive("Bucket Brigade")
+    shown = solara.use_reactive("Bucket Brigade")
+    # A newly picked game mounts on the render after the old one is gone: mounted in the
+    # same render, Mesa's SolaraViz loses its default parameters (Reset then ignores them).
+    solara.use_effect(lambda: shown.set(game.value), [game.value])
     with solara.Sidebar():
         solara.ToggleButtonsSingle(value=game, values=list(VIEWS), classes=["game-picker"])
-    VIEWS[game.value]().key(game.value)  # a fresh SolaraViz (and layout) per game
+    if shown.value == game.value:
+        VIEWS[shown.value]().key(shown.value)

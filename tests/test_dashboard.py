@@ -95,3 +95,15 @@ def test_a_hunters_triangle_points_the_way_it_faces(orientation):
     dr, dc = DIRECTIONS[orientation]
     assert tip[0] == pytest.approx(0.42 * dc, abs=1e-9)
     assert tip[1] == pytest.approx(0.42 * dr, abs=1e-9)
+
+
+def test_after_switching_games_reset_keeps_the_default_parameters(page):
+    # Mounted in the same render as the old game's, SolaraViz lost its defaults (seed 1
+    # included) and Reset built the model from the changed mix alone, with a fresh seed.
+    box, rc = page
+    for title in [*app.VIEWS, "Bucket Brigade"]:
+        pick(rc, title)
+        mixes = app.GAMES[title]["params"]["population"]["values"]
+        rc.find(v.Select, label="behaviour mix").widget.v_model = mixes[-1]
+        rc.find(v.Btn, children=["Reset"]).widget.click()
+        assert caption(box).endswith(f"population {mixes[-1]} · seed 1 · step 0"), title
