@@ -59,8 +59,10 @@ def figure(width=5.0, height=5.0):
     return fig, fig.subplots()
 
 
-def shown(fig):
-    return solara.FigureMatplotlib(fig, format="png", dependencies=[update_counter.value])
+def shown(fig, model):
+    """The drawing, redrawn when the model steps or is rebuilt (Reset)."""
+    return solara.FigureMatplotlib(fig, format="png",
+                                   dependencies=[id(model), model.steps, update_counter.value])
 
 
 def caption(model, text):
@@ -110,7 +112,7 @@ def BucketBrigadeWorld(model):
            title=f"night {model.night}: green safe, red burning, black ruined")
     ax.axis("off")
     with solara.Column():
-        shown(fig)
+        shown(fig, model)
         caption(model, "signal/mode per agent (W work, R rest)")
 
 
@@ -168,7 +170,7 @@ def StatePunishmentWorld(model):
             ax.text(col, row, str(agent.seat), color="white", ha="center", va="center",
                     fontsize=8)
     with solara.Column():
-        shown(fig)
+        shown(fig, model)
         caption(model, "agents by seat")
 
 
@@ -224,7 +226,7 @@ def StagHuntWorld(model):
         ax.text(col, row, str(agent.seat), color="white", ha="center", va="center",
                 fontsize=7)
     with solara.Column():
-        shown(fig)
+        shown(fig, model)
         caption(model, f"kinds {', '.join(model.kinds)}")
 
 
@@ -272,7 +274,7 @@ def FirefightingWorld(model):
     ax.set_title(f"step {model.t}: fire level per house (top), firefighters there (blue)",
                  fontsize=10)
     with solara.Column():
-        shown(fig)
+        shown(fig, model)
         caption(model, f"{model.layout} layout")
 
 

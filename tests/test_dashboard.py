@@ -107,3 +107,19 @@ def test_after_switching_games_reset_keeps_the_default_parameters(page):
         rc.find(v.Select, label="behaviour mix").widget.v_model = mixes[-1]
         rc.find(v.Btn, children=["Reset"]).widget.click()
         assert caption(box).endswith(f"population {mixes[-1]} · seed 1 · step 0"), title
+
+
+def world_image(box):
+    """The world drawing: the first image of the page (the world comes before the plots)."""
+    return next(bytes(w.value) for w in widgets_under(box) if isinstance(w, ipywidgets.Image))
+
+
+@pytest.mark.parametrize("title", list(app.VIEWS))
+def test_reset_redraws_the_world_of_the_new_model(page, title):
+    box, rc = page
+    pick(rc, title)
+    start = world_image(box)
+    rc.find(v.Btn, children=["Step"]).widget.click()
+    assert world_image(box) != start
+    rc.find(v.Btn, children=["Reset"]).widget.click()   # same parameters, same seed
+    assert world_image(box) == start

@@ -84,6 +84,7 @@ def test_each_game_plays_in_the_browser(server, browser, title, tmp_path):
     page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
     page.goto(server)
     page.get_by_role("button", name=title, exact=True).click()
+    expect(page.locator(".v-toolbar__title")).to_have_text(title, timeout=30_000)
     expect(page.get_by_text("Time: 0.0")).to_be_visible(timeout=30_000)
     caption = page.locator(".world-caption")
     expect(caption).to_contain_text("step 0", timeout=30_000)
