@@ -6,6 +6,7 @@
     dilemmas summary FOLDER [--ci]          a study's statistics per parameter combination
     dilemmas figures [FOLDER ...]           the paper figures of studies, as PDF and PNG
                                             (default: of every study in results/)
+    dilemmas dashboard [--port P]           the Solara dashboard (app.py) on 127.0.0.1
 
 ``--set`` values are read as TOML values (``beta=0.3``, ``population="firefighter"``,
 ``spawn_weights=[1, 1, 1, 1, 2]``); a bare word that is not TOML is taken as a string.
@@ -14,6 +15,8 @@ naming what is wrong and exit with status 2.
 """
 
 import argparse
+import os
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -86,6 +89,13 @@ def _parser():
     figures.add_argument("--out", type=Path, default=Path("results/figures"),
                          help="folder for the figures (default: results/figures)")
     figures.set_defaults(command=_figures, name="figures")
+
+    dashboard = commands.add_parser(
+        "dashboard", help="serve the dashboard (app.py) on 127.0.0.1",
+        description="Fill the front-end cache if needed (dashboard_assets.py, from the npm "
+        "registry) and serve app.py with `solara run` on 127.0.0.1, without the CDN.")
+    dashboard.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    dashboard.set_defaults(command=_dashboard, name="dashboard")
     return parser
 
 
@@ -174,6 +184,20 @@ def _figures(args):
         raise FileNotFoundError(f"no study results in {args.results} (no */study.json)")
     for path in make_figures(folders, args.out):
         print(path)
+
+
+def _dashboard(args):
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "app.py").exists():
+        raise FileNotFoundError(f"no app.py in {root}: the dashboard runs from a clone of the "
+                                "repository")
+    cache = root / ".solara-assets"
+    subprocess.run([sys.executable, str(root / "dashboard_assets.py"), "--cache", str(cache)],
+                   check=True)
+    solara = Path(sys.executable).parent / "solara"
+    os.execve(solara, [str(solara), "run", str(root / "app.py"), "--host", "127.0.0.1",
+                       "--port", str(args.port)],
+              {**os.environ, "SOLARA_ASSETS_PROXY_CACHE_DIR": str(cache)})
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from analysis.studies import Study, game_parameters
 from models import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["games", "play", "run", "summary", "figures"]
+COMMANDS = ["games", "play", "run", "summary", "figures", "dashboard"]
 
 STUDY = """\
 game = "bucket_brigade"
