@@ -66,7 +66,9 @@ _PROXY_PREFIX = r"(?:\{\{\s*cdn\s*\}\}|\$\{\s*this\.getCdn\(\)\s*\})"
 _REFERENCE = re.compile(_PROXY_PREFIX + r"(?P<path>[^\s\"'`<>()]*)")
 _JINJA_VAR = re.compile(r"\{\{\s*([\w.]+)\s*\}\}")
 # <name>@<version>/<file>, the name possibly scoped (@scope/name)
-_SPEC = re.compile(r"^(?P<spec>(?P<name>(?:@[\w.-]+/)?[\w.-]+)@(?P<version>[\w.+~^<>=*-]+))(?:/(?P<file>.*))?$")
+_SPEC = re.compile(
+    r"^(?P<spec>(?P<name>(?:@[\w.-]+/)?[\w.-]+)@(?P<version>[\w.+~^<>=*-]+))(?:/(?P<file>.*))?$"
+)
 _SCANNED_SUFFIXES = {".j2", ".html", ".vue", ".py", ".js"}
 # the solara package also holds the sources of Solara's own documentation website
 _SKIPPED_DIRS = {"website", "__pycache__"}
@@ -111,18 +113,24 @@ def derive(root: Path | None = None, variables: dict[str, str] | None = None) ->
     packages: dict[str, Package] = {}
     skipped: list[tuple[str, str]] = []
     for source in sorted(root.rglob("*")):
-        if source.suffix not in _SCANNED_SUFFIXES or _SKIPPED_DIRS & set(source.relative_to(root).parts):
+        if source.suffix not in _SCANNED_SUFFIXES or _SKIPPED_DIRS & set(
+            source.relative_to(root).parts
+        ):
             continue
         text = source.read_text(encoding="utf-8", errors="replace")
         relative = str(source.relative_to(root.parent))
         for match in _REFERENCE.finditer(text):
-            path = _JINJA_VAR.sub(lambda m: variables.get(m.group(1), m.group(0)), match.group("path"))
+            path = _JINJA_VAR.sub(
+                lambda m: variables.get(m.group(1), m.group(0)), match.group("path")
+            )
             path = path.lstrip("/")
             parsed = _SPEC.match(path)
             if "${" in path or "{{" in path or parsed is None:
                 skipped.append((match.group(0), relative))
                 continue
-            package = packages.setdefault(parsed["spec"], Package(parsed["spec"], parsed["name"], parsed["version"]))
+            package = packages.setdefault(
+                parsed["spec"], Package(parsed["spec"], parsed["name"], parsed["version"])
+            )
             if parsed["file"]:
                 package.files.add(parsed["file"])
             package.sources.add(relative)
@@ -131,7 +139,12 @@ def derive(root: Path | None = None, variables: dict[str, str] | None = None) ->
 
 def missing_files(cache: Path, packages: dict[str, Package]) -> list[str]:
     """The requested files (relative to the cache) that the cache lacks."""
-    return sorted(f"{p.spec}/{f}" for p in packages.values() for f in p.files if not (cache / p.spec / f).is_file())
+    return sorted(
+        f"{p.spec}/{f}"
+        for p in packages.values()
+        for f in p.files
+        if not (cache / p.spec / f).is_file()
+    )
 
 
 class AssetError(RuntimeError):
@@ -141,7 +154,9 @@ class AssetError(RuntimeError):
 def _npm() -> str:
     npm = shutil.which("npm")
     if npm is None:
-        raise AssetError("npm was not found on PATH; install Node.js and npm (Debian: apt-get install npm)")
+        raise AssetError(
+            "npm was not found on PATH; install Node.js and npm (Debian: apt-get install npm)"
+        )
     return npm
 
 
@@ -151,7 +166,9 @@ def npm_pack(spec: str, into: Path) -> tuple[Path, str]:
     result = subprocess.run(command, cwd=into, capture_output=True, text=True)
     if result.returncode != 0:
         tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-15:])
-        raise AssetError(f"`npm {' '.join(command[1:])}` failed (exit {result.returncode}):\n{tail}")
+        raise AssetError(
+            f"`npm {' '.join(command[1:])}` failed (exit {result.returncode}):\n{tail}"
+        )
     version = "?"
     try:
         info = json.loads(result.stdout)[0]
@@ -160,7 +177,9 @@ def npm_pack(spec: str, into: Path) -> tuple[Path, str]:
     except (ValueError, LookupError, TypeError):
         tarballs = sorted(into.glob("*.tgz"))
         if len(tarballs) != 1:
-            raise AssetError(f"`npm pack {spec}` left no single tarball in {into}: {result.stdout[-500:]}")
+            raise AssetError(
+                f"`npm pack {spec}` left no single tarball in {into}: {result.stdout[-500:]}"
+            )
         tarball = tarballs[0]
     if not tarball.is_file():
         raise AssetError(f"`npm pack {spec}` reported {tarball.name}, which is not in {into}")
@@ -173,7 +192,9 @@ def unpack(tarball: Path, into: Path) -> Path:
         archive.extractall(into, filter="data")
     tops = [p for p in into.iterdir() if p.is_dir()]
     if len(tops) != 1:
-        raise AssetError(f"{tarball.name} does not hold one top folder (found {[p.name for p in tops]})")
+        raise AssetError(
+            f"{tarball.name} does not hold one top folder (found {[p.name for p in tops]})"
+        )
     return tops[0]
 
 
@@ -197,7 +218,10 @@ def fill(cache: Path, packages: dict[str, Package], log=print) -> None:
         folder = cache / package.spec
         if folder.is_dir():
             copied = add_minified_copies(folder, package.files)
-            log(f"kept     {package.spec}" + (f" (copied {', '.join(copied)} from the unminified files)" if copied else ""))
+            log(
+                f"kept     {package.spec}"
+                + (f" (copied {', '.join(copied)} from the unminified files)" if copied else "")
+            )
             continue
         with tempfile.TemporaryDirectory(dir=cache, prefix=".partial-") as temp:
             temp = Path(temp)
@@ -214,10 +238,18 @@ def fill(cache: Path, packages: dict[str, Package], log=print) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"cache folder (default {DEFAULT_CACHE})")
+    parser.add_argument(
+        "--cache", type=Path, default=DEFAULT_CACHE, help=f"cache folder (default {DEFAULT_CACHE})"
+    )
     action = parser.add_mutually_exclusive_group()
-    action.add_argument("--list", action="store_true", help="print the derived packages and files; fetch nothing")
-    action.add_argument("--check", action="store_true", help="only check that the cache holds every file; fetch nothing")
+    action.add_argument(
+        "--list", action="store_true", help="print the derived packages and files; fetch nothing"
+    )
+    action.add_argument(
+        "--check",
+        action="store_true",
+        help="only check that the cache holds every file; fetch nothing",
+    )
     args = parser.parse_args(argv)
     cache = args.cache.resolve()
 
@@ -231,11 +263,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipped {reference}  (in {source}: no literal version)")
         return 0
     if not derived.packages:
-        print(f"error: found no asset references in {solara_dir()}; has Solara changed its templates?", file=sys.stderr)
+        print(
+            f"error: found no asset references in {solara_dir()}; has Solara changed its templates?",
+            file=sys.stderr,
+        )
         return 1
 
     if not args.check:
-        print(f"Filling {cache} with {len(derived.packages)} npm packages the installed Solara loads")
+        print(
+            f"Filling {cache} with {len(derived.packages)} npm packages the installed Solara loads"
+        )
         try:
             fill(cache, derived.packages)
         except AssetError as e:

@@ -42,7 +42,9 @@ def _solara_file(*parts):
 def test_derived_packages_include_every_package_the_page_template_loads(derived):
     template = _solara_file("server", "templates", "solara.html.j2").read_text()
     referenced = set(_LITERAL.findall(template))
-    assert referenced, "found no {{cdn}}/<package>@<version>/ in solara.html.j2: has Solara changed its template?"
+    assert referenced, (
+        "found no {{cdn}}/<package>@<version>/ in solara.html.j2: has Solara changed its template?"
+    )
     assert referenced <= set(derived.packages)
     # the font-awesome stylesheet comes from a setting ({{cdn}}{{assets.fontawesome_path}})
     from solara.server import settings
@@ -53,7 +55,11 @@ def test_derived_packages_include_every_package_the_page_template_loads(derived)
 
 def test_derived_packages_include_what_the_dashboard_components_load(derived):
     # Mesa's SolaraViz draws with FigureAltair (vega), GridDraggable and Markdown (katex, mermaid)
-    for parts in [("widgets", "vue", "vegalite.vue"), ("widgets", "vue", "gridlayout.vue"), ("components", "markdown.py")]:
+    for parts in [
+        ("widgets", "vue", "vegalite.vue"),
+        ("widgets", "vue", "gridlayout.vue"),
+        ("components", "markdown.py"),
+    ]:
         referenced = set(_LITERAL.findall(_solara_file(*parts).read_text()))
         assert referenced, f"no asset reference found in {'/'.join(parts)}"
         assert referenced <= set(derived.packages), (parts, referenced - set(derived.packages))
@@ -81,14 +87,19 @@ def test_derive_reads_scoped_names_ranges_and_template_variables(tmp_path):
     )
     (tmp_path / "website").mkdir()
     (tmp_path / "website" / "docs.vue").write_text("`${this.getCdn()}/docs-only@1.0.0/x.js`")
-    variables = {"ipywidget_major_version": "8", "assets.fontawesome_path": "/font-awesome@4.5.0/css/fa.min.css"}
+    variables = {
+        "ipywidget_major_version": "8",
+        "assets.fontawesome_path": "/font-awesome@4.5.0/css/fa.min.css",
+    }
     derived = assets.derive(tmp_path, variables)
     assert set(derived.packages) == {"@scope/app@1.2.3", "vega@5", "font-awesome@4.5.0"}
     assert derived.packages["@scope/app@1.2.3"].name == "@scope/app"
     assert derived.packages["@scope/app@1.2.3"].files == {"dist/app8.js"}
     assert derived.packages["vega@5"].version == "5"
     assert derived.packages["font-awesome@4.5.0"].files == {"css/fa.min.css"}
-    assert [reference for reference, _ in derived.skipped] == ["${this.getCdn()}/echarts@${version}/dist/echarts.js"]
+    assert [reference for reference, _ in derived.skipped] == [
+        "${this.getCdn()}/echarts@${version}/dist/echarts.js"
+    ]
 
 
 def _fake_npm_pack(calls, fail=False):
@@ -98,7 +109,10 @@ def _fake_npm_pack(calls, fail=False):
             raise assets.AssetError(f"`npm pack {spec}` failed (exit 1)")
         tarball = into / "pkg.tgz"
         with tarfile.open(tarball, "w:gz") as archive:
-            for name, data in [("package/require.js", b"// requirejs"), ("package/package.json", b"{}")]:
+            for name, data in [
+                ("package/require.js", b"// requirejs"),
+                ("package/package.json", b"{}"),
+            ]:
                 info = tarfile.TarInfo(name)
                 info.size = len(data)
                 archive.addfile(info, io.BytesIO(data))
@@ -110,7 +124,11 @@ def _fake_npm_pack(calls, fail=False):
 def test_fill_unpacks_each_package_once_and_adds_the_missing_minified_file(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(assets, "npm_pack", _fake_npm_pack(calls))
-    packages = {"requirejs@2.3.6": assets.Package("requirejs@2.3.6", "requirejs", "2.3.6", {"require.js", "require.min.js"})}
+    packages = {
+        "requirejs@2.3.6": assets.Package(
+            "requirejs@2.3.6", "requirejs", "2.3.6", {"require.js", "require.min.js"}
+        )
+    }
     cache = tmp_path / "cache"
     assets.fill(cache, packages, log=lambda line: None)
     assert (cache / "requirejs@2.3.6" / "require.min.js").read_bytes() == b"// requirejs"
@@ -131,7 +149,9 @@ def test_a_failing_npm_leaves_no_partial_package(tmp_path, monkeypatch):
 def _filled_cache():
     cache = assets.DEFAULT_CACHE
     if not cache.is_dir():
-        pytest.fail(f"{cache} is missing: run `python dashboard_assets.py` (or `make test`, which runs it) first")
+        pytest.fail(
+            f"{cache} is missing: run `python dashboard_assets.py` (or `make test`, which runs it) first"
+        )
     return cache
 
 
