@@ -96,17 +96,20 @@ def BucketBrigadeWorld(model):
         ax.add_patch(Rectangle((x - 0.12, y - 0.12), 0.24, 0.24,
                                color=HOUSE_COLOURS[model.houses[house]]))
         ax.text(1.28 * x, 1.28 * y, str(house), ha="center", va="center", fontsize=9)
+    here = {}  # agents at the same house stand one behind the other, towards the centre
     for agent in model.seats:
         angle = angles[agent.house] if agent.house is not None else 0.0
-        r = 0.72 - 0.09 * (agent.seat // n)
+        ahead = here.setdefault(agent.house, [])
+        r = 0.72 * 0.7 ** len(ahead)
+        ahead.append(agent)
         x, y = r * math.cos(angle), r * math.sin(angle)
         ax.add_patch(Circle((x, y), 0.07, color=SEAT_COLOURS[agent.seat % 10],
                             ec="red" if agent.lied else "white", lw=3 if agent.lied else 1))
         if agent.signal is not None:
             said = "W" if agent.signal == WORK else "R"
             did = "W" if agent.mode == WORK else "R"
-            ax.text(x, y - 0.13, f"{said}/{did}" + (" lie" if agent.lied else ""),
-                    ha="center", va="top", fontsize=8,
+            ax.text(x + 0.1, y, f"{said}/{did}" + (" lie" if agent.lied else ""),
+                    ha="left", va="center", fontsize=8,
                     color="red" if agent.lied else "black")
     ax.set(xlim=(-1.5, 1.5), ylim=(-1.5, 1.5), aspect="equal",
            title=f"night {model.night}: green safe, red burning, black ruined")

@@ -94,6 +94,9 @@ def test_each_game_plays_in_the_browser(server, browser, title, tmp_path):
     page.get_by_role("button", name="Step", exact=True).click()
     expect(page.get_by_text("Time: 1.0")).to_be_visible(timeout=30_000)
     expect(caption).to_contain_text("step 1")
+    shot = tmp_path / f"{title.replace(' ', '_').lower()}.png"
+    page.screenshot(path=shot, full_page=True)
+    assert shot.stat().st_size > 0
 
     mixes = app.GAMES[title]["params"]["population"]["values"]
     page.locator(".v-select", has_text="behaviour mix").click()
@@ -102,7 +105,5 @@ def test_each_game_plays_in_the_browser(server, browser, title, tmp_path):
     expect(page.get_by_text("Time: 0.0")).to_be_visible(timeout=30_000)
     expect(caption).to_contain_text(f"population {mixes[-1]} · seed 1 · step 0")
 
-    page.screenshot(path=tmp_path / f"{title.replace(' ', '_').lower()}.png", full_page=True)
-    assert (tmp_path / f"{title.replace(' ', '_').lower()}.png").stat().st_size > 0
     page.close()
     assert problems == []
