@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 import solara
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, Rectangle, RegularPolygon
 from mesa.visualization import SolaraViz, make_plot_component
@@ -59,16 +60,14 @@ def figure(width=5.0, height=5.0):
     return fig, fig.subplots()
 
 
-def shown(fig, model):
-    """The drawing, redrawn when the model steps or is rebuilt (Reset)."""
-    return solara.FigureMatplotlib(fig, format="png",
-                                   dependencies=[id(model), model.steps, update_counter.value])
-
-
-def caption(model, text):
-    """The line under each world: what is shown, the population and the seed."""
-    solara.Text(f"{text} · population {model.population} · seed {model.seed} · "
-                f"step {model.steps}", classes=["world-caption"])
+def world_panel(fig, model, text):
+    """A world's drawing (redrawn when the model steps or is rebuilt by Reset) and the line
+    under it: what is shown, the population, the seed and the step."""
+    with solara.Column():
+        solara.FigureMatplotlib(fig, format="png",
+                                dependencies=[id(model), model.steps, update_counter.value])
+        solara.Text(f"{text} · population {model.population} · seed {model.seed} · "
+                    f"step {model.steps}", classes=["world-caption"])
 
 
 # --- Bucket Brigade -----------------------------------------------------------------------
@@ -114,9 +113,7 @@ def BucketBrigadeWorld(model):
     ax.set(xlim=(-1.5, 1.5), ylim=(-1.5, 1.5), aspect="equal",
            title=f"night {model.night}: green safe, red burning, black ruined")
     ax.axis("off")
-    with solara.Column():
-        shown(fig, model)
-        caption(model, "signal/mode per agent (W work, R rest)")
+    world_panel(fig, model, "signal/mode per agent (W work, R rest)")
 
 
 BUCKET_BRIGADE = dict(
@@ -139,19 +136,13 @@ RESOURCE_COLOURS = ["white", "#6b6b6b", "#1b9e77", "#d95f02", "#7570b3", "#e7298
 
 def draw_grid(ax, codes, colours, title):
     """``codes`` (rows, cols) as coloured cells, row 0 at the top."""
-    ax.imshow(codes, cmap=_cmap(colours), vmin=0, vmax=len(colours) - 1,
+    ax.imshow(codes, cmap=ListedColormap(colours), vmin=0, vmax=len(colours) - 1,
               interpolation="nearest")
     ax.set_xticks(np.arange(-0.5, codes.shape[1]), minor=True)
     ax.set_yticks(np.arange(-0.5, codes.shape[0]), minor=True)
     ax.grid(which="minor", color="#dddddd", lw=0.5)
     ax.tick_params(which="both", length=0, labelbottom=False, labelleft=False)
     ax.set_title(title, fontsize=10)
-
-
-def _cmap(colours):
-    from matplotlib.colors import ListedColormap
-
-    return ListedColormap(colours)
 
 
 @solara.component
@@ -172,9 +163,7 @@ def StatePunishmentWorld(model):
             ax.add_patch(Circle((col, row), 0.38, color=SEAT_COLOURS[agent.seat % 10]))
             ax.text(col, row, str(agent.seat), color="white", ha="center", va="center",
                     fontsize=8)
-    with solara.Column():
-        shown(fig, model)
-        caption(model, "agents by seat")
+    world_panel(fig, model, "agents by seat")
 
 
 STATE_PUNISHMENT = dict(
@@ -228,9 +217,7 @@ def StagHuntWorld(model):
                                      KIND_COLOURS[model.kinds.index(agent.kind) % 4]))
         ax.text(col, row, str(agent.seat), color="white", ha="center", va="center",
                 fontsize=7)
-    with solara.Column():
-        shown(fig, model)
-        caption(model, f"kinds {', '.join(model.kinds)}")
+    world_panel(fig, model, f"kinds {', '.join(model.kinds)}")
 
 
 STAG_HUNT = dict(
@@ -276,9 +263,7 @@ def FirefightingWorld(model):
     ax.set_yticks([])
     ax.set_title(f"step {model.t}: fire level per house (top), firefighters there (blue)",
                  fontsize=10)
-    with solara.Column():
-        shown(fig, model)
-        caption(model, f"{model.layout} layout")
+    world_panel(fig, model, f"{model.layout} layout")
 
 
 FIREFIGHTING_GRAPH = dict(

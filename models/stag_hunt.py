@@ -70,6 +70,8 @@ from models.phases import AgentPhase, ModelPhase, PhasedModel
 from models.stag_hunt_map import RANDOM_KIND, random_layout, read_ascii_map
 
 ATTACK_MODES = ("area", "single", "beam")
+#: Observation channel of each ``resource`` code (0 none, 1 stag, 2 hare).
+_RESOURCE_CHANNEL = np.array([EMPTY, STAG_CHANNEL, HARE_CHANNEL])
 AGENT_CONFIG_KEYS = {"kind": str, "can_hunt": bool, "can_receive_shared_reward": bool,
                      "exclusive_reward": bool}
 
@@ -593,7 +595,7 @@ class StagHuntModel(PhasedModel):
 
     def entity_codes(self) -> np.ndarray:
         """The grid as observation channels: empty, wall, stag, hare, agent kinds."""
-        codes = np.array([EMPTY, STAG_CHANNEL, HARE_CHANNEL])[self.resource_kinds]
+        codes = _RESOURCE_CHANNEL[self.resource_kinds]
         codes[self.walls] = WALL
         for agent in self.agents:
             if agent.cell is not None:
