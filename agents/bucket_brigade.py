@@ -35,8 +35,7 @@ from typing import ClassVar
 
 import mesa
 
-WORK, REST = "WORK", "REST"
-SAFE, BURNING, RUINED = 0, 1, 2  # house states
+from models.bucket_brigade import BURNING, REST, WORK
 
 
 def ring_distance(a: int, b: int, n: int) -> int:

@@ -43,21 +43,9 @@ from typing import ClassVar
 
 from mesa.discrete_space import CellAgent
 
-ACTIONS = ("NOOP", "FORWARD", "BACKWARD", "STEP_LEFT", "STEP_RIGHT", "TURN_LEFT",
-           "TURN_RIGHT", "ATTACK", "PUNISH")
-(NOOP, FORWARD, BACKWARD, STEP_LEFT, STEP_RIGHT, TURN_LEFT, TURN_RIGHT, ATTACK,
- PUNISH) = range(len(ACTIONS))
-#: Row and column offsets of the orientations 0 N, 1 E, 2 S, 3 W ("up" decreases the row).
-DIRECTIONS = ((-1, 0), (0, 1), (1, 0), (0, -1))
-#: Each move's direction, in quarter turns clockwise from the facing.
-MOVE_TURNS = {FORWARD: 0, STEP_RIGHT: 1, BACKWARD: 2, STEP_LEFT: 3}
-#: Resource codes of the model's ``resource`` layer (and of ASCII maps: '1', '2').
-STAG, HARE = 1, 2
-RESOURCE_NAMES = {STAG: "stag", HARE: "hare"}
-#: Observation channels: empty, wall, stag, hare, then one per agent kind (sorted), then
-#: the attack beam and the punish beam.
-EMPTY, WALL, STAG_CHANNEL, HARE_CHANNEL = 0, 1, 2, 3
-KIND_CHANNEL = 4
+from models.stag_hunt import (ACTIONS, ATTACK, BACKWARD, DIRECTIONS, FORWARD, HARE,
+                              MOVE_TURNS, NOOP, PUNISH, STAG, STEP_LEFT, STEP_RIGHT, TURN_LEFT,
+                              TURN_RIGHT)
 
 
 class StagHuntAgent(CellAgent):

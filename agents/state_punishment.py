@@ -31,15 +31,9 @@ from typing import ClassVar
 import numpy as np
 from mesa.discrete_space import CellAgent
 
-KINDS = ("A", "B", "C", "D", "E")
-VALUE = {"A": 3.0, "B": 7.0, "C": 2.0, "D": -2.0, "E": 1.0}
-HARM = {"A": 0.5, "B": 1.0, "C": 0.3, "D": 1.5, "E": 0.1}
-#: Observation channels: empty, wall, A..E, then one per agent (seat order).
-EMPTY, WALL = 0, 1
-KIND_CHANNEL = {kind: 2 + i for i, kind in enumerate(KINDS)}
-AGENT_CHANNEL = 2 + len(KINDS)
-#: Row and column offsets of the four moves; "up" decreases the row.
-MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
+from models.state_punishment import (AGENT_CHANNEL, HARM, KIND_CHANNEL, KINDS, MOVES, VALUE,
+                                     WALL)
+
 _VOTE_SUFFIX = {0: "no_vote", 1: "increase", -1: "decrease"}
 
 

@@ -1,16 +1,14 @@
-"""The games, each a Mesa model, registered by name (spec contract, rule 1)."""
+"""The games, each a Mesa model registered once in ``GAMES`` (docs/rules/README.md, rule 1).
 
+Importing this package registers the four games; ``GAMES[name]`` is a game's registration
+(``models.registry.Game``) and ``GAMES[name].model`` its Mesa model class.
+"""
+
+from models.registry import GAMES, Benchmark, Game, register
 from models.bucket_brigade import BucketBrigadeModel
-from models.firefighting_graph import FirefightingGraphModel
-from models.stag_hunt import StagHuntModel
 from models.state_punishment import StatePunishmentModel
+from models.stag_hunt import StagHuntModel
+from models.firefighting_graph import FirefightingGraphModel
 
-GAMES = {
-    "bucket_brigade": BucketBrigadeModel,
-    "state_punishment": StatePunishmentModel,
-    "stag_hunt": StagHuntModel,
-    "firefighting_graph": FirefightingGraphModel,
-}
-
-__all__ = ["GAMES", "BucketBrigadeModel", "FirefightingGraphModel", "StagHuntModel",
-           "StatePunishmentModel"]
+__all__ = ["GAMES", "Benchmark", "Game", "register", "BucketBrigadeModel",
+           "FirefightingGraphModel", "StagHuntModel", "StatePunishmentModel"]

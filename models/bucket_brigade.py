@@ -30,11 +30,14 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
 
-from agents.bucket_brigade import BEHAVIOURS, BURNING, REST, RUINED, SAFE, WORK
-from agents.population import parse_population
 from models import validation as check
+from models.parameters import (Choice, Integer, Parameter, Parameters, Population, Probability,
+                               Real, Reals, Select, Slider)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
+from models.registry import ROOT, Benchmark, Game, register
 
+WORK, REST = "WORK", "REST"  # signals and modes
+SAFE, BURNING, RUINED = 0, 1, 2  # house states
 RULE_SETS = ("spec", "reference")
 
 def _scenario(beta, kappa, c, rho_ignite, N_min, p_spark, A=100.0):
@@ -57,6 +60,45 @@ SCENARIOS = {
     "overcrowding": _scenario(0.20, 0.3, 0.6, 0.1, 12, 0.02, A=50.0),
     "mixed_motivation": _scenario(0.30, 0.5, 0.6, 0.2, 15, 0.03),
 }
+
+#: Behaviour mixes the dashboard offers.
+MIXES = ("random", "always_work", "always_rest", "firefighter", "coordinator", "hero",
+         "free_rider", "liar", "firefighter:2,free_rider:2", "coordinator:2,liar:2")
+
+
+def _from_scenario(name, kind, description):
+    return Parameter(name, None, kind, description, table=("scenario", SCENARIOS))
+
+
+PARAMETERS = Parameters((
+    Parameter("scenario", "default", Choice(tuple(SCENARIOS)),
+              "named scenario whose values the scenario parameters (beta ... N_spark) take "
+              "when None", control=Select(), attribute="scenario_name"),
+    Parameter("num_houses", 10, Integer(low=3), "houses on the ring"),
+    Parameter("num_agents", 4, Integer(low=4, high=10), "agents (seats)",
+              control=Slider(4, 10)),
+    Parameter("population", "random", Population(count="num_agents"),
+              "behaviour of each seat", control=Select(MIXES)),
+    _from_scenario("beta", Probability(), "probability that fire spreads to a safe neighbour"),
+    _from_scenario("kappa", Real(low=0), "extinguishing efficiency: P = 1 - exp(-kappa*k)"),
+    _from_scenario("A", Real(), "team reward per safe house"),
+    _from_scenario("L", Real(), "team penalty per ruined house"),
+    _from_scenario("c", Real(low=0), "cost of one night's work"),
+    _from_scenario("rho_ignite", Probability(), "fraction of houses burning at the start"),
+    _from_scenario("N_min", Integer(low=0), "nights before the game may end"),
+    _from_scenario("p_spark", Probability(), "probability a safe house ignites on a night "
+                                             "<= N_spark"),
+    _from_scenario("N_spark", Integer(low=0), "last night on which sparks can ignite houses"),
+    Parameter("gamma", 0.1, Real(), "weight of the town's outcome in each agent's reward"),
+    Parameter("lambda_own", 2.0, Real(), "penalty per owned ruined house"),
+    Parameter("alpha_own", 1.0, Real(), "reward per owned house saved"),
+    Parameter("r_rest", 0.5, Real(), "reward for a night of rest"),
+    Parameter("work_costs", None, Reals(length="num_agents", low=0),
+              "each agent's cost of work (None: c for every agent)", optional=True),
+    Parameter("rules", "spec", Choice(RULE_SETS),
+              "'spec': this project's rules; 'reference': the earlier implementation's"),
+    Parameter("max_steps", 200, Integer(low=1), "cap on nights"),
+))
 
 #: Model reporters of the rulings, in their order; each is a model attribute of that name.
 MODEL_REPORTERS = ("night", "burning", "safe", "ruined", "workers", "work_rate",
@@ -110,6 +152,7 @@ class BucketBrigadeModel(PhasedModel):
 
     model_reporters = MODEL_REPORTERS
     agent_reporters = AGENT_REPORTERS
+    parameters = PARAMETERS
 
     phases = (
         ModelPhase("observe"),
@@ -150,32 +193,10 @@ class BucketBrigadeModel(PhasedModel):
         rng=None,
     ):
         super().__init__(rng=rng, collect_data=collect_data)
-        self.scenario_name = check.choice("scenario", scenario, SCENARIOS)
-        self.rules = check.choice("rules", rules, RULE_SETS)
-        self.num_agents = check.integer("num_agents", num_agents, low=4, high=10)
-        self.num_houses = check.integer("num_houses", num_houses, low=3)
-        behaviours = parse_population(population, self.num_agents, BEHAVIOURS)
-        self.population = population
-
-        p = check.from_table(dict(beta=beta, kappa=kappa, A=A, L=L, c=c, rho_ignite=rho_ignite,
-                                  N_min=N_min, p_spark=p_spark, N_spark=N_spark),
-                             SCENARIOS[scenario])
-        self.beta = check.probability("beta", p["beta"])
-        self.kappa = check.real("kappa", p["kappa"], low=0)
-        self.A = check.real("A", p["A"])
-        self.L = check.real("L", p["L"])
-        self.c = check.real("c", p["c"], low=0)
-        self.rho_ignite = check.probability("rho_ignite", p["rho_ignite"])
-        self.N_min = check.integer("N_min", p["N_min"], low=0)
-        self.p_spark = check.probability("p_spark", p["p_spark"])
-        self.N_spark = check.integer("N_spark", p["N_spark"], low=0)
-        self.gamma = check.real("gamma", gamma)
-        self.lambda_own = check.real("lambda_own", lambda_own)
-        self.alpha_own = check.real("alpha_own", alpha_own)
-        self.r_rest = check.real("r_rest", r_rest)
-        self.work_costs = ((self.c,) * self.num_agents if work_costs is None else
-                           check.reals("work_costs", work_costs, self.num_agents, low=0))
-        self.max_steps = check.integer("max_steps", max_steps, low=1)
+        self.set_parameters(locals())
+        if self.work_costs is None:
+            self.work_costs = (self.c,) * self.num_agents
+        behaviours = self.seat_behaviours(self.num_agents)
 
         n = self.num_houses
         self.owner = tuple(h % self.num_agents for h in range(n))
@@ -382,3 +403,18 @@ class BucketBrigadeModel(PhasedModel):
             return True
         min_nights = self.N_min if self.rules == "spec" else self.N_min + 1
         return self.night >= min_nights and BURNING not in self.houses
+
+
+GAME = register(Game(
+    name="bucket_brigade",
+    title="Bucket Brigade",
+    model=BucketBrigadeModel,
+    behaviours="agents.bucket_brigade:BEHAVIOURS",
+    statistics="analysis.bucket_brigade:statistics",
+    figures="analysis.bucket_brigade:FIGURES",
+    view="dashboard.bucket_brigade:VIEW",
+    study=ROOT / "analysis" / "studies" / "bucket_brigade.toml",
+    rules=ROOT / "docs" / "rules" / "bucket_brigade.md",
+    round="night",
+    benchmarks=[Benchmark(f"{n} agents", {"num_agents": n}) for n in (4, 10)],
+))

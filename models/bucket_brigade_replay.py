@@ -13,15 +13,13 @@ import json
 from numbers import Real
 from pathlib import Path
 
-from agents.bucket_brigade import BEHAVIOURS, REST, WORK
-from models.bucket_brigade import RULE_SETS, RUINED, BucketBrigadeModel
+from models.bucket_brigade import REST, RULE_SETS, RUINED, WORK, BucketBrigadeModel
 from models.files import write_atomic
 
 FORMAT = "dilemmas/bucket_brigade/replay"
 VERSION = 1
-PARAMETERS = ("scenario", "num_houses", "num_agents", "population", "beta", "kappa", "A", "L",
-              "c", "rho_ignite", "N_min", "p_spark", "N_spark", "gamma", "lambda_own",
-              "alpha_own", "r_rest", "work_costs", "max_steps")
+#: The model's parameters a replay records (the rule set is recorded on its own).
+PARAMETERS = tuple(name for name in BucketBrigadeModel.parameters.names if name != "rules")
 
 
 class ReplayError(ValueError):
@@ -146,8 +144,9 @@ def validate_replay(data, source="replay") -> None:
     agents, houses = model.num_agents, model.num_houses
 
     behaviours = require(data, "behaviours", list, "a list of behaviour names")
-    if len(behaviours) != agents or any(name not in BEHAVIOURS for name in behaviours):
-        fail("behaviours", f"must be {agents} names from {sorted(BEHAVIOURS)}, got {behaviours!r}")
+    known = BucketBrigadeModel.game.behaviours
+    if len(behaviours) != agents or any(name not in known for name in behaviours):
+        fail("behaviours", f"must be {agents} names from {sorted(known)}, got {behaviours!r}")
     int_list("initial_houses", require(data, "initial_houses", list, "a list"), houses, 0, 2)
     int_list("initial_locations", require(data, "initial_locations", list, "a list"),
              agents, 0, houses - 1)

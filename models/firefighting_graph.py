@@ -28,10 +28,13 @@ Choices the seed and the rulings leave open, made here:
 import numpy as np
 from mesa.discrete_space import OrthogonalVonNeumannGrid
 
-from agents.firefighting_graph import BEHAVIOURS
-from agents.population import parse_population
 from models import validation as check
+from models.parameters import (Boolean, Choice, Custom, Integer, Parameter, Parameters,
+                               Population, Probability, Select, Slider)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
+from models.registry import ROOT, Benchmark, Game, register
+
+LAYOUTS = ("row", "grid")
 
 PRESETS = {
     "cognac": dict(max_fire_level=100, p_ignite=0.3, p_grow_neighbour=0.7, p_grow_alone=0.4,
@@ -41,8 +44,81 @@ PRESETS = {
                      p_reduce_neighbour=0.6, p_reduce_alone=1.0, p_two_agents=1.0,
                      p_observe=(0.2, 0.5, 0.8), shared_reward=True),
 }
-_PROBABILITIES = ("p_ignite", "p_grow_neighbour", "p_grow_alone", "p_reduce_neighbour",
-                  "p_reduce_alone", "p_two_agents")
+
+#: Behaviour mixes the dashboard offers.
+MIXES = ("random", "fixed0", "fixed1", "belief_tracker", "belief_tracker:5,random:5")
+
+
+def house_shape(values) -> tuple[int, int]:
+    """Rows and columns of houses: ``(1, n_agents + 1)`` for the row, ``(n_height + 1,
+    n_width + 1)`` for the grid."""
+    if values["layout"] == "row":
+        return 1, values["n_agents"] + 1
+    return values["n_height"] + 1, values["n_width"] + 1
+
+
+def firefighters(values) -> int:
+    """``n_agents`` on the row, one per cell (``n_width * n_height``) on the grid."""
+    return values["n_agents"] if values["layout"] == "row" else \
+        values["n_width"] * values["n_height"]
+
+
+def _initial_levels(name, value, values):
+    rows, cols = house_shape(values)
+    top = values["max_fire_level"]
+    allowed = (f"must be {rows * cols} integers from 0 to {top} (or a {rows} x {cols} array "
+               "of them)")
+    try:
+        levels = np.asarray(value)
+    except (ValueError, TypeError):
+        raise ValueError(f"{name}={value!r} is invalid: {allowed}") from None
+    if levels.size != rows * cols or levels.shape not in ((levels.size,), (rows, cols)) \
+            or not np.issubdtype(levels.dtype, np.integer) \
+            or levels.min() < 0 or levels.max() > top:
+        raise ValueError(f"{name}={value!r} is invalid: {allowed}")
+    return levels.reshape(rows, cols)
+
+
+def _probabilities(name, value, values):
+    return tuple(check.probability(f"{name}[{i}]", x)
+                 for i, x in enumerate(check.reals(name, value, 3)))
+
+
+def _from_preset(name, kind, description, **options):
+    return Parameter(name, None, kind, description, table=("preset", PRESETS), **options)
+
+
+PARAMETERS = Parameters((
+    Parameter("layout", "row", Choice(LAYOUTS), "houses in a row, or a grid",
+              control=Select()),
+    Parameter("n_agents", 10, Integer(low=1), "firefighters on the row"),
+    Parameter("n_width", 5, Integer(low=1), "cells across the grid"),
+    Parameter("n_height", 5, Integer(low=1), "cells down the grid"),
+    Parameter("population", "random", Population(count=firefighters),
+              "behaviour of each firefighter", control=Select(MIXES)),
+    Parameter("preset", "cognac", Choice(tuple(PRESETS)),
+              "named preset whose values the preset parameters take when None",
+              control=Select()),
+    _from_preset("max_fire_level", Integer(low=1, high=10**9), "highest fire level"),
+    _from_preset("p_ignite", Probability(), "P(a house at 0 without firefighters ignites)",
+                 control=Slider(0.0, 1.0, 0.05)),
+    _from_preset("p_grow_neighbour", Probability(),
+                 "P(a burning house with a burning neighbour grows)"),
+    _from_preset("p_grow_alone", Probability(),
+                 "P(a burning house without a burning neighbour grows)"),
+    _from_preset("p_reduce_neighbour", Probability(),
+                 "P(one firefighter reduces a house with a burning neighbour)"),
+    _from_preset("p_reduce_alone", Probability(),
+                 "P(one firefighter reduces a house without a burning neighbour)"),
+    _from_preset("p_two_agents", Probability(), "P(two or more firefighters put a house out)"),
+    _from_preset("p_observe", Custom(_probabilities, "list of 3 probabilities"),
+                 "P(flames seen) at level 0, 1 and 2 or more"),
+    _from_preset("shared_reward", Boolean(), "every firefighter gets the town's reward"),
+    Parameter("initial_levels", None,
+              Custom(_initial_levels, "integers from 0 to max_fire_level, one per house"),
+              "fire levels at the start (None: drawn uniformly)", optional=True),
+    Parameter("max_steps", 100, Integer(low=1), "steps in an episode"),
+))
 
 MODEL_REPORTERS = {"step": "t", "mean_fire": "mean_fire", "max_fire": "max_fire",
                    "burning_houses": "burning_houses", "total_fire": "total_fire",
@@ -56,6 +132,7 @@ class FirefightingGraphModel(PhasedModel):
 
     model_reporters = MODEL_REPORTERS
     agent_reporters = AGENT_REPORTERS
+    parameters = PARAMETERS
 
     phases = (
         AgentPhase("choose", "choose_action", order="simultaneous", apply="visit"),
@@ -89,44 +166,22 @@ class FirefightingGraphModel(PhasedModel):
         rng=None,
     ):
         super().__init__(rng=rng, collect_data=collect_data)
-        self.layout = check.choice("layout", layout, ("row", "grid"))
-        self.preset = check.choice("preset", preset, PRESETS)
-        p = check.from_table(dict(max_fire_level=max_fire_level, p_ignite=p_ignite,
-                                  p_grow_neighbour=p_grow_neighbour, p_grow_alone=p_grow_alone,
-                                  p_reduce_neighbour=p_reduce_neighbour,
-                                  p_reduce_alone=p_reduce_alone, p_two_agents=p_two_agents,
-                                  p_observe=p_observe, shared_reward=shared_reward),
-                             PRESETS[preset])
-        self.max_fire_level = check.integer("max_fire_level", p["max_fire_level"], low=1,
-                                            high=10**9)
-        for name in _PROBABILITIES:
-            setattr(self, name, check.probability(name, p[name]))
-        observe = check.reals("p_observe", p["p_observe"], 3)
-        self.p_observe = tuple(check.probability(f"p_observe[{i}]", x)
-                               for i, x in enumerate(observe))
-        self.shared_reward = check.boolean("shared_reward", p["shared_reward"])
-        self.max_steps = check.integer("max_steps", max_steps, low=1)
-
-        self.n_width = check.integer("n_width", n_width, low=1)
-        self.n_height = check.integer("n_height", n_height, low=1)
+        values = self.set_parameters(locals())
+        shape = house_shape(values)
+        self.n_agents = firefighters(values)
         if self.layout == "row":
-            self.n_agents = check.integer("n_agents", n_agents, low=1)
-            shape = (1, self.n_agents + 1)
             guarded = [(i, i + 1) for i in range(self.n_agents)]
         else:
-            check.integer("n_agents", n_agents, low=1)
-            self.n_agents = self.n_width * self.n_height
-            shape = (self.n_height + 1, self.n_width + 1)
             cols = shape[1]
             guarded = [(r * cols + c, r * cols + c + 1, (r + 1) * cols + c, (r + 1) * cols + c + 1)
                        for r in range(self.n_height) for c in range(self.n_width)]
-        behaviours = parse_population(population, self.n_agents, BEHAVIOURS)
-        self.population = population
+        behaviours = self.seat_behaviours(self.n_agents)
 
         self.houses = OrthogonalVonNeumannGrid(shape, torus=False, random=self.random)
         self.fire = self.houses.create_property_layer("fire", default_value=0, dtype=np.int64)
         self.num_houses = shape[0] * shape[1]
-        self.fire.data[:] = self._initial_levels(initial_levels, shape)
+        self.fire.data[:] = (self.rng.integers(0, self.max_fire_level + 1, size=shape)
+                             if self.initial_levels is None else self.initial_levels)
         self.levels = self.fire.data  # the layer's own array, changed in place
         self.initial_levels = self.levels.copy()
         # Action a of firefighter i visits house guarded[i][a].
@@ -160,21 +215,6 @@ class FirefightingGraphModel(PhasedModel):
         self.seats = tuple(cls(self, i) for i, cls in enumerate(behaviours))
         self.total_fire = int(self.levels.sum())
         self.start_data_collection()
-
-    def _initial_levels(self, initial_levels, shape):
-        if initial_levels is None:
-            return self.rng.integers(0, self.max_fire_level + 1, size=shape)
-        allowed = (f"must be {shape[0] * shape[1]} integers from 0 to {self.max_fire_level} "
-                   f"(or a {shape[0]} x {shape[1]} array of them)")
-        try:
-            levels = np.asarray(initial_levels)
-        except (ValueError, TypeError):
-            raise ValueError(f"initial_levels={initial_levels!r} is invalid: {allowed}") from None
-        if levels.size != shape[0] * shape[1] or levels.shape not in ((levels.size,), shape) \
-                or not np.issubdtype(levels.dtype, np.integer) \
-                or levels.min() < 0 or levels.max() > self.max_fire_level:
-            raise ValueError(f"initial_levels={initial_levels!r} is invalid: {allowed}")
-        return levels.reshape(shape)
 
     # --- Phase 1: choose (simultaneous) ------------------------------------------------
     def visit(self, actions):
@@ -258,3 +298,20 @@ class FirefightingGraphModel(PhasedModel):
         if self.t == 0:
             return float("nan")
         return int(np.count_nonzero(self.observations)) / self.n_agents
+
+
+GAME = register(Game(
+    name="firefighting_graph",
+    title="Firefighting Graph",
+    model=FirefightingGraphModel,
+    behaviours="agents.firefighting_graph:BEHAVIOURS",
+    statistics="analysis.firefighting_graph:statistics",
+    figures="analysis.firefighting_graph:FIGURES",
+    view="dashboard.firefighting_graph:VIEW",
+    study=ROOT / "analysis" / "studies" / "firefighting_graph.toml",
+    rules=ROOT / "docs" / "rules" / "firefighting_graph.md",
+    round="step",
+    benchmarks=[Benchmark("row, 10 firefighters"),
+                Benchmark("grid 5 x 5", {"layout": "grid"}),
+                Benchmark("grid 50 x 50", {"layout": "grid", "n_width": 50, "n_height": 50})],
+))

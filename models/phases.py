@@ -36,7 +36,9 @@ from typing import ClassVar
 
 import mesa
 
+from agents.population import parse_population
 from models import validation as check
+from models.parameters import Parameters
 
 ORDERS = ("seat", "shuffled", "simultaneous")
 
@@ -97,6 +99,10 @@ class PhasedModel(mesa.Model):
     phases: ClassVar[tuple[ModelPhase | AgentPhase, ...]] = ()
     model_reporters: ClassVar[tuple[str, ...] | dict[str, str]] = ()
     agent_reporters: ClassVar[tuple[str, ...] | dict[str, str]] = ()
+    #: The game's parameters, declared once (``models.parameters``).
+    parameters: ClassVar[Parameters] = Parameters(())
+    #: The game's registration (``models.registry.Game``), set by ``register``.
+    game: ClassVar = None
 
     def __init__(self, *, rng=None, collect_data=True):
         self.collect_data = check.boolean("collect_data", collect_data)
@@ -106,6 +112,19 @@ class PhasedModel(mesa.Model):
         self.phases_run: list[str] = []
         self._bound_from, self._bound_phases = None, []
         self.datacollector = None
+
+    def set_parameters(self, given) -> dict:
+        """Check every declared parameter's value in ``given`` (the constructor's
+        ``locals()``), in declared order, and set each on the model (as its ``attribute``
+        where one is declared); returns the checked values."""
+        values = self.parameters.check(given, behaviours=self.game.behaviours)
+        for parameter in self.parameters:
+            setattr(self, parameter.attribute or parameter.name, values[parameter.name])
+        return values
+
+    def seat_behaviours(self, seats: int) -> list[type]:
+        """The behaviour class of each of ``seats`` seats, from ``population``."""
+        return parse_population(self.population, seats, self.game.behaviours)
 
     def start_data_collection(self) -> None:
         """Make ``self.datacollector`` for the declared columns and collect the state after

@@ -60,20 +60,110 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agents.population import parse_population
-from agents.stag_hunt import (ACTIONS, ATTACK, BEHAVIOURS, DIRECTIONS, EMPTY, HARE,
-                              HARE_CHANNEL, KIND_CHANNEL, MOVE_TURNS, PUNISH, RESOURCE_NAMES,
-                              STAG, STAG_CHANNEL, TURN_LEFT, TURN_RIGHT, WALL)
 from models import validation as check
 from models.gridworld import one_hot, walled_grid, window
+from models.parameters import (Boolean, Choice, Custom, Integer, Parameter, Parameters,
+                               Population, Probability, Real, Select, Slider)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
-from models.stag_hunt_map import RANDOM_KIND, random_layout, read_ascii_map
+from models.registry import ROOT, Benchmark, Game, register
+from models.stag_hunt_map import HARE, RANDOM_KIND, STAG, random_layout, read_ascii_map
 
+ACTIONS = ("NOOP", "FORWARD", "BACKWARD", "STEP_LEFT", "STEP_RIGHT", "TURN_LEFT",
+           "TURN_RIGHT", "ATTACK", "PUNISH")
+(NOOP, FORWARD, BACKWARD, STEP_LEFT, STEP_RIGHT, TURN_LEFT, TURN_RIGHT, ATTACK,
+ PUNISH) = range(len(ACTIONS))
+#: Row and column offsets of the orientations 0 N, 1 E, 2 S, 3 W ("up" decreases the row).
+DIRECTIONS = ((-1, 0), (0, 1), (1, 0), (0, -1))
+#: Each move's direction, in quarter turns clockwise from the facing.
+MOVE_TURNS = {FORWARD: 0, STEP_RIGHT: 1, BACKWARD: 2, STEP_LEFT: 3}
+#: Resource codes of the model's ``resource`` layer (and of ASCII maps: '1', '2').
+RESOURCE_NAMES = {STAG: "stag", HARE: "hare"}
+#: Observation channels: empty, wall, stag, hare, then one per agent kind (sorted), then
+#: the attack beam and the punish beam.
+EMPTY, WALL, STAG_CHANNEL, HARE_CHANNEL = 0, 1, 2, 3
+KIND_CHANNEL = 4
 ATTACK_MODES = ("area", "single", "beam")
 #: Observation channel of each ``resource`` code (0 none, 1 stag, 2 hare).
 _RESOURCE_CHANNEL = np.array([EMPTY, STAG_CHANNEL, HARE_CHANNEL])
 AGENT_CONFIG_KEYS = {"kind": str, "can_hunt": bool, "can_receive_shared_reward": bool,
                      "exclusive_reward": bool}
+
+#: Behaviour mixes the dashboard offers.
+MIXES = ("random", "hare_hunter", "stag_hunter", "cooperator",
+         "cooperator:1,hare_hunter:2", "cooperator:1,stag_hunter:1,hare_hunter:1")
+
+
+def _map_source(name, value, values):
+    if not isinstance(value, (str, Path)):
+        raise ValueError(f"{name}={value!r} is invalid: must be None, the map as text or the "
+                         "path of a map file")
+    return value
+
+
+def _agent_configs(name, value, values):
+    return _agent_config(value, values["num_agents"])
+
+
+PARAMETERS = Parameters((
+    Parameter("height", 13, Integer(low=3), "rows of a random map, border walls included"),
+    Parameter("width", 13, Integer(low=3), "columns of a random map, border walls included"),
+    Parameter("wall_density", 0.0, Real(low=0, high=0.99),
+              "share of a random map's interior cells that are walls",
+              control=Slider(0.0, 0.3, 0.05)),
+    Parameter("resource_density", 0.15, Probability(),
+              "probability an open cell of a random map starts with a resource",
+              control=Slider(0.0, 0.5, 0.05)),
+    Parameter("stag_probability", 0.5, Probability(), "probability a resource is a stag",
+              control=Slider(0.0, 1.0, 0.05)),
+    Parameter("ascii_map", None, Custom(_map_source, "a map as text or a map file's path"),
+              "the map (None: a random map)", optional=True),
+    Parameter("num_agents", 3, Integer(low=1), "configured agents (seats)"),
+    Parameter("num_agents_to_spawn", 2, Integer(low=1, high="num_agents"),
+              "agents that play an episode, drawn from the seats",
+              control=Slider(1, 3)),
+    Parameter("population", "random", Population(count="num_agents"),
+              "behaviour of each seat", control=Select(MIXES)),
+    Parameter("agent_config", None,
+              Custom(_agent_configs, "None or one mapping per agent with keys kind, "
+                                     "can_hunt, can_receive_shared_reward, exclusive_reward"),
+              "each seat's kind and reward flags (None: kinds A, A, B repeated)"),
+    Parameter("random_agent_spawning", True, Boolean(),
+              "agents start on random spawn points, else in order"),
+    Parameter("agent_health", 5, Integer(low=1), "punish hits an agent takes before removal"),
+    Parameter("respawn_lag", 10, Integer(low=0), "turns a removed agent stays away"),
+    Parameter("simplified_movement", True, Boolean(),
+              "moves are relative to the facing without turning first"),
+    Parameter("attack_mode", None, Choice(ATTACK_MODES),
+              "the attack's footprint (None: from area_attack and single_tile_attack)",
+              control=Select(ATTACK_MODES), optional=True),
+    Parameter("area_attack", True, Boolean(), "attack the 3 x 3 area ahead (if no attack_mode)"),
+    Parameter("single_tile_attack", True, Boolean(),
+              "attack one tile in range (if no attack_mode and no area_attack)"),
+    Parameter("attack_cooldown", 1, Integer(low=0), "turns before an attack can be repeated"),
+    Parameter("attack_cost", 0.0, Real(low=0), "cost of an attack"),
+    Parameter("attack_range", 3, Integer(low=1), "reach of the single-tile attack"),
+    Parameter("beam_cooldown", 3, Integer(low=0), "turns before a beam attack can be repeated"),
+    Parameter("beam_length", 3, Integer(low=1), "length of the attack and punish beams"),
+    Parameter("beam_radius", 2, Integer(low=0), "half-width of the attack beam"),
+    Parameter("punish_cooldown", 5, Integer(low=0), "turns before a punish can be repeated"),
+    Parameter("punish_cost", 0.1, Real(low=0), "cost of a punish, hit or miss"),
+    Parameter("stag_health", 2, Integer(low=1), "hits that defeat a stag"),
+    Parameter("stag_reward", 100.0, Real(), "reward of a stag, shared"),
+    Parameter("stag_regeneration_cooldown", 1, Integer(low=0),
+              "turns before a defeated stag regrows"),
+    Parameter("hare_health", 1, Integer(low=1), "hits that defeat a hare"),
+    Parameter("hare_reward", 3.0, Real(), "reward of a hare, shared"),
+    Parameter("hare_regeneration_cooldown", 1, Integer(low=0),
+              "turns before a defeated hare regrows"),
+    Parameter("heal_delay", 1, Integer(low=0),
+              "turns without a hit after which a wounded resource heals (0: never)",
+              control=Slider(0, 5)),
+    Parameter("reward_sharing_radius", 2, Integer(low=0),
+              "Chebyshev radius within which a defeat's reward is shared"),
+    Parameter("vision_radius", 4, Integer(low=0), "radius of the observation window"),
+    Parameter("embedding_size", 3, Integer(low=1), "side of the positional encoding's grid"),
+    Parameter("max_steps", 50, Integer(low=1), "turns in an episode"),
+))
 
 MODEL_REPORTERS = ("turn", "stags_defeated", "hares_defeated", "coordinated_stag_kills",
                    "stag_share", "attacks", "punishments", "punish_hits", "removals",
@@ -170,6 +260,7 @@ class StagHuntModel(PhasedModel):
 
     model_reporters = MODEL_REPORTERS
     agent_reporters = AGENT_REPORTERS
+    parameters = PARAMETERS
 
     phases = (
         ModelPhase("turn", method="advance_turn"),
@@ -222,57 +313,17 @@ class StagHuntModel(PhasedModel):
         rng=None,
     ):
         super().__init__(rng=rng, collect_data=collect_data)
-        self.wall_density = check.real("wall_density", wall_density, low=0, high=0.99)
-        self.resource_density = check.probability("resource_density", resource_density)
-        self.stag_probability = check.probability("stag_probability", stag_probability)
-        self.num_agents = check.integer("num_agents", num_agents, low=1)
-        self.num_agents_to_spawn = check.integer("num_agents_to_spawn", num_agents_to_spawn,
-                                                 low=1, high=self.num_agents)
-        behaviours = parse_population(population, self.num_agents, BEHAVIOURS)
-        self.population = population
-        self.agent_config = _agent_config(agent_config, self.num_agents)
-        self.random_agent_spawning = check.boolean("random_agent_spawning",
-                                                   random_agent_spawning)
-        self.agent_health = check.integer("agent_health", agent_health, low=1)
-        self.respawn_lag = check.integer("respawn_lag", respawn_lag, low=0)
-        self.simplified_movement = check.boolean("simplified_movement", simplified_movement)
-        self.area_attack = check.boolean("area_attack", area_attack)
-        self.single_tile_attack = check.boolean("single_tile_attack", single_tile_attack)
-        if attack_mode is None:
-            attack_mode = ("area" if self.area_attack else
-                           "single" if self.single_tile_attack else "beam")
-        self.attack_mode = check.choice("attack_mode", attack_mode, ATTACK_MODES)
-        self.attack_cooldown = check.integer("attack_cooldown", attack_cooldown, low=0)
-        self.attack_cost = check.real("attack_cost", attack_cost, low=0)
-        self.attack_range = check.integer("attack_range", attack_range, low=1)
-        self.beam_cooldown = check.integer("beam_cooldown", beam_cooldown, low=0)
-        self.beam_length = check.integer("beam_length", beam_length, low=1)
-        self.beam_radius = check.integer("beam_radius", beam_radius, low=0)
-        self.punish_cooldown = check.integer("punish_cooldown", punish_cooldown, low=0)
-        self.punish_cost = check.real("punish_cost", punish_cost, low=0)
-        self.stag_health = check.integer("stag_health", stag_health, low=1)
-        self.stag_reward = check.real("stag_reward", stag_reward)
-        self.stag_regeneration_cooldown = check.integer(
-            "stag_regeneration_cooldown", stag_regeneration_cooldown, low=0)
-        self.hare_health = check.integer("hare_health", hare_health, low=1)
-        self.hare_reward = check.real("hare_reward", hare_reward)
-        self.hare_regeneration_cooldown = check.integer(
-            "hare_regeneration_cooldown", hare_regeneration_cooldown, low=0)
-        self.heal_delay = check.integer("heal_delay", heal_delay, low=0)
-        self.reward_sharing_radius = check.integer("reward_sharing_radius",
-                                                   reward_sharing_radius, low=0)
-        self.embedding_size = check.integer("embedding_size", embedding_size, low=1)
-        self.max_steps = check.integer("max_steps", max_steps, low=1)
-
-        self.height = check.integer("height", height, low=3)
-        self.width = check.integer("width", width, low=3)
+        self.set_parameters(locals())
+        behaviours = self.seat_behaviours(self.num_agents)
+        if self.attack_mode is None:
+            self.attack_mode = ("area" if self.area_attack else
+                                "single" if self.single_tile_attack else "beam")
         if ascii_map is None:
             layout = random_layout(self.height, self.width, self.wall_density, self.random)
         else:
             layout = read_ascii_map(ascii_map)
             self.height, self.width = layout.walls.shape
         self.ascii_map = str(ascii_map) if isinstance(ascii_map, Path) else ascii_map
-        self.vision_radius = check.integer("vision_radius", vision_radius, low=0)
 
         self.attack_rays = _rays(self.attack_mode, self.attack_range, self.beam_length,
                                  self.beam_radius)
@@ -605,3 +656,18 @@ class StagHuntModel(PhasedModel):
     def resource_cells(self, code) -> list[tuple[int, int]]:
         """Cells holding a resource of ``code`` (STAG or HARE), row-major."""
         return list(map(tuple, np.argwhere(self.resource_kinds == code).tolist()))
+
+
+GAME = register(Game(
+    name="stag_hunt",
+    title="Stag Hunt Physical",
+    model=StagHuntModel,
+    behaviours="agents.stag_hunt:BEHAVIOURS",
+    statistics="analysis.stag_hunt:statistics",
+    figures="analysis.stag_hunt:FIGURES",
+    view="dashboard.stag_hunt:VIEW",
+    study=ROOT / "analysis" / "studies" / "stag_hunt.toml",
+    rules=ROOT / "docs" / "rules" / "stag_hunt.md",
+    round="turn",
+    benchmarks=[Benchmark("random"), Benchmark("observing every action", observe=True)],
+))

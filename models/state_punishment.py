@@ -40,12 +40,23 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agents.population import parse_population
-from agents.state_punishment import (AGENT_CHANNEL, BEHAVIOURS, EMPTY, HARM, KINDS, MOVES,
-                                     VALUE, WALL)
 from models import validation as check
 from models.gridworld import one_hot, open_cells, walled_grid, window
+from models.parameters import (Boolean, Choice, Custom, Integer, Parameter, Parameters,
+                               Population, Probability, Real, Reals, Select, Slider, Subset)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
+from models.registry import ROOT, Benchmark, Game, register
+
+#: The resource kinds, each one's value to its collector and harm to every other agent.
+KINDS = ("A", "B", "C", "D", "E")
+VALUE = {"A": 3.0, "B": 7.0, "C": 2.0, "D": -2.0, "E": 1.0}
+HARM = {"A": 0.5, "B": 1.0, "C": 0.3, "D": 1.5, "E": 0.1}
+#: Observation channels: empty, wall, A..E, then one per agent (seat order).
+EMPTY, WALL = 0, 1
+KIND_CHANNEL = {kind: 2 + i for i, kind in enumerate(KINDS)}
+AGENT_CHANNEL = 2 + len(KINDS)
+#: Row and column offsets of the four moves; "up" decreases the row.
+MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 
 SIMPLE_ACTIONS = ("up", "down", "left", "right", "vote_increase", "vote_decrease", "noop")
 COMPOSITE_ACTIONS = tuple(f"{move}_{vote}" for vote in ("no_vote", "increase", "decrease")
@@ -58,6 +69,53 @@ EFFECTS = {
        for vote, step in (("no_vote", 0), ("increase", 1), ("decrease", -1))},
 }
 ACTION_MODES = {"simple": SIMPLE_ACTIONS, "composite": COMPOSITE_ACTIONS}
+
+#: Behaviour mixes the dashboard offers.
+MIXES = ("random", "greedy_forager", "civic_voter", "greedy_forager:2,civic_voter:1",
+         "greedy_forager:1,civic_voter:2")
+
+
+def _vision_radius(name, value, values):
+    return check.integer(name, value, low=0, high=max(values["width"], values["height"]))
+
+
+PARAMETERS = Parameters((
+    Parameter("width", 10, Integer(low=3), "grid columns, border walls included"),
+    Parameter("height", 10, Integer(low=3), "grid rows, border walls included"),
+    Parameter("num_agents", 3, Integer(low=1), "agents (seats)", control=Slider(1, 10)),
+    Parameter("population", "random", Population(count="num_agents"),
+              "behaviour of each seat", control=Select(MIXES)),
+    Parameter("max_steps", 100, Integer(low=1), "turns in an episode"),
+    Parameter("taboo", "ABCDE", Subset("".join(KINDS)),
+              "resource kinds whose collection may be punished"),
+    Parameter("initial_resources", 15, Integer(low=0), "resources placed at the start"),
+    Parameter("spawn_prob", 0.05, Probability(), "probability an empty cell grows a resource "
+                                                 "each turn"),
+    Parameter("spawn_weights", (1, 1, 1, 1, 1), Reals(length=len(KINDS), low=0),
+              "relative weights of the kinds A..E when a resource appears (positive sum)"),
+    Parameter("activation", "random", Choice(("random", "sequential")),
+              "agents act in an order shuffled each turn, or in seat order"),
+    Parameter("action_mode", "simple", Choice(tuple(ACTION_MODES)),
+              "a vote instead of a move (simple) or with a move (composite)",
+              control=Select()),
+    Parameter("initial_punishment", 0.1, Probability(), "punishment probability at the start",
+              control=Slider(0.0, 1.0, 0.1)),
+    Parameter("vote_step", 0.2, Probability(), "change of the punishment probability per vote",
+              control=Slider(0.0, 1.0, 0.1)),
+    Parameter("vote_cost", 0.1, Real(low=0), "cost of casting a vote"),
+    Parameter("punishment_mode", "expected", Choice(("expected", "stochastic")),
+              "punishment paid as its expectation, or drawn", control=Select()),
+    Parameter("punishment_magnitude", -10.0, Real(high=0),
+              "reward of one punishment (negative)"),
+    Parameter("vision_radius", 2, Custom(_vision_radius,
+                                         "integer from 0 to max(width, height)"),
+              "radius of the observation window"),
+    Parameter("full_view", False, Boolean(), "observations show the whole world"),
+    Parameter("num_worlds", 1, Integer(low=1, high="num_agents"),
+              "separate grids; seat i plays in world i mod num_worlds"),
+    Parameter("composite_views", False, Boolean(),
+              "observations hold every agent's view, own first"),
+))
 
 MODEL_REPORTERS = ("turn", "punishment_level", "votes_up", "votes_down", "cumulative_votes_up",
                    "cumulative_votes_down", *(f"collected_{k}" for k in KINDS), "collected",
@@ -108,6 +166,7 @@ class StatePunishmentModel(PhasedModel):
 
     model_reporters = MODEL_REPORTERS
     agent_reporters = AGENT_REPORTERS
+    parameters = PARAMETERS
 
     phases = (
         ModelPhase("spawn"),
@@ -142,36 +201,15 @@ class StatePunishmentModel(PhasedModel):
         rng=None,
     ):
         super().__init__(rng=rng, collect_data=collect_data)
-        self.width = check.integer("width", width, low=3)
-        self.height = check.integer("height", height, low=3)
-        self.num_agents = check.integer("num_agents", num_agents, low=1)
-        behaviours = parse_population(population, self.num_agents, BEHAVIOURS)
-        self.population = population
-        self.max_steps = check.integer("max_steps", max_steps, low=1)
-        self.taboo = check.subset("taboo", taboo, "".join(KINDS))
-        self.initial_resources = check.integer("initial_resources", initial_resources, low=0)
-        self.spawn_prob = check.probability("spawn_prob", spawn_prob)
-        weights = check.reals("spawn_weights", spawn_weights, len(KINDS), low=0)
+        self.set_parameters(locals())
+        behaviours = self.seat_behaviours(self.num_agents)
+        weights = self.spawn_weights
         if sum(weights) <= 0:
             raise ValueError(f"spawn_weights={spawn_weights!r} is invalid: "
                              "must have a positive sum")
         self.spawn_weights = tuple(w / sum(weights) for w in weights)
         self.cumulative_weights = np.cumsum(self.spawn_weights)[:-1]
-        self.activation = check.choice("activation", activation, ("random", "sequential"))
-        self.action_mode = check.choice("action_mode", action_mode, ACTION_MODES)
         self.action_names = ACTION_MODES[self.action_mode]
-        self.initial_punishment = check.probability("initial_punishment", initial_punishment)
-        self.vote_step = check.probability("vote_step", vote_step)
-        self.vote_cost = check.real("vote_cost", vote_cost, low=0)
-        self.punishment_mode = check.choice("punishment_mode", punishment_mode,
-                                            ("expected", "stochastic"))
-        self.punishment_magnitude = check.real("punishment_magnitude", punishment_magnitude,
-                                               high=0)
-        self.vision_radius = check.integer("vision_radius", vision_radius, low=0,
-                                           high=max(self.width, self.height))
-        self.full_view = check.boolean("full_view", full_view)
-        self.num_worlds = check.integer("num_worlds", num_worlds, low=1, high=self.num_agents)
-        self.composite_views = check.boolean("composite_views", composite_views)
         per_world = -(-self.num_agents // self.num_worlds)
         open_per_world = (self.width - 2) * (self.height - 2)
         if open_per_world < per_world + self.initial_resources:
@@ -350,3 +388,18 @@ class StatePunishmentModel(PhasedModel):
             if agent.world == world:
                 codes[agent.cell.coordinate] = AGENT_CHANNEL + agent.seat
         return codes
+
+
+GAME = register(Game(
+    name="state_punishment",
+    title="State Punishment",
+    model=StatePunishmentModel,
+    behaviours="agents.state_punishment:BEHAVIOURS",
+    statistics="analysis.state_punishment:statistics",
+    figures="analysis.state_punishment:FIGURES",
+    view="dashboard.state_punishment:VIEW",
+    study=ROOT / "analysis" / "studies" / "state_punishment.toml",
+    rules=ROOT / "docs" / "rules" / "state_punishment.md",
+    round="turn",
+    benchmarks=[Benchmark("random"), Benchmark("observing every action", observe=True)],
+))

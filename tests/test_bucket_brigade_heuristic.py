@@ -21,9 +21,8 @@ from collections import Counter
 import pytest
 
 import agents.bucket_brigade as bb_agents
-from agents.bucket_brigade import (BURNING, HEURISTIC_PARAMETERS, REST, RUINED, SAFE, WORK,
-                                   HeuristicAgent)
-from models.bucket_brigade import BucketBrigadeModel
+from agents.bucket_brigade import HEURISTIC_PARAMETERS, HeuristicAgent
+from models.bucket_brigade import BURNING, REST, RUINED, SAFE, WORK, BucketBrigadeModel
 
 N = 20_000
 SIGMAS = 4

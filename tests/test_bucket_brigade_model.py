@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agents.bucket_brigade import BEHAVIOURS, REST, WORK, FreeRiderAgent
+from agents.bucket_brigade import BEHAVIOURS, FreeRiderAgent
+from models.bucket_brigade import (AGENT_REPORTERS, BURNING, MODEL_REPORTERS, REST, RUINED,
+                                   SAFE, SCENARIOS, WORK, BucketBrigadeModel)
 from models import GAMES
-from models.bucket_brigade import (AGENT_REPORTERS, BURNING, MODEL_REPORTERS, RUINED, SAFE,
-                                   SCENARIOS, BucketBrigadeModel)
 
 MIXES = ["random", "firefighter:2,free_rider:2", "liar,hero,coordinator,always_work"]
 
@@ -24,7 +24,7 @@ def played(**kwargs):
 # --- Parameters -----------------------------------------------------------------------
 
 def test_registry_and_rulings_defaults():
-    assert GAMES["bucket_brigade"] is BucketBrigadeModel
+    assert GAMES["bucket_brigade"].model is BucketBrigadeModel
     model = BucketBrigadeModel()
     expected = dict(beta=0.25, kappa=0.5, A=100, L=100, c=0.5, rho_ignite=0.2, N_min=12,
                     p_spark=0.02, N_spark=12, gamma=0.1, lambda_own=2.0, alpha_own=1.0,

@@ -9,8 +9,8 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.bucket_brigade import BEHAVIOURS, WORK
-from models.bucket_brigade import BURNING, RULE_SETS, RUINED, SAFE, BucketBrigadeModel
+from agents.bucket_brigade import BEHAVIOURS
+from models.bucket_brigade import BURNING, RUINED, RULE_SETS, SAFE, WORK, BucketBrigadeModel
 from support import population_string
 
 NAMES = sorted(BEHAVIOURS)

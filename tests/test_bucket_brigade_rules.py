@@ -18,10 +18,9 @@ import math
 import pytest
 
 import agents.bucket_brigade as bb_agents
-from agents.bucket_brigade import REST, WORK, BucketBrigadeAgent
-from models.bucket_brigade import (
-    BURNING, RUINED, SAFE, BucketBrigadeModel, initial_fire_count,
-)
+from agents.bucket_brigade import BucketBrigadeAgent
+from models.bucket_brigade import (BURNING, REST, RUINED, SAFE, WORK, BucketBrigadeModel,
+                                   initial_fire_count)
 from support import assert_rate
 
 N_TRIALS = 20_000

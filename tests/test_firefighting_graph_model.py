@@ -64,7 +64,7 @@ def corners(layout, index, n_width=None):
 # --- Defaults ---------------------------------------------------------------------------
 
 def test_registry_and_rulings_defaults_play_a_full_row_episode():
-    assert GAMES["firefighting_graph"] is FirefightingGraphModel
+    assert GAMES["firefighting_graph"].model is FirefightingGraphModel
     model = FirefightingGraphModel(rng=1)
     assert model.layout == "row" and model.n_agents == 10 and model.preset == "cognac"
     assert model.max_steps == 100 and model.population == "random"

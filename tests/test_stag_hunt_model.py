@@ -16,10 +16,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agents.stag_hunt import (ATTACK, FORWARD, HARE, MOVE_TURNS, NOOP, PUNISH, STAG, STEP_RIGHT,
-                              TURN_RIGHT)
+from models.stag_hunt import (AGENT_REPORTERS, ATTACK, ATTACK_MODES, FORWARD, HARE,
+                              MODEL_REPORTERS, MOVE_TURNS, NOOP, PUNISH, STAG, STEP_RIGHT,
+                              TURN_RIGHT, StagHuntModel)
 from models import GAMES
-from models.stag_hunt import AGENT_REPORTERS, ATTACK_MODES, MODEL_REPORTERS, StagHuntModel
 from support import assert_rate, population_string
 
 N, E, S, W = range(4)
@@ -87,7 +87,7 @@ def start_cells(model):
 # --- Defaults ---------------------------------------------------------------------------
 
 def test_registry_and_the_seeds_default_game():
-    assert GAMES["stag_hunt"] is StagHuntModel
+    assert GAMES["stag_hunt"].model is StagHuntModel
     model = StagHuntModel(rng=1)
     expected = dict(height=13, width=13, wall_density=0.0, resource_density=0.15,
                     stag_probability=0.5, num_agents=3, num_agents_to_spawn=2,

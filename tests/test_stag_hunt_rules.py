@@ -27,9 +27,9 @@ import numpy as np
 import pytest
 
 import agents.stag_hunt as sh_agents
-from agents.stag_hunt import (ATTACK, BACKWARD, FORWARD, NOOP, PUNISH, STEP_LEFT, STEP_RIGHT,
-                              TURN_LEFT, TURN_RIGHT, StagHuntAgent)
-from models.stag_hunt import Defeat, StagHuntModel
+from agents.stag_hunt import StagHuntAgent
+from models.stag_hunt import (ATTACK, BACKWARD, FORWARD, NOOP, PUNISH, STEP_LEFT, STEP_RIGHT,
+                              TURN_LEFT, TURN_RIGHT, Defeat, StagHuntModel)
 from support import assert_rate
 
 STAG, HARE = 1, 2  # codes of the ``resource`` layer (and of the maps' '1' and '2')

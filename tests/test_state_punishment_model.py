@@ -15,11 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.state_punishment import BEHAVIOURS, HARM, KINDS, MOVES, VALUE
+from agents.state_punishment import BEHAVIOURS
+from models.state_punishment import (AGENT_REPORTERS, COMPOSITE_ACTIONS, HARM, KINDS,
+                                     MODEL_REPORTERS, MOVES, SIMPLE_ACTIONS, VALUE,
+                                     StatePunishmentModel)
 from models import GAMES
 from support import population_string
-from models.state_punishment import (AGENT_REPORTERS, COMPOSITE_ACTIONS, MODEL_REPORTERS,
-                                     SIMPLE_ACTIONS, StatePunishmentModel)
 
 W, E = 1, 0                                  # wall and empty channels
 CODE = {kind: 2 + i for i, kind in enumerate(KINDS)}   # A..E channels
@@ -58,7 +59,7 @@ def at(offsets, centre=(3, 3)):
 # --- Defaults ---------------------------------------------------------------------------
 
 def test_registry_and_rulings_defaults_play_a_full_episode():
-    assert GAMES["state_punishment"] is StatePunishmentModel
+    assert GAMES["state_punishment"].model is StatePunishmentModel
     model = StatePunishmentModel(rng=1)
     expected = dict(width=10, height=10, num_agents=3, max_steps=100, population="random",
                     initial_resources=15, spawn_prob=0.05, activation="random",

@@ -35,8 +35,8 @@ import numpy as np
 import pytest
 
 import agents.state_punishment as sp_agents
-from agents.state_punishment import AGENT_CHANNEL, HARM, KINDS, VALUE, StatePunishmentAgent
-from models.state_punishment import StatePunishmentModel
+from agents.state_punishment import StatePunishmentAgent
+from models.state_punishment import AGENT_CHANNEL, HARM, KINDS, VALUE, StatePunishmentModel
 from support import assert_rate
 
 MOVES = ("up", "down", "left", "right")

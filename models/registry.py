@@ -1,0 +1,96 @@
+"""The one registry of games (docs/rules/README.md, rule 1).
+
+A game registers once, at the end of its model module, with a :class:`Game` record;
+everything else -- the CLI, studies and the runner, results and figures, the dashboard, the
+benchmarks and the contract tests -- finds it in ``models.GAMES`` and reaches from there
+whatever the game contributes besides its model:
+
+* ``behaviours``: behaviour name -> ``Agent`` subclass (what ``population`` accepts);
+* ``statistics``: ``statistics(rows, run)``, one row of episode statistics per run from the
+  model's DataCollector rows;
+* ``figures``: figure name -> ``draw(folder)``, the paper figures of a study of the game;
+* ``view``: the dashboard's drawing of the world and its plots (``dashboard.View``);
+* ``study``: an example study file (TOML), which the main job runs;
+* ``benchmarks``: the configurations its benchmark plays;
+* ``rules``: its rules document, whose DataCollector columns the contract suite checks.
+
+``behaviours``, ``statistics``, ``figures`` and ``view`` may be given as ``"module:name"``,
+imported when first used: a model module then imports neither its agents (which import the
+model's rule constants) nor the analysis or dashboard code (which a sweep does not need).
+
+``register`` also sets ``model.game``, so a model finds its behaviours.
+"""
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Every registered game, by name, in the order registered.
+GAMES: dict[str, "Game"] = {}
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark configuration: a label and the model parameters it plays with.
+    ``observe``: every agent builds its observation on every action (the scripted and
+    ``random`` behaviours never ask for one)."""
+
+    label: str
+    parameters: dict = field(default_factory=dict)
+    observe: bool = False
+
+
+class _Loaded:
+    """A ``"module:name"`` reference, imported on first use and then kept."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, game, owner=None):
+        if game is None:
+            return self
+        reference = game.references[self.name]
+        if isinstance(reference, str):
+            module, _, attribute = reference.partition(":")
+            reference = getattr(importlib.import_module(module), attribute)
+        game.__dict__[self.name] = reference  # later reads skip this method
+        return reference
+
+
+class Game:
+    """Everything a game contributes, reached from its one registration (module docstring).
+
+    ``round`` names one ``step()`` of the game ("night", "turn", "step"), for tables.
+    """
+
+    behaviours = _Loaded()
+    statistics = _Loaded()
+    figures = _Loaded()
+    view = _Loaded()
+
+    def __init__(self, *, name: str, title: str, model: type, behaviours, statistics,
+                 figures, view, study, rules, benchmarks=(), round: str = "round"):
+        self.name, self.title, self.model, self.round = name, title, model, round
+        self.references = {"behaviours": behaviours, "statistics": statistics,
+                           "figures": figures, "view": view}
+        self.study, self.rules = Path(study), Path(rules)
+        self.benchmarks = tuple(benchmarks)
+
+    @property
+    def parameters(self):
+        """The model's declared parameters (``models.parameters.Parameters``)."""
+        return self.model.parameters
+
+    def __repr__(self):
+        return f"Game({self.name!r}, {self.model.__name__})"
+
+
+def register(game: Game) -> Game:
+    """Add ``game`` to ``GAMES`` (a name registered twice is an error) and tell its model."""
+    if game.name in GAMES and GAMES[game.name].model is not game.model:
+        raise ValueError(f"a game named {game.name!r} is already registered")
+    GAMES[game.name] = game
+    game.model.game = game
+    return game
