@@ -195,7 +195,8 @@ def _archetype(name, **params):
     class_name = "".join(part.title() for part in name.split("_")) + "Agent"
     return type(class_name, (HeuristicAgent,), {
         "behaviour": name, "params": params, "__module__": __name__,
-        "__doc__": f"The {name} archetype of the heuristic: {params}."})
+        "__doc__": f"The {name} archetype of the ten-parameter heuristic. Its parameters: "
+                   f"{params}."})
 
 
 #: The five archetypes of the rulings' table.

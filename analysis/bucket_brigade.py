@@ -1,36 +1,25 @@
-"""Bucket Brigade sweeps and their summary tables, from the DataCollector's columns.
+"""Bucket Brigade results: episode statistics and paper figures (docs/rules/bucket_brigade.md).
 
-``sweep`` plays every behaviour mix for every seed with ``mesa.batch_run``;
-``episode_table`` turns its rows into one row per episode and ``summary_table`` averages
-the episodes of each mix:
+``statistics`` gives one row per episode from the model's DataCollector rows:
 
+* ``nights``: nights played;
 * ``saved`` / ``ruined``: fraction of houses SAFE / RUINED at the end;
 * ``lies``: lies per episode; ``lie_rate``: lies per agent-night;
 * ``work_rate``: share of agent-nights spent working;
 * ``cooperation``: share of agents working on nights that began with a fire;
 * ``team_reward``: R_team at the end; ``mean_reward``: mean individual R_i.
 
-``analysis.sweeps.behaviour_table`` gives the mean R_i of each behaviour in each mix: in a
-mixed population it shows who gains from whom.
+``FIGURES``: ``saved_vs_beta`` -- how does fire spread (``beta``) cut the fraction of houses
+saved, and how much does extinguishing efficiency (``kappa``, one line each) buy back, for
+each behaviour mix (one panel each)? ``lie_rate_by_mix`` -- which behaviour mixes lie, and how
+often (lies per agent-night)?
 """
 
 import pandas as pd
+from matplotlib.figure import Figure
 
-from analysis.sweeps import batch_rows, episode_rows, mean_by_population
-from models.bucket_brigade import BucketBrigadeModel
-
-#: Episodes per behaviour mix in the main job.
-SEEDS = 20
-
-MIXES = ("random", "always_work", "always_rest", "firefighter", "coordinator", "hero",
-         "free_rider", "liar", "firefighter:2,free_rider:2", "coordinator:2,liar:2")
-
-
-def sweep(populations=MIXES, seeds=range(SEEDS), processes=2,
-          **parameters) -> pd.DataFrame:
-    """Every step of every (population, seed) episode: ``batch_run``'s rows."""
-    return batch_rows(BucketBrigadeModel, {"population": list(populations), **parameters},
-                      seeds, processes)
+from analysis import results
+from analysis.figures import CONFIDENCE, bars, ci_text, lines_in_panels, pooled, require
 
 
 def statistics(nightly: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
@@ -52,14 +41,30 @@ def statistics(nightly: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
     })
 
 
-def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per episode (RunId) from the rows of ``sweep``, with the mean final reward
-    R_i of each behaviour that played as ``reward_<behaviour>``."""
-    return episode_rows(rows, BucketBrigadeModel, statistics)
+def saved_vs_beta(folder) -> Figure:
+    """Fraction of houses saved against ``beta``, one line per ``kappa``, one panel per
+    population."""
+    require(folder, "saved_vs_beta", "beta")
+    return lines_in_panels(
+        folder, results.episodes(folder), x="beta", y="saved", line="kappa",
+        panel="population", panel_title="population", bounds=(0, 1),
+        title="Bucket Brigade: houses saved against fire spread, by extinguishing "
+              f"efficiency\n({ci_text(folder)}{pooled(folder, 'beta', 'kappa', 'population')})",
+        xlabel="beta (spread probability per burning neighbour and night)",
+        ylabel="houses saved at the end (fraction)",
+        line_title="kappa\n(extinguishing\nefficiency)")
 
 
-def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:
-    """Mean of each column over the episodes of each population, in sweep order."""
-    return mean_by_population(episodes, ["nights", "saved", "ruined", "lies", "lie_rate",
-                                         "work_rate", "cooperation", "team_reward",
-                                         "mean_reward"])
+def lie_rate_by_mix(folder) -> Figure:
+    """Lies per agent-night by population (bars with confidence intervals)."""
+    require(folder, "lie_rate_by_mix", "population")
+    return bars(
+        folder, results.episodes(folder), columns=["lie_rate"],
+        names=["lie rate"], category="population", bounds=(0, 1),
+        title="Bucket Brigade: how often each behaviour mix lies\n(mean and "
+              f"{CONFIDENCE:.0%} CI over the runs of each mix{pooled(folder, 'population')})",
+        xlabel="population (behaviour mix)",
+        ylabel="lie rate (lies per agent-night, fraction)")
+
+
+FIGURES = {"saved_vs_beta": saved_vs_beta, "lie_rate_by_mix": lie_rate_by_mix}

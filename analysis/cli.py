@@ -1,6 +1,6 @@
 """The ``dilemmas`` command (also ``python -m analysis``): play, run studies, summarise, draw.
 
-    dilemmas games                          the games and their parameters
+    dilemmas games [GAME]                   the games; a game's parameters and behaviours
     dilemmas play GAME [--set k=v ...]      one episode, and its summary
     dilemmas run STUDY.toml [...]           a study, resumable, with a progress bar
     dilemmas summary FOLDER [--ci]          a study's statistics per parameter combination
@@ -25,8 +25,9 @@ import pandas as pd
 
 from analysis import results
 from analysis.runner import BACKENDS, run_study
-from analysis.studies import Study, StudyError, canonical, game_parameters
+from analysis.studies import Study, StudyError, game_parameters
 from models import GAMES
+from models.registry import ROOT
 
 
 def main(argv=None) -> int:
@@ -41,12 +42,16 @@ def main(argv=None) -> int:
 
 def _parser():
     parser = argparse.ArgumentParser(
-        prog="dilemmas", description="Four social-dilemma games as Mesa models: play an "
+        prog="dilemmas", description="Social-dilemma games as Mesa models: play an "
         "episode, run a study, summarise its results, draw its figures.")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
-    games = commands.add_parser("games", help="list the games and their parameters",
-                                description="List the games and their parameters.")
+    games = commands.add_parser(
+        "games", help="list the games, or one game's parameters and behaviours",
+        description="List the registered games; with GAME, its parameters (default, what is "
+        "allowed, meaning) and its behaviours.")
+    games.add_argument("game", nargs="?", choices=sorted(GAMES), metavar="GAME",
+                       help=f"one of {', '.join(sorted(GAMES))}")
     games.set_defaults(command=_games, name="games")
 
     play = commands.add_parser("play", help="play one episode and print its summary",
@@ -99,9 +104,33 @@ def _parser():
     return parser
 
 
+def _first_sentence(text) -> str:
+    words = " ".join((text or "").split())
+    end = words.find(". ")
+    return words if end < 0 else words[:end + 1]
+
+
 def _games(args):
-    for game in GAMES:
-        print(f"{game}: {', '.join(game_parameters(game))}")
+    if args.game is None:
+        width = max(map(len, GAMES))
+        for game in GAMES.values():
+            print(f"{game.name:<{width}}  {game.title}: {len(game.parameters)} parameters, "
+                  f"behaviours {', '.join(game.behaviours)}")
+        print("\n`dilemmas games GAME` lists a game's parameters and behaviours.")
+        return
+    game = GAMES[args.game]
+    rules = game.rules.relative_to(ROOT) if game.rules.is_relative_to(ROOT) else game.rules
+    print(f"{game.title} ({game.name}): one step is one {game.round}; rules in {rules}\n")
+    print("parameters (name = default: allowed; meaning)")
+    for name, default, allowed, description in game.parameters.describe():
+        print(f"  {name} = {default}: {allowed}")
+        print(f"      {description}")
+    print("  rng = None: None or an integer >= 0 (the seed)")
+    print("  collect_data = True: True or False (False: no DataCollector, for speed)")
+    print("\nbehaviours (for population)")
+    width = max(map(len, game.behaviours))
+    for name, behaviour in game.behaviours.items():
+        print(f"  {name:<{width}}  {_first_sentence(behaviour.__doc__)}")
 
 
 def _value(text: str):
@@ -121,10 +150,11 @@ def _play(args):
             raise ValueError(f"--set {key.strip()}: not a parameter of {args.game}; "
                              f"allowed: {game_parameters(args.game)}")
         parameters[key.strip()] = _value(text.strip())
-    model = GAMES[args.game](**parameters, rng=args.seed)
+    game = GAMES[args.game]
+    model = game.model(**parameters, rng=args.seed)
     model.run_model()
     rows = model.datacollector.get_model_vars_dataframe()
-    statistics = results.STATISTICS[args.game](rows.assign(run=0), "run")
+    statistics = game.statistics(rows.assign(run=0), "run")
     print(f"{args.game}, seed {args.seed}, {len(rows) - 1} steps"
           + (f", {parameters}" if parameters else ""))
     print("\nfinal state\n" + rows.iloc[-1].to_string())
@@ -148,32 +178,10 @@ def _run(args):
     return 1 if report.failed else 0
 
 
-def summary_table(folder, ci=False) -> pd.DataFrame:
-    """Mean of each episode statistic per combination of the swept parameters."""
-    episodes = results.episodes(folder)
-    sweep = results.definition(folder)["sweep"]
-    swept = list(sweep) or ["replicate"]
-    if not sweep:
-        episodes = episodes.assign(replicate="all")
-    else:  # the combinations in the study's order
-        positions = [episodes[key].map({canonical(v) if isinstance(v, list) else v: i
-                                        for i, v in enumerate(values)})
-                     for key, values in sweep.items()]
-        order = sorted(range(len(episodes)), key=lambda i: [p.iloc[i] for p in positions])
-        episodes = episodes.iloc[order]
-    numbers = [c for c in episodes.columns
-               if c not in results.parameter_columns(folder)
-               and pd.api.types.is_numeric_dtype(episodes[c])]
-    table = results.aggregate(episodes, swept, numbers)
-    if not ci:
-        table = table.drop(columns=[c for c in table if c.endswith(("_low", "_high"))])
-    return table
-
-
 def _summary(args):
     with pd.option_context("display.width", 200, "display.max_columns", None,
                            "display.float_format", "{:.3f}".format):
-        print(summary_table(args.folder, args.ci).to_string(index=False))
+        print(results.summary(args.folder, args.ci).to_string(index=False))
 
 
 def _figures(args):

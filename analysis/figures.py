@@ -1,32 +1,12 @@
 """Paper figures of a study's results, as PDF and PNG, one consistent style.
 
-Each figure is drawn from a study folder written by ``analysis.runner.run_study``: means over
-the seeds of each parameter combination, with 95% Student-t confidence bands or bars
-(``analysis.results.aggregate``), clipped to the range the quantity can take (a count is
-never below 0, a fraction never above 1). A swept parameter that the figure does not show
-is pooled (its runs counted together), and the title says so. The questions they answer:
-
-Bucket Brigade
-  ``saved_vs_beta`` -- how does fire spread (``beta``) cut the fraction of houses saved, and
-  how much does extinguishing efficiency (``kappa``, one line each) buy back, for each
-  behaviour mix (one panel each)?
-  ``lie_rate_by_mix`` -- which behaviour mixes lie, and how often (lies per agent-night)?
-State Punishment
-  ``punishment_over_time`` -- where does the voted punishment level go during an episode for
-  each mix of civic voters and greedy foragers (one line each), and does the start matter
-  (one panel per ``initial_punishment``)?
-  ``harm_vs_initial_punishment`` -- does starting with a higher punishment level reduce the
-  social harm done in an episode, for each mix?
-Stag Hunt
-  ``coordinated_kills_vs_heal_delay`` -- how often do hunters kill stags together, and does
-  stag healing (``heal_delay``, 0 = never heals) change it, for each behaviour? All stag
-  kills are drawn dashed: healing is what stops a lone hunter from killing stags.
-  ``catch_by_behaviour`` -- what does each behaviour catch: stags, hares, or neither?
-Firefighting Graph
-  ``fire_over_time`` -- how much fire does each behaviour leave in the town as the episode
-  goes on (one panel per ``p_ignite``)?
-  ``fire_vs_ignition`` -- how does the ignition probability ``p_ignite`` change the mean fire
-  of an episode, for each behaviour?
+Each game's figures live with its statistics in ``analysis/<game>.py`` and are reached from
+its registration (``models.GAMES[game].figures``: figure name -> ``draw(folder)``); this
+module holds what they share. Each figure is drawn from a study folder written by
+``analysis.runner.run_study``: means over the seeds of each parameter combination, with 95%
+Student-t confidence bands or bars (``analysis.results.aggregate``), clipped to the range the
+quantity can take (a count is never below 0, a fraction never above 1). A swept parameter
+that the figure does not show is pooled (its runs counted together), and the title says so.
 
 A figure needs the parameter on its horizontal axis (or, for bar charts, its categories)
 swept by the study, else it raises ``ValueError`` naming the figure and the parameter. A
@@ -35,7 +15,7 @@ has one line or panel, labelled with its fixed value (or "default"). The time fi
 the runs still playing at each step: a Firefighting Graph episode that ends early (every
 house at 0) leaves the later steps' means.
 
-``FIGURES[game][name](folder)`` draws one figure (a ``matplotlib.figure.Figure``, shown as
+``GAMES[game].figures[name](folder)`` draws one figure (a ``matplotlib.figure.Figure``, shown as
 PNG in a notebook); ``save(figure, out_dir, name)`` writes ``<name>.pdf`` and ``<name>.png``;
 ``make_figures(folders, out_dir)`` draws and saves every figure of every study as
 ``<study name>_<figure name>.{pdf,png}``. Nothing here uses pyplot, so it works headless
@@ -115,17 +95,15 @@ def make_figures(folders, out_dir) -> list[Path]:
         folders = [folders]
     paths = []
     for folder in map(Path, folders):
-        game = results.definition(folder)["game"]
-        if game not in FIGURES:
-            raise ValueError(f"{folder}: no figures for the game {game!r}")
-        for name, draw in FIGURES[game].items():
+        game = results.game(folder)
+        for name, draw in game.figures.items():
             paths += save(draw(folder), out_dir, f"{folder.name}_{name}")
     return paths
 
 
 # --- helpers ------------------------------------------------------------------------------
 
-def _require(folder, figure: str, *parameters):
+def require(folder, figure: str, *parameters):
     """Raise ``ValueError`` unless the study sweeps each of ``parameters``."""
     sweep = results.definition(folder)["sweep"]
     for parameter in parameters:
@@ -163,13 +141,13 @@ def _colours(values) -> dict:
     return {v: PALETTE[i % len(PALETTE)] for i, v in enumerate(values)}
 
 
-def _pooled(folder, *shown) -> str:
+def pooled(folder, *shown) -> str:
     """", pooled over a, b" for the swept parameters a figure does not show."""
     others = [p for p in results.definition(folder)["sweep"] if p not in shown]
     return f", pooled over {', '.join(others)}" if others else ""
 
 
-def _ci_text(folder) -> str:
+def ci_text(folder) -> str:
     replicates = results.definition(folder)["replicates"]
     return f"mean and {CONFIDENCE:.0%} CI over {replicates} seeds"
 
@@ -190,7 +168,7 @@ def _error(table: pd.DataFrame, y: str) -> np.ndarray:
     return np.vstack([low, high])
 
 
-def _lines_in_panels(folder, table, *, x, y, line, title, xlabel, ylabel, line_title,
+def lines_in_panels(folder, table, *, x, y, line, title, xlabel, ylabel, line_title,
                      panel=None, panel_title="", marker="o", bounds=(None, None),
                      dashed=None) -> Figure:
     """One line per value of ``line``: the mean of ``y`` against ``x`` over the seeds, with
@@ -251,7 +229,7 @@ def _lines_in_panels(folder, table, *, x, y, line, title, xlabel, ylabel, line_t
     return fig
 
 
-def _bars(folder, table, *, columns, names, category, title, xlabel, ylabel,
+def bars(folder, table, *, columns, names, category, title, xlabel, ylabel,
           legend_title=None, bounds=(None, None)) -> Figure:
     """Bars of the mean of each of ``columns`` per value of ``category`` (grouped side by
     side, one colour per column), with confidence interval error bars (clipped to
@@ -284,139 +262,3 @@ def _bars(folder, table, *, columns, names, category, title, xlabel, ylabel,
         ax.legend(title=legend_title, loc="best")
         fig.suptitle(title)
     return fig
-
-
-# --- Bucket Brigade -----------------------------------------------------------------------
-
-def saved_vs_beta(folder) -> Figure:
-    """Fraction of houses saved against ``beta``, one line per ``kappa``, one panel per
-    population."""
-    _require(folder, "saved_vs_beta", "beta")
-    return _lines_in_panels(
-        folder, results.episodes(folder), x="beta", y="saved", line="kappa",
-        panel="population", panel_title="population", bounds=(0, 1),
-        title="Bucket Brigade: houses saved against fire spread, by extinguishing "
-              f"efficiency\n({_ci_text(folder)}{_pooled(folder, 'beta', 'kappa', 'population')})",
-        xlabel="beta (spread probability per burning neighbour and night)",
-        ylabel="houses saved at the end (fraction)",
-        line_title="kappa\n(extinguishing\nefficiency)")
-
-
-def lie_rate_by_mix(folder) -> Figure:
-    """Lies per agent-night by population (bars with confidence intervals)."""
-    _require(folder, "lie_rate_by_mix", "population")
-    return _bars(
-        folder, results.episodes(folder), columns=["lie_rate"],
-        names=["lie rate"], category="population", bounds=(0, 1),
-        title="Bucket Brigade: how often each behaviour mix lies\n(mean and "
-              f"{CONFIDENCE:.0%} CI over the runs of each mix{_pooled(folder, 'population')})",
-        xlabel="population (behaviour mix)",
-        ylabel="lie rate (lies per agent-night, fraction)")
-
-
-# --- State Punishment ---------------------------------------------------------------------
-
-def punishment_over_time(folder) -> Figure:
-    """Mean punishment level against turn, one line per population, one panel per initial
-    punishment level."""
-    rows = results.load(folder)
-    return _lines_in_panels(
-        folder, rows, x="turn", y="punishment_level", line="population",
-        panel="initial_punishment", marker=None, bounds=(0, 1),
-        title="State Punishment: punishment level over an episode, one panel per initial "
-              f"punishment\n({_ci_text(folder)}"
-              f"{_pooled(folder, 'population', 'initial_punishment')})",
-        xlabel="turn", ylabel="punishment level (probability)", line_title="population",
-        panel_title="initial punishment")
-
-
-def harm_vs_initial_punishment(folder) -> Figure:
-    """Social harm per episode against the initial punishment level, one line per
-    population."""
-    _require(folder, "harm_vs_initial_punishment", "initial_punishment")
-    return _lines_in_panels(
-        folder, results.episodes(folder), x="initial_punishment", y="harm",
-        line="population", bounds=(0, None),
-        title="State Punishment: social harm against the initial punishment level\n"
-              f"({_ci_text(folder)}{_pooled(folder, 'population', 'initial_punishment')})",
-        xlabel="initial punishment level (probability)",
-        ylabel="social harm dealt (per episode)", line_title="population")
-
-
-# --- Stag Hunt ----------------------------------------------------------------------------
-
-def coordinated_kills_vs_heal_delay(folder) -> Figure:
-    """Coordinated stag kills per episode against ``heal_delay``, one line per population."""
-    _require(folder, "coordinated_kills_vs_heal_delay", "heal_delay")
-    return _lines_in_panels(
-        folder, results.episodes(folder), x="heal_delay", y="coordinated",
-        line="population", bounds=(0, None),
-        dashed=("stags", "all stag kills", f"coordinated kills\n(with {CONFIDENCE:.0%} CI)"),
-        title="Stag Hunt: stags killed together (solid) and in all (dashed) against stag "
-              "healing\n"
-              f"({_ci_text(folder)}{_pooled(folder, 'population', 'heal_delay')})",
-        xlabel="heal_delay (turns until a hit stag heals; 0 = never)",
-        ylabel="stag kills (per episode)", line_title="population")
-
-
-def catch_by_behaviour(folder) -> Figure:
-    """Stags and hares defeated per episode by population (grouped bars)."""
-    _require(folder, "catch_by_behaviour", "population")
-    return _bars(
-        folder, results.episodes(folder), columns=["stags", "hares"],
-        names=["stags", "hares"], category="population", bounds=(0, None),
-        legend_title="defeated",
-        title="Stag Hunt: what each behaviour catches\n(mean and "
-              f"{CONFIDENCE:.0%} CI over the runs of each mix{_pooled(folder, 'population')})",
-        xlabel="population (behaviour)", ylabel="resources defeated (per episode)")
-
-
-# --- Firefighting Graph -------------------------------------------------------------------
-
-def _fire_label(folder, what: str) -> str:
-    """``what`` with the fire scale, e.g. "mean fire level (house level 0-100)"."""
-    study = results.definition(folder)
-    if not {"max_fire_level", "preset"} & set(study["sweep"]):
-        from models import GAMES
-        try:
-            model = GAMES["firefighting_graph"](**study["fixed"], rng=0, collect_data=False)
-            return f"{what} (0\u2013{model.max_fire_level})"
-        except (TypeError, ValueError):
-            pass
-    return f"{what} (house level)"
-
-
-def fire_over_time(folder) -> Figure:
-    """Mean fire level against step, one line per population, one panel per ``p_ignite``."""
-    rows = results.load(folder)
-    return _lines_in_panels(
-        folder, rows, x="step", y="mean_fire", line="population", panel="p_ignite",
-        panel_title="p_ignite", marker=None, bounds=(0, None),
-        title="Firefighting Graph: fire left in the town over an episode, one panel per "
-              f"p_ignite\n({_ci_text(folder)}{_pooled(folder, 'population', 'p_ignite')})",
-        xlabel="step", ylabel=_fire_label(folder, "fire level per house"),
-        line_title="population")
-
-
-def fire_vs_ignition(folder) -> Figure:
-    """Mean fire per episode against ``p_ignite``, one line per population."""
-    _require(folder, "fire_vs_ignition", "p_ignite")
-    return _lines_in_panels(
-        folder, results.episodes(folder), x="p_ignite", y="mean_fire",
-        line="population", bounds=(0, None),
-        title="Firefighting Graph: mean fire of an episode against the ignition "
-              f"probability\n({_ci_text(folder)}{_pooled(folder, 'population', 'p_ignite')})",
-        xlabel="p_ignite (ignition probability per step)",
-        ylabel=_fire_label(folder, "fire level per house, episode mean"),
-        line_title="population")
-
-
-FIGURES = {
-    "bucket_brigade": {"saved_vs_beta": saved_vs_beta, "lie_rate_by_mix": lie_rate_by_mix},
-    "state_punishment": {"punishment_over_time": punishment_over_time,
-                         "harm_vs_initial_punishment": harm_vs_initial_punishment},
-    "stag_hunt": {"coordinated_kills_vs_heal_delay": coordinated_kills_vs_heal_delay,
-                  "catch_by_behaviour": catch_by_behaviour},
-    "firefighting_graph": {"fire_over_time": fire_over_time,
-                           "fire_vs_ignition": fire_vs_ignition},
-}

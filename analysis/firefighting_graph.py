@@ -1,8 +1,7 @@
-"""Firefighting Graph sweeps and their summary tables, from the DataCollector's columns.
+"""Firefighting Graph results: episode statistics and paper figures
+(docs/rules/firefighting_graph.md).
 
-``sweep`` plays every behaviour mix for every seed with ``mesa.batch_run`` (default row
-game); ``episode_table`` gives one row per episode and ``summary_table`` averages the
-episodes of each mix:
+``statistics`` gives one row per episode from the model's DataCollector rows:
 
 * ``steps``: length of the episode (it ends early when every house is at 0);
 * ``mean_fire`` / ``final_fire``: mean house level over the steps / at the end;
@@ -10,25 +9,17 @@ episodes of each mix:
   per step; ``flame_rate``: share of flame observations;
 * ``mean_reward``: mean cumulative reward per firefighter.
 
-``analysis.sweeps.behaviour_table`` gives the mean reward of each behaviour in each mix.
+``FIGURES``: ``fire_over_time`` -- how much fire does each behaviour leave in the town as the
+episode goes on (one panel per ``p_ignite``)? ``fire_vs_ignition`` -- how does the ignition
+probability ``p_ignite`` change the mean fire of an episode, for each behaviour?
 """
 
 import pandas as pd
+from matplotlib.figure import Figure
 
-from analysis.sweeps import batch_rows, episode_rows, mean_by_population
+from analysis import results
+from analysis.figures import ci_text, lines_in_panels, pooled, require
 from models.firefighting_graph import FirefightingGraphModel
-
-#: Episodes per behaviour mix in the main job.
-SEEDS = 20
-
-MIXES = ("random", "fixed0", "fixed1", "belief_tracker", "belief_tracker:5,random:5")
-
-
-def sweep(populations=MIXES, seeds=range(SEEDS), processes=2,
-          **parameters) -> pd.DataFrame:
-    """Every step of every (population, seed) episode: ``batch_run``'s rows."""
-    return batch_rows(FirefightingGraphModel, {"population": list(populations), **parameters},
-                      seeds, processes)
 
 
 def statistics(steps: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
@@ -47,13 +38,41 @@ def statistics(steps: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
     })
 
 
-def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per episode (RunId) from the rows of ``sweep``, with the mean final reward of
-    each behaviour that played as ``reward_<behaviour>``."""
-    return episode_rows(rows, FirefightingGraphModel, statistics)
+def _fire_label(folder, what: str) -> str:
+    """``what`` with the fire scale, e.g. "mean fire level (house level 0-100)"."""
+    study = results.definition(folder)
+    if not {"max_fire_level", "preset"} & set(study["sweep"]):
+        try:
+            model = FirefightingGraphModel(**study["fixed"], rng=0, collect_data=False)
+            return f"{what} (0\u2013{model.max_fire_level})"
+        except (TypeError, ValueError):
+            pass
+    return f"{what} (house level)"
 
 
-def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:
-    """Mean of each column over the episodes of each population, in sweep order."""
-    return mean_by_population(episodes, ["steps", "mean_fire", "final_fire", "burning",
-                                         "doubled", "flame_rate", "mean_reward"])
+def fire_over_time(folder) -> Figure:
+    """Mean fire level against step, one line per population, one panel per ``p_ignite``."""
+    rows = results.load(folder)
+    return lines_in_panels(
+        folder, rows, x="step", y="mean_fire", line="population", panel="p_ignite",
+        panel_title="p_ignite", marker=None, bounds=(0, None),
+        title="Firefighting Graph: fire left in the town over an episode, one panel per "
+              f"p_ignite\n({ci_text(folder)}{pooled(folder, 'population', 'p_ignite')})",
+        xlabel="step", ylabel=_fire_label(folder, "fire level per house"),
+        line_title="population")
+
+
+def fire_vs_ignition(folder) -> Figure:
+    """Mean fire per episode against ``p_ignite``, one line per population."""
+    require(folder, "fire_vs_ignition", "p_ignite")
+    return lines_in_panels(
+        folder, results.episodes(folder), x="p_ignite", y="mean_fire",
+        line="population", bounds=(0, None),
+        title="Firefighting Graph: mean fire of an episode against the ignition "
+              f"probability\n({ci_text(folder)}{pooled(folder, 'population', 'p_ignite')})",
+        xlabel="p_ignite (ignition probability per step)",
+        ylabel=_fire_label(folder, "fire level per house, episode mean"),
+        line_title="population")
+
+
+FIGURES = {"fire_over_time": fire_over_time, "fire_vs_ignition": fire_vs_ignition}

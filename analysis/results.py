@@ -3,11 +3,11 @@
 ``load(folder)`` reads every model (or agent) file of a study written by
 ``analysis.runner.run_study``, sorted by ``run_id`` and ``Step`` so the table is the same
 whichever backend or number of workers wrote it. ``episodes(folder)`` gives one row per run:
-the run's parameters and seed, then the game's own statistics (``analysis.<game>.statistics``:
-saved fraction, lie, work and cooperation rates for Bucket Brigade; punishment level, votes
-and harm for State Punishment; stags, hares, coordinated kills and stag share for Stag Hunt;
-mean fire for the Firefighting Graph). ``aggregate`` averages any column over the seeds of
-each parameter combination with a Student-t confidence interval.
+the run's parameters and seed, then the game's own episode statistics (its registration's
+``statistics``, e.g. saved fraction and lie rate for Bucket Brigade, mean fire for the
+Firefighting Graph). ``aggregate`` averages any column over the seeds of each parameter
+combination with a Student-t confidence interval; ``summary`` does so for every episode
+statistic of a study, per combination of its swept parameters (``dilemmas summary``).
 """
 
 import json
@@ -17,14 +17,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 from scipy import stats
 
-from analysis import bucket_brigade, firefighting_graph, stag_hunt, state_punishment
+from analysis.studies import canonical
+from models import GAMES
+from models.registry import Game
 
-STATISTICS = {
-    "bucket_brigade": bucket_brigade.statistics,
-    "state_punishment": state_punishment.statistics,
-    "stag_hunt": stag_hunt.statistics,
-    "firefighting_graph": firefighting_graph.statistics,
-}
 RUN_COLUMNS = ("run_id", "replicate", "seed")
 
 
@@ -34,6 +30,15 @@ def definition(folder) -> dict:
     if not path.exists():
         raise FileNotFoundError(f"{folder} holds no study results (no study.json)")
     return json.loads(path.read_text())
+
+
+def game(folder) -> Game:
+    """The registered game a study folder holds results of."""
+    name = definition(folder)["game"]
+    if name not in GAMES:
+        raise ValueError(f"{folder} holds results of the game {name!r}, which is not "
+                         f"registered; registered: {sorted(GAMES)}")
+    return GAMES[name]
 
 
 def parameter_columns(folder) -> list[str]:
@@ -69,7 +74,7 @@ def episodes(folder, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per run: its parameters and seed, then the game's episode statistics."""
     rows = load(folder) if rows is None else rows
     columns = parameter_columns(folder)
-    statistics = STATISTICS[definition(folder)["game"]](rows, "run_id")
+    statistics = game(folder).statistics(rows, "run_id")
     first = rows.groupby("run_id", sort=True)[columns[1:]].first()
     return first.join(statistics).reset_index()
 
@@ -92,3 +97,26 @@ def aggregate(table: pd.DataFrame, by, columns, confidence: float = 0.95) -> pd.
         out[f"{column}_low"] = mean - half
         out[f"{column}_high"] = mean + half
     return out.reset_index()
+
+
+def summary(folder, ci: bool = False) -> pd.DataFrame:
+    """Per combination of the study's swept parameters, in the study's order: the number of
+    runs and the mean of each episode statistic (``ci``: with its confidence interval)."""
+    table = episodes(folder)
+    sweep = definition(folder)["sweep"]
+    swept = list(sweep) or ["replicate"]
+    if not sweep:
+        table = table.assign(replicate="all")
+    else:  # the combinations in the study's order
+        positions = [table[key].map({canonical(v) if isinstance(v, list) else v: i
+                                     for i, v in enumerate(values)})
+                     for key, values in sweep.items()]
+        order = sorted(range(len(table)), key=lambda i: [p.iloc[i] for p in positions])
+        table = table.iloc[order]
+    numbers = [c for c in table.columns
+               if c not in parameter_columns(folder)
+               and pd.api.types.is_numeric_dtype(table[c])]
+    out = aggregate(table, swept, numbers)
+    if not ci:
+        out = out.drop(columns=[c for c in out if c.endswith(("_low", "_high"))])
+    return out

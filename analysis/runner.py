@@ -194,7 +194,7 @@ def play_batch(task) -> tuple[int, list[str]]:
     for run in runs:
         failure = folder / "failed" / f"{run.run_id}.json"
         try:
-            model = GAMES[game](**run.parameters, rng=run.seed)
+            model = GAMES[game].model(**run.parameters, rng=run.seed)
             model.run_model()
             reported = model.datacollector.model_vars
             steps = len(next(iter(reported.values())))

@@ -1,35 +1,24 @@
-"""Stag Hunt sweeps and their summary tables, from the DataCollector's columns.
+"""Stag Hunt results: episode statistics and paper figures (docs/rules/stag_hunt.md).
 
-``sweep`` plays every behaviour mix for every seed with ``mesa.batch_run`` (default map and
-agent configuration: 3 seats, 2 spawned at random, seat 2 unable to hunt stags);
-``episode_table`` gives one row per episode and ``summary_table`` averages the episodes of
-each mix:
+``statistics`` gives one row per episode from the model's DataCollector rows:
 
+* ``turns``: turns played;
 * ``stags`` / ``hares``: resources defeated; ``coordinated``: stags killed on a turn in which
   two or more agents hit them; ``stag_share``: stags / all defeats (NaN with none);
 * ``attacks`` / ``punishments``: actions fired in the episode; ``removals``: agents removed;
 * ``mean_reward``: mean cumulative reward of the agents that played.
 
-``analysis.sweeps.behaviour_table`` gives the mean reward of each behaviour in each mix.
+``FIGURES``: ``coordinated_kills_vs_heal_delay`` -- how often do hunters kill stags
+together, and does stag healing (``heal_delay``, 0 = never heals) change it, for each
+behaviour? All stag kills are drawn dashed: healing is what stops a lone hunter from killing
+stags. ``catch_by_behaviour`` -- what does each behaviour catch: stags, hares, or neither?
 """
 
 import pandas as pd
+from matplotlib.figure import Figure
 
-from analysis.sweeps import batch_rows, episode_rows, mean_by_population
-from models.stag_hunt import StagHuntModel
-
-#: Episodes per behaviour mix in the main job.
-SEEDS = 20
-
-MIXES = ("random", "hare_hunter", "stag_hunter", "cooperator",
-         "cooperator:1,hare_hunter:2", "cooperator:1,stag_hunter:1,hare_hunter:1")
-
-
-def sweep(populations=MIXES, seeds=range(SEEDS), processes=2,
-          **parameters) -> pd.DataFrame:
-    """Every turn of every (population, seed) episode: ``batch_run``'s rows."""
-    return batch_rows(StagHuntModel, {"population": list(populations), **parameters},
-                      seeds, processes)
+from analysis import results
+from analysis.figures import CONFIDENCE, bars, ci_text, lines_in_panels, pooled, require
 
 
 def statistics(turns: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
@@ -50,14 +39,31 @@ def statistics(turns: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
     })
 
 
-def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per episode (RunId) from the rows of ``sweep``, with the mean final reward of
-    each behaviour that played as ``reward_<behaviour>``."""
-    return episode_rows(rows, StagHuntModel, statistics)
+def coordinated_kills_vs_heal_delay(folder) -> Figure:
+    """Coordinated stag kills per episode against ``heal_delay``, one line per population."""
+    require(folder, "coordinated_kills_vs_heal_delay", "heal_delay")
+    return lines_in_panels(
+        folder, results.episodes(folder), x="heal_delay", y="coordinated",
+        line="population", bounds=(0, None),
+        dashed=("stags", "all stag kills", f"coordinated kills\n(with {CONFIDENCE:.0%} CI)"),
+        title="Stag Hunt: stags killed together (solid) and in all (dashed) against stag "
+              "healing\n"
+              f"({ci_text(folder)}{pooled(folder, 'population', 'heal_delay')})",
+        xlabel="heal_delay (turns until a hit stag heals; 0 = never)",
+        ylabel="stag kills (per episode)", line_title="population")
 
 
-def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:
-    """Mean of each column over the episodes of each population, in sweep order."""
-    return mean_by_population(episodes, ["turns", "stags", "hares", "coordinated",
-                                         "stag_share", "attacks", "punishments", "removals",
-                                         "mean_reward"])
+def catch_by_behaviour(folder) -> Figure:
+    """Stags and hares defeated per episode by population (grouped bars)."""
+    require(folder, "catch_by_behaviour", "population")
+    return bars(
+        folder, results.episodes(folder), columns=["stags", "hares"],
+        names=["stags", "hares"], category="population", bounds=(0, None),
+        legend_title="defeated",
+        title="Stag Hunt: what each behaviour catches\n(mean and "
+              f"{CONFIDENCE:.0%} CI over the runs of each mix{pooled(folder, 'population')})",
+        xlabel="population (behaviour)", ylabel="resources defeated (per episode)")
+
+
+FIGURES = {"coordinated_kills_vs_heal_delay": coordinated_kills_vs_heal_delay,
+           "catch_by_behaviour": catch_by_behaviour}

@@ -1,35 +1,27 @@
-"""State Punishment sweeps and their summary tables, from the DataCollector's columns.
+"""State Punishment results: episode statistics and paper figures
+(docs/rules/state_punishment.md).
 
-``sweep`` plays every behaviour mix for every seed with ``mesa.batch_run``;
-``episode_table`` gives one row per episode and ``summary_table`` averages the episodes of
-each mix:
+``statistics`` gives one row per episode from the model's DataCollector rows:
 
+* ``turns``: turns played;
 * ``mean_p`` / ``final_p``: punishment level averaged over the turns / at the end;
 * ``votes_up`` / ``votes_down``: votes cast in the episode;
 * ``collected``: resources collected; ``harm``: social harm dealt (each receiver counted);
 * ``punishment`` / ``vote_cost``: their totals (negative); ``mean_reward``: per agent.
 
-``analysis.sweeps.behaviour_table`` gives the mean reward of each behaviour in each mix.
+``FIGURES``: ``punishment_over_time`` -- where does the voted punishment level go during an
+episode for each mix of civic voters and greedy foragers (one line each), and does the start
+matter (one panel per ``initial_punishment``)? ``harm_vs_initial_punishment`` -- does
+starting with a higher punishment level reduce the social harm done in an episode, for each
+mix?
 """
 
 import pandas as pd
+from matplotlib.figure import Figure
 
-from analysis.sweeps import batch_rows, episode_rows, mean_by_population
-from agents.state_punishment import KINDS
-from models.state_punishment import StatePunishmentModel
-
-#: Episodes per behaviour mix in the main job.
-SEEDS = 10
-
-MIXES = ("random", "greedy_forager", "civic_voter", "greedy_forager:2,civic_voter:1",
-         "greedy_forager:1,civic_voter:2")
-
-
-def sweep(populations=MIXES, seeds=range(SEEDS), processes=2,
-          **parameters) -> pd.DataFrame:
-    """Every step of every (population, seed) episode: ``batch_run``'s rows."""
-    return batch_rows(StatePunishmentModel, {"population": list(populations), **parameters},
-                      seeds, processes)
+from analysis import results
+from analysis.figures import ci_text, lines_in_panels, pooled, require
+from models.state_punishment import KINDS
 
 
 def statistics(turns: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
@@ -51,14 +43,32 @@ def statistics(turns: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
     })
 
 
-def episode_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per episode (RunId) from the rows of ``sweep``, with the mean final reward of
-    each behaviour that played as ``reward_<behaviour>``."""
-    return episode_rows(rows, StatePunishmentModel, statistics)
+def punishment_over_time(folder) -> Figure:
+    """Mean punishment level against turn, one line per population, one panel per initial
+    punishment level."""
+    rows = results.load(folder)
+    return lines_in_panels(
+        folder, rows, x="turn", y="punishment_level", line="population",
+        panel="initial_punishment", marker=None, bounds=(0, 1),
+        title="State Punishment: punishment level over an episode, one panel per initial "
+              f"punishment\n({ci_text(folder)}"
+              f"{pooled(folder, 'population', 'initial_punishment')})",
+        xlabel="turn", ylabel="punishment level (probability)", line_title="population",
+        panel_title="initial punishment")
 
 
-def summary_table(episodes: pd.DataFrame) -> pd.DataFrame:
-    """Mean of each column over the episodes of each population, in sweep order."""
-    return mean_by_population(episodes, ["turns", "mean_p", "final_p", "votes_up",
-                                         "votes_down", "collected", "harm", "punishment",
-                                         "vote_cost", "mean_reward"])
+def harm_vs_initial_punishment(folder) -> Figure:
+    """Social harm per episode against the initial punishment level, one line per
+    population."""
+    require(folder, "harm_vs_initial_punishment", "initial_punishment")
+    return lines_in_panels(
+        folder, results.episodes(folder), x="initial_punishment", y="harm",
+        line="population", bounds=(0, None),
+        title="State Punishment: social harm against the initial punishment level\n"
+              f"({ci_text(folder)}{pooled(folder, 'population', 'initial_punishment')})",
+        xlabel="initial punishment level (probability)",
+        ylabel="social harm dealt (per episode)", line_title="population")
+
+
+FIGURES = {"punishment_over_time": punishment_over_time,
+           "harm_vs_initial_punishment": harm_vs_initial_punishment}

@@ -27,7 +27,6 @@ workers; the same digest names the run (``run_id``).
 """
 
 import hashlib
-import inspect
 import itertools
 import json
 import tomllib
@@ -61,10 +60,8 @@ def canonical(value) -> str:
 
 
 def game_parameters(game: str) -> list[str]:
-    """The keyword parameters of a game's model, without ``rng`` and ``collect_data``."""
-    signature = inspect.signature(GAMES[game].__init__)
-    return [name for name, p in signature.parameters.items()
-            if p.kind is p.KEYWORD_ONLY and name not in ("rng", "collect_data")]
+    """The declared parameters of a game (``rng`` and ``collect_data`` are the runner's)."""
+    return GAMES[game].parameters.names
 
 
 @dataclass(frozen=True)
@@ -116,7 +113,7 @@ class Study:
                                  "list of values")
         for combination in self.combinations():
             try:
-                GAMES[self.game](**combination, rng=0, collect_data=False)
+                GAMES[self.game].model(**combination, rng=0, collect_data=False)
             except (ValueError, TypeError) as error:
                 swept = {key: combination[key] for key in self.sweep}
                 raise StudyError(f"{where}: {error}"

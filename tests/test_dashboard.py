@@ -8,6 +8,21 @@ import pytest
 import solara
 
 import app
+from dashboard.bucket_brigade import BucketBrigadeView
+from dashboard.stag_hunt import facing_triangle
+from models.stag_hunt import DIRECTIONS
+from dashboard import SEED, controls
+from models import GAMES
+
+
+def game(title):
+    """The registered game shown under ``title``."""
+    return next(game for game in GAMES.values() if game.title == title)
+
+
+def mixes_of(title):
+    """The behaviour mixes the page offers for ``title``."""
+    return controls(game(title), game(title).view)["population"]["values"]
 
 
 @solara.component
@@ -53,7 +68,7 @@ def test_each_game_renders_its_world_and_plots_and_step_advances_it(page, title)
     assert "Time: 0.0" in texts(box)
     assert caption(box).endswith("step 0")
     images = [w for w in widgets_under(box) if isinstance(w, ipywidgets.Image)]
-    assert len(images) == 1 + len(app.GAMES[title]["plots"])
+    assert len(images) == 1 + len(game(title).view.plots)
     assert all(image.value[:4] == b"\x89PNG" for image in images)
     before = [bytes(image.value) for image in images]
 
@@ -68,9 +83,9 @@ def test_each_game_renders_its_world_and_plots_and_step_advances_it(page, title)
 def test_reset_rebuilds_the_model_with_the_chosen_mix_and_seed(page, title):
     box, rc = page
     pick(rc, title)
-    mixes = app.GAMES[title]["params"]["population"]["values"]
-    rc.find(v.Select, label="behaviour mix").widget.v_model = mixes[-1]
-    rc.find(v.Slider, label="seed (rng)").widget.v_model = 7
+    mixes = mixes_of(title)
+    rc.find(v.Select, label="population").widget.v_model = mixes[-1]
+    rc.find(v.Slider, label=SEED).widget.v_model = 7
     rc.find(v.Btn, children=["Step"]).widget.click()
     assert f"population {mixes[0]} · seed 1" in caption(box)
 
@@ -80,15 +95,13 @@ def test_reset_rebuilds_the_model_with_the_chosen_mix_and_seed(page, title):
 
 
 def test_bucket_brigade_scenario_reaches_the_model():
-    model = app.BucketBrigadeView(scenario_name="hard", scenario=object(), rng=3)
+    model = BucketBrigadeView(scenario_name="hard", scenario=object(), rng=3)
     assert model.scenario_name == "hard" and model.beta == 0.40
 
 
 @pytest.mark.parametrize("orientation", range(4))
 def test_a_hunters_triangle_points_the_way_it_faces(orientation):
-    from agents.stag_hunt import DIRECTIONS
-
-    triangle = app.facing_triangle(5, 5, orientation, "blue")
+    triangle = facing_triangle(5, 5, orientation, "blue")
     vertices = triangle.get_path().vertices @ triangle.get_patch_transform().get_matrix()[:2, :2].T
     tip = max(vertices, key=lambda xy: xy[0] * DIRECTIONS[orientation][1]
               + xy[1] * DIRECTIONS[orientation][0])
@@ -103,8 +116,8 @@ def test_after_switching_games_reset_keeps_the_default_parameters(page):
     box, rc = page
     for title in [*app.VIEWS, "Bucket Brigade"]:
         pick(rc, title)
-        mixes = app.GAMES[title]["params"]["population"]["values"]
-        rc.find(v.Select, label="behaviour mix").widget.v_model = mixes[-1]
+        mixes = mixes_of(title)
+        rc.find(v.Select, label="population").widget.v_model = mixes[-1]
         rc.find(v.Btn, children=["Reset"]).widget.click()
         assert caption(box).endswith(f"population {mixes[-1]} · seed 1 · step 0"), title
 

@@ -20,6 +20,18 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 import app
+from dashboard import controls
+from models import GAMES
+
+
+def game(title):
+    """The registered game shown under ``title``."""
+    return next(game for game in GAMES.values() if game.title == title)
+
+
+def mixes_of(title):
+    """The behaviour mixes the page offers for ``title``."""
+    return controls(game(title), game(title).view)["population"]["values"]
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".solara-assets"
@@ -89,7 +101,7 @@ def test_each_game_plays_in_the_browser(server, browser, title, tmp_path):
     caption = page.locator(".world-caption")
     expect(caption).to_contain_text("step 0", timeout=30_000)
     images = page.locator(".vue-grid-item img")
-    expect(images).to_have_count(1 + len(app.GAMES[title]["plots"]), timeout=30_000)
+    expect(images).to_have_count(1 + len(game(title).view.plots), timeout=30_000)
 
     page.get_by_role("button", name="Step", exact=True).click()
     expect(page.get_by_text("Time: 1.0")).to_be_visible(timeout=30_000)
@@ -98,8 +110,8 @@ def test_each_game_plays_in_the_browser(server, browser, title, tmp_path):
     page.screenshot(path=shot, full_page=True)
     assert shot.stat().st_size > 0
 
-    mixes = app.GAMES[title]["params"]["population"]["values"]
-    page.locator(".v-select", has_text="behaviour mix").click()
+    mixes = mixes_of(title)
+    page.locator(".v-select", has_text="population").click()
     page.locator(".v-menu__content .v-list-item", has_text=mixes[-1]).last.click()
     page.get_by_role("button", name="Reset", exact=True).click()
     expect(page.get_by_text("Time: 0.0")).to_be_visible(timeout=30_000)

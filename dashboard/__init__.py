@@ -1,0 +1,111 @@
+"""The dashboard's parts: each game's view and what the views share (``app.py`` is the page).
+
+A game's registration names its view (``models.GAMES[game].view``), a :class:`View`: the
+Solara component that draws its world and the DataCollector columns to plot. Its controls
+are not written here: ``controls`` makes them from the game's parameter declarations (each
+parameter with a ``Slider`` or ``Select``, labelled with its name, starting at its default),
+plus a seed slider. A select whose default is not among its values (Stag Hunt's
+``attack_mode=None``, which means the area attack) starts at its first value. ``game_view``
+puts world, plots and controls in Mesa's ``SolaraViz``. The models know nothing of this
+package.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import solara
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from mesa.visualization import SolaraViz, make_plot_component
+from mesa.visualization.utils import update_counter
+
+from models.parameters import Select, Slider
+
+SEAT_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
+                "#F0E442", "#000000", "#999999", "#882255")
+#: The label of the seed slider.
+SEED = "seed (rng)"
+
+
+@dataclass(frozen=True)
+class View:
+    """How the dashboard shows a game: ``world`` (a Solara component of the model) and
+    ``plots`` (one plot per list of model columns). ``model``: the class the dashboard
+    builds, when it is not the game's own (a subclass adapting a parameter to Mesa's page);
+    ``renamed``: parameter name -> the name that class takes it by."""
+
+    world: Callable
+    plots: list = field(default_factory=list)
+    model: type | None = None
+    renamed: dict = field(default_factory=dict)
+
+
+def controls(game, view: View) -> dict:
+    """SolaraViz ``model_params`` from the game's parameter declarations."""
+    params = {}
+    for parameter in game.parameters:
+        control = parameter.control
+        if control is None:
+            continue
+        start = game.parameters.start_value(parameter.name)
+        if isinstance(control, Slider):
+            kind = "SliderFloat" if isinstance(control.step, float) else "SliderInt"
+            widget = {"type": kind, "value": start, "min": control.low, "max": control.high,
+                      "step": control.step}
+        elif isinstance(control, Select):
+            values = list(control.values or parameter.kind.options)
+            widget = {"type": "Select", "value": start if start in values else values[0],
+                      "values": values}
+        else:
+            raise TypeError(f"{game.name}.{parameter.name}: unknown control {control!r}")
+        params[view.renamed.get(parameter.name, parameter.name)] = {
+            **widget, "label": parameter.name}
+    params["rng"] = {"type": "SliderInt", "value": 1, "min": 0, "max": 999, "step": 1,
+                     "label": SEED}
+    return params
+
+
+def game_view(game):
+    """A component showing one game's SolaraViz: world, plots and controls."""
+    view = game.view
+    build = view.model or game.model
+
+    @solara.component
+    def GameView():
+        model = solara.use_memo(lambda: build(rng=1), [])
+        components = [(view.world, 0)] + [
+            make_plot_component(columns, backend="matplotlib") for columns in view.plots]
+        return SolaraViz(model, components=components, model_params=controls(game, view),
+                         name=game.title)
+
+    GameView.__name__ = game.title.replace(" ", "")
+    return GameView
+
+
+# --- Drawing helpers shared by the views ---------------------------------------------------
+
+def figure(width=5.0, height=5.0):
+    fig = Figure(figsize=(width, height), layout="constrained")
+    return fig, fig.subplots()
+
+
+def world_panel(fig, model, text):
+    """A world's drawing (redrawn when the model steps or is rebuilt by Reset) and the line
+    under it: what is shown, the population, the seed and the step."""
+    with solara.Column():
+        solara.FigureMatplotlib(fig, format="png",
+                                dependencies=[id(model), model.steps, update_counter.value])
+        solara.Text(f"{text} · population {model.population} · seed {model.seed} · "
+                    f"step {model.steps}", classes=["world-caption"])
+
+
+def draw_grid(ax, codes, colours, title):
+    """``codes`` (rows, cols) as coloured cells, row 0 at the top."""
+    ax.imshow(codes, cmap=ListedColormap(colours), vmin=0, vmax=len(colours) - 1,
+              interpolation="nearest")
+    ax.set_xticks(np.arange(-0.5, codes.shape[1]), minor=True)
+    ax.set_yticks(np.arange(-0.5, codes.shape[0]), minor=True)
+    ax.grid(which="minor", color="#dddddd", lw=0.5)
+    ax.tick_params(which="both", length=0, labelbottom=False, labelleft=False)
+    ax.set_title(title, fontsize=10)

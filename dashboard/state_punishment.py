@@ -1,0 +1,36 @@
+"""State Punishment in the dashboard: world 0's grid, its resources and its agents."""
+
+import numpy as np
+import solara
+from matplotlib.patches import Circle
+from mesa.visualization.utils import update_counter
+
+from dashboard import SEAT_COLOURS, View, draw_grid, figure, world_panel
+from models.state_punishment import KINDS
+
+RESOURCE_COLOURS = ["white", "#6b6b6b", "#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e"]
+
+
+@solara.component
+def StatePunishmentWorld(model):
+    """World 0: walls grey, resources A..E by colour, each agent a numbered disc."""
+    update_counter.get()
+    fig, ax = figure()
+    grid = model.grids[0]
+    codes = np.where(grid.wall.data, 1, np.where(grid.resource.data > 0,
+                                                   grid.resource.data + 1, 0))
+    legend = ", ".join(f"{k} {c}" for k, c in zip(KINDS, ("green", "orange", "purple",
+                                                          "pink", "lime")))
+    draw_grid(ax, codes, RESOURCE_COLOURS,
+              f"turn {model.turn}: p = {model.punishment_level:.2f}; {legend}")
+    for agent in model.seats:
+        if agent.world == 0:
+            row, col = agent.cell.coordinate
+            ax.add_patch(Circle((col, row), 0.38, color=SEAT_COLOURS[agent.seat % 10]))
+            ax.text(col, row, str(agent.seat), color="white", ha="center", va="center",
+                    fontsize=8)
+    world_panel(fig, model, "agents by seat")
+
+
+VIEW = View(world=StatePunishmentWorld,
+            plots=[["punishment_level"], ["votes_up", "votes_down"], ["social_harm_generated"]])

@@ -1,0 +1,169 @@
+"""Public Goods: a fifth game that exists only for the tests (its rules: ``rules.md``).
+
+It proves that a game defined and registered outside ``models/`` -- here, entirely in this
+folder -- passes the contract suite and works in ``dilemmas games``, the runner and the
+dashboard with no other file touched. ``tests/conftest.py`` imports it, which registers it.
+Everything a game contributes is here: the model with its parameters, its behaviours, its
+episode statistics, a figure, a dashboard view, an example study and its rules.
+"""
+
+from pathlib import Path
+
+import mesa
+import pandas as pd
+import solara
+from mesa.visualization.utils import update_counter
+
+from analysis import results
+from analysis.figures import bars, pooled, require
+from dashboard import SEAT_COLOURS, View, figure, world_panel
+from models import Benchmark, Game, register
+from models.parameters import Integer, Parameter, Parameters, Population, Real, Select, Slider
+from models.phases import AgentPhase, ModelPhase, PhasedModel
+
+HERE = Path(__file__).parent
+MIXES = ("random", "cooperate", "defect", "cooperate:2,defect:2")
+
+PARAMETERS = Parameters((
+    Parameter("num_agents", 4, Integer(low=2, high=20), "players", control=Slider(2, 10)),
+    Parameter("population", "random", Population(count="num_agents"),
+              "behaviour of each seat", control=Select(MIXES)),
+    Parameter("multiplier", 1.6, Real(low=0), "factor on the pot before it is shared",
+              control=Slider(0.0, 4.0, 0.1)),
+    Parameter("endowment", 1.0, Real(low=0), "what each player may contribute per round"),
+    Parameter("max_steps", 20, Integer(low=1), "rounds in an episode"),
+))
+
+
+class PublicGoodsModel(PhasedModel):
+    """Each round every player contributes its endowment or keeps it; the pot, times the
+    multiplier, is shared equally (rules.md)."""
+
+    parameters = PARAMETERS
+    model_reporters = ("round", "contributors", "cooperation_rate", "mean_reward")
+    agent_reporters = ("behaviour", "contributed", "reward")
+    phases = (
+        ModelPhase("open", method="open_round"),
+        AgentPhase("contribute", "choose", order="simultaneous", apply="collect"),
+        ModelPhase("share"),
+        ModelPhase("terminate"),
+    )
+
+    def __init__(self, *, num_agents=4, population="random", multiplier=1.6, endowment=1.0,
+                 max_steps=20, collect_data=True, rng=None):
+        super().__init__(rng=rng, collect_data=collect_data)
+        self.set_parameters(locals())
+        behaviours = self.seat_behaviours(self.num_agents)
+        self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
+        self.round = self.contributors = 0
+        self.cooperation_rate = float("nan")
+        self.mean_reward = 0.0
+        self.start_data_collection()
+
+    def open_round(self):
+        self.round += 1
+
+    def collect(self, decisions):
+        for agent, contributes in decisions.items():
+            if not isinstance(contributes, bool):
+                raise ValueError(f"agent {agent.seat} ({agent.behaviour}) chose "
+                                 f"{contributes!r}; a choice is True or False")
+            agent.contributed = contributes
+        self.contributors = sum(agent.contributed for agent in self.seats)
+        self.cooperation_rate = self.contributors / self.num_agents
+
+    def share(self):
+        share = self.multiplier * self.endowment * self.contributors / self.num_agents
+        for agent in self.seats:
+            agent.reward += share + (0.0 if agent.contributed else self.endowment)
+        self.mean_reward = sum(agent.reward for agent in self.seats) / self.num_agents
+
+    def terminate(self):
+        if self.round >= self.max_steps:
+            self.running = False
+
+
+class Player(mesa.Agent):
+    """A player in seat ``seat``."""
+
+    behaviour = ""
+
+    def __init__(self, model, seat):
+        super().__init__(model)
+        self.seat, self.contributed, self.reward = seat, None, 0.0
+
+
+class RandomPlayer(Player):
+    """Contributes with probability 1/2."""
+
+    behaviour = "random"
+
+    def choose(self):
+        return self.random.random() < 0.5
+
+
+class Cooperator(Player):
+    """Always contributes."""
+
+    behaviour = "cooperate"
+
+    def choose(self):
+        return True
+
+
+class Defector(Player):
+    """Never contributes."""
+
+    behaviour = "defect"
+
+    def choose(self):
+        return False
+
+
+BEHAVIOURS = {cls.behaviour: cls for cls in (RandomPlayer, Cooperator, Defector)}
+
+
+def statistics(rows: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
+    """One row per episode: ``rounds``, ``cooperation`` (mean share contributing) and
+    ``mean_reward`` (mean cumulative reward at the end)."""
+    played = rows[rows["round"] >= 1]
+    last = rows.sort_values("round").groupby(run).last()
+    return pd.DataFrame({"rounds": last["round"],
+                         "cooperation": played.groupby(run)["cooperation_rate"].mean(),
+                         "mean_reward": last["mean_reward"]})
+
+
+def cooperation_by_mix(folder):
+    """Share of players contributing, by behaviour mix."""
+    require(folder, "cooperation_by_mix", "population")
+    return bars(folder, results.episodes(folder), columns=["cooperation"],
+                names=["cooperation"], category="population", bounds=(0, 1),
+                title=f"Public goods: cooperation by mix{pooled(folder, 'population')}",
+                xlabel="population", ylabel="share contributing")
+
+
+@solara.component
+def PublicGoodsWorld(model):
+    """One bar per player: its cumulative reward, grey when it kept its endowment."""
+    update_counter.get()
+    fig, ax = figure(5, 3)
+    ax.bar([agent.seat for agent in model.seats], [agent.reward for agent in model.seats],
+           color=[SEAT_COLOURS[agent.seat % 10] if agent.contributed else "#cccccc"
+                  for agent in model.seats])
+    ax.set(xlabel="seat", ylabel="reward", title=f"round {model.round}")
+    world_panel(fig, model, "reward per player")
+
+
+GAME = register(Game(
+    name="public_goods",
+    title="Public Goods",
+    model=PublicGoodsModel,
+    behaviours=BEHAVIOURS,
+    statistics=statistics,
+    figures={"cooperation_by_mix": cooperation_by_mix},
+    view=View(world=PublicGoodsWorld, plots=[["cooperation_rate"], ["mean_reward"]]),
+    study=HERE / "study.toml",
+    rules=HERE / "rules.md",
+    round="round",
+    benchmarks=[Benchmark("random")],
+))

@@ -1,0 +1,274 @@
+"""The contract every registered game keeps (docs/rules/README.md), checked for each game in
+``models.GAMES`` -- the four games and the test-only Public Goods game -- so a new game gets
+every check by registering. Per-game test files hold only their own game's rules."""
+
+import ast
+import inspect
+import math
+import pickle
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import ipywidgets
+import ipyvuetify as v
+import mesa
+import pandas as pd
+import pytest
+import solara
+
+from dashboard import game_view
+from models import GAMES
+from models.parameters import (Boolean, Choice, Custom, Integer, Population, Probability, Real,
+                               Reals, Subset)
+from models.phases import AgentPhase
+
+TESTS = Path(__file__).resolve().parent
+NAMES = list(GAMES)
+
+
+def play(game, **parameters):
+    model = game.model(**parameters)
+    model.run_model()
+    return model
+
+
+def frames(model):
+    collector = model.datacollector
+    return collector.get_model_vars_dataframe(), collector.get_agent_vars_dataframe()
+
+
+def assert_same_frames(a, b):
+    for x, y in zip(a, b):
+        pd.testing.assert_frame_equal(x, y, check_exact=True)
+
+
+def first_table(text: str, heading: str) -> list[list[str]]:
+    """The cells of the body rows of the first table under ``heading``."""
+    lines = text.split(heading + "\n", 1)[1].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")),
+               len(lines))
+    return [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in lines[start + 2:end]]
+
+
+def table_names(text: str, heading: str) -> list[str]:
+    """The backticked names in the first column of the first table under ``heading``."""
+    return [row[0].strip("`") for row in first_table(text, heading)]
+
+
+def mixed_population(game) -> str:
+    """The last behaviour mix the game's dashboard offers (a mix of several behaviours)."""
+    return game.parameters["population"].control.values[-1]
+
+
+@pytest.fixture(params=NAMES)
+def game(request):
+    return GAMES[request.param]
+
+
+# --- Registration, declarations and rules document -----------------------------------------
+
+def test_the_four_games_and_the_test_game_are_registered():
+    assert NAMES[:4] == ["bucket_brigade", "state_punishment", "stag_hunt",
+                         "firefighting_graph"]
+    assert "public_goods" in NAMES
+    for name, game in GAMES.items():
+        assert game.name == name and game.model.game is game
+
+
+def test_signature_is_the_declaration(game):
+    signature = inspect.signature(game.model.__init__)
+    keywords = {name: p.default for name, p in signature.parameters.items()
+                if p.kind is p.KEYWORD_ONLY}
+    assert keywords.pop("rng") is None and keywords.pop("collect_data") is True
+    assert list(keywords) == game.parameters.names
+    for parameter in game.parameters:
+        assert keywords[parameter.name] == parameter.default, parameter.name
+        assert parameter.description, parameter.name
+    assert all(p.kind is p.KEYWORD_ONLY for name, p in signature.parameters.items()
+               if name != "self")
+
+
+def test_rules_document_lists_the_parameters_and_the_columns(game):
+    text = game.rules.read_text()
+    assert table_names(text, "## Parameters") == game.parameters.names
+    defaults = [ast.literal_eval(row[1].strip("`")) for row in first_table(text, "## Parameters")]
+    assert defaults == [p.default for p in game.parameters]
+    assert table_names(text, "### Model columns") == list(game.model.model_reporters)
+    assert table_names(text, "### Agent columns") == list(game.model.agent_reporters)
+    behaviours = [line[len("### `"):-1] for line in text.splitlines()
+                  if line.startswith("### `")]
+    assert behaviours == list(game.behaviours)
+
+
+def test_random_exists_and_every_behaviour_plays(game):
+    assert "random" in game.behaviours
+    for name, behaviour in game.behaviours.items():
+        assert behaviour.behaviour == name
+        model = play(game, population=name, max_steps=3, rng=0)
+        assert {agent.behaviour for agent in model.agents} == {name}
+
+
+# --- Playing ---------------------------------------------------------------------------------
+
+def test_defaults_play_an_episode(game):
+    model = game.model()
+    assert model.running and isinstance(model.seed, int)
+    model.run_model()
+    assert not model.running
+    assert 1 <= model.steps <= game.parameters["max_steps"].default
+    model_rows, agent_rows = frames(model)
+    assert len(model_rows) == model.steps + 1   # after construction, then every step
+    assert len(agent_rows) > 0
+
+
+def test_phases_run_in_the_declared_order(game):
+    model = game.model(rng=3)
+    model.step()
+    assert model.phases_run == [phase.name for phase in model.phases]
+    agent_phases = [phase for phase in model.phases if isinstance(phase, AgentPhase)]
+    assert agent_phases, "a round has at least one phase in which the agents decide"
+
+
+@pytest.mark.parametrize("cap", [1, 3])
+def test_max_steps_caps_every_game(game, cap):
+    model = play(game, max_steps=cap, rng=5)
+    assert model.steps <= cap and not model.running
+    assert len(frames(model)[0]) == model.steps + 1
+
+
+def test_same_seed_same_dataframes_and_different_seeds_differ(game):
+    population = mixed_population(game)
+    first = frames(play(game, population=population, rng=11))
+    assert_same_frames(first, frames(play(game, population=population, rng=11)))
+    seeded = [frames(play(game, population="random", rng=seed)) for seed in (11, 12)]
+    assert not (seeded[0][0].equals(seeded[1][0]) and seeded[0][1].equals(seeded[1][1]))
+
+
+def test_same_seed_same_dataframes_in_a_fresh_process(game, tmp_path):
+    population = mixed_population(game)
+    out = tmp_path / "frames.pkl"
+    script = textwrap.dedent(f"""
+        import pickle, sys
+        sys.path.insert(0, {str(TESTS)!r})
+        import importlib
+        import models
+        importlib.import_module({game.model.__module__!r})
+        model = models.GAMES[{game.name!r}].model(population={population!r}, rng=11)
+        model.run_model()
+        dc = model.datacollector
+        pickle.dump((dc.get_model_vars_dataframe(), dc.get_agent_vars_dataframe()),
+                    open({str(out)!r}, "wb"))
+    """)
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=TESTS.parent)
+    with open(out, "rb") as f:
+        fresh = pickle.load(f)
+    assert_same_frames(frames(play(game, population=population, rng=11)), fresh)
+
+
+def test_batch_run_gives_the_same_rows_with_one_and_two_processes(game):
+    def rows(processes):
+        frame = pd.DataFrame(mesa.batch_run(
+            game.model, {"population": ["random", mixed_population(game)], "max_steps": 5},
+            rng=[1, 2], number_processes=processes, data_collection_period=1,
+            display_progress=False))
+        # RunId is batch_run's bookkeeping: compare by what defines a run.
+        keys = ["population", "rng", "Step", *(["AgentID"] if "AgentID" in frame else [])]
+        return frame.sort_values(keys, kind="stable").drop(columns="RunId") \
+            .reset_index(drop=True)
+
+    single = rows(1)
+    assert len(single) > 0
+    pd.testing.assert_frame_equal(single, rows(2))
+
+
+# --- Bad parameters ------------------------------------------------------------------------
+
+def bad_values(game, parameter):
+    """``(wrong type, out of range)`` values of a declared parameter; None where the kind has
+    no range (a boolean) or no generic bad value (a game's own structured check)."""
+    kind = parameter.kind
+    defaults = game.parameters.defaults()
+
+    def bound(value):
+        return defaults[value] if isinstance(value, str) else value
+
+    if isinstance(kind, Integer):
+        low, high = bound(kind.low), bound(kind.high)
+        return "3", (low - 1 if low is not None else high + 1)
+    if isinstance(kind, Real):
+        return "0.5", (kind.low - 1 if kind.low is not None else
+                       kind.high + 1 if kind.high is not None else math.inf)
+    if isinstance(kind, Probability):
+        return "0.5", 1.5
+    if isinstance(kind, Boolean):
+        return 1, None
+    if isinstance(kind, Choice):
+        return 1, "no_such_choice"
+    if isinstance(kind, Population):
+        return 3, "no_such_behaviour"
+    if isinstance(kind, Reals):
+        length = bound(kind.length)
+        return "1, 2", [1.0] * (length + 1)
+    if isinstance(kind, Subset):
+        return 3, "Z"
+    if isinstance(kind, Custom):
+        return object(), None
+    raise AssertionError(f"{game.name}.{parameter.name}: no bad values for {kind!r}")
+
+
+CASES = [(name, parameter.name) for name in NAMES for parameter in GAMES[name].parameters]
+
+
+@pytest.mark.parametrize(("name", "parameter"), CASES)
+def test_every_declared_parameter_rejects_a_wrong_type_and_an_out_of_range_value(name,
+                                                                                 parameter):
+    game = GAMES[name]
+    wrong_type, out_of_range = bad_values(game, game.parameters[parameter])
+    for value in (wrong_type, out_of_range):
+        if value is None:
+            continue
+        with pytest.raises(ValueError, match=rf"\b{parameter}\b") as error:
+            game.model(**{parameter: value}, rng=0)
+        assert "invalid" in str(error.value) or "must" in str(error.value)
+
+
+def test_unknown_behaviours_are_rejected(game):
+    with pytest.raises(ValueError, match="population.*unknown behaviour 'no_such'"):
+        game.model(population="no_such")
+    with pytest.raises(ValueError, match="population"):
+        game.model(population="random:1000")
+
+
+# --- Dashboard -----------------------------------------------------------------------------
+
+def test_the_dashboard_view_renders_and_steps(game):
+    view = game_view(game)
+
+    @solara.component
+    def Root():
+        with solara.AppLayout():
+            view()
+
+    box, rc = solara.render(Root(), handle_error=False)
+    try:
+        def images():
+            return [bytes(w.value) for w in _widgets(box) if isinstance(w, ipywidgets.Image)]
+
+        before = images()
+        assert len(before) == 1 + len(game.view.plots)
+        rc.find(v.Btn, children=["Step"]).widget.click()
+        assert images() != before
+    finally:
+        rc.close()
+
+
+def _widgets(widget):
+    yield widget
+    for name in ("children", "items"):
+        for child in getattr(widget, name, None) or ():
+            if isinstance(child, ipywidgets.Widget):
+                yield from _widgets(child)
