@@ -9,47 +9,40 @@ import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from analysis import figures  # noqa: E402
+from analysis.bucket_brigade import lie_rate_by_mix, saved_vs_beta  # noqa: E402
 from analysis.runner import run_study  # noqa: E402
 from analysis.studies import Study  # noqa: E402
+from models import GAMES  # noqa: E402
 
 MAGIC = {"pdf": b"%PDF", "png": b"\x89PNG\r\n\x1a\n"}
+CASES = [(game, name) for game in GAMES for name in GAMES[game].figures]
 
-#: A small study of each game: two values of each swept parameter, short episodes.
-STUDIES = {
-    "bucket_brigade": dict(sweep={"population": ["firefighter", "free_rider"],
-                                  "beta": [0.1, 0.4], "kappa": [0.3, 0.9]}),
-    "state_punishment": dict(fixed={"max_steps": 15},
-                             sweep={"population": ["civic_voter", "greedy_forager"],
-                                    "initial_punishment": [0.0, 0.8]}),
-    "stag_hunt": dict(fixed={"agent_config": [{}, {}, {}], "max_steps": 15},
-                      sweep={"population": ["stag_hunter", "cooperator"],
-                             "heal_delay": [0, 2]}),
-    "firefighting_graph": dict(fixed={"max_steps": 15},
-                               sweep={"population": ["random", "belief_tracker"],
-                                      "p_ignite": [0.1, 0.5]}),
-}
-#: The parameter each figure needs swept, and a study sweeping something else instead.
-NEEDS = {
-    ("bucket_brigade", "saved_vs_beta"): ("beta", {"kappa": [0.3, 0.9]}),
-    ("bucket_brigade", "lie_rate_by_mix"): ("population", {"beta": [0.1, 0.4]}),
-    ("state_punishment", "harm_vs_initial_punishment"):
-        ("initial_punishment", {"population": ["civic_voter", "greedy_forager"]}),
-    ("stag_hunt", "coordinated_kills_vs_heal_delay"):
-        ("heal_delay", {"population": ["stag_hunter", "cooperator"]}),
-    ("stag_hunt", "catch_by_behaviour"): ("population", {"heal_delay": [0, 2]}),
-    ("firefighting_graph", "fire_vs_ignition"):
-        ("p_ignite", {"population": ["random", "belief_tracker"]}),
-}
-CASES = [(game, name) for game in figures.FIGURES for name in figures.FIGURES[game]]
+
+def small(study: Study, name: str, drop=None) -> Study:
+    """``study`` made small: 2 replicates, episodes of at most 15 steps, the first two
+    values of each swept parameter; ``drop``: a swept parameter fixed at its first value."""
+    sweep = {key: values[:2] for key, values in study.sweep.items() if key != drop}
+    fixed = {**study.fixed, "max_steps": 15,
+             **({drop: study.sweep[drop][0]} if drop else {})}
+    return Study(game=study.game, name=name, replicates=2, seed=7, fixed=fixed, sweep=sweep)
 
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory):
-    """Each game's small study, run serially: {game: its results folder}."""
+    """Each registered game's example study, made small and run serially: {game: folder}."""
     out = tmp_path_factory.mktemp("results")
-    return {game: run_study(Study(game=game, name=f"small_{game}", replicates=3, seed=7,
-                                  **spec), out, backend="serial", progress=False).folder
-            for game, spec in STUDIES.items()}
+    return {game: run_study(small(Study.from_file(GAMES[game].study), f"small_{game}"), out,
+                            backend="serial", progress=False).folder
+            for game in GAMES}
+
+
+@pytest.fixture(scope="module")
+def bucket_brigade_folder(tmp_path_factory):
+    study = Study(game="bucket_brigade", name="lines", replicates=3, seed=7,
+                  sweep={"population": ["firefighter", "free_rider"], "beta": [0.1, 0.4],
+                         "kappa": [0.3, 0.9]})
+    return run_study(study, tmp_path_factory.mktemp("lines"), backend="serial",
+                     progress=False).folder
 
 
 def check_files(paths, stem):
@@ -71,14 +64,14 @@ def texts(figure):
         legend=[t.get_text() for legend in legends for t in legend.get_texts()])
 
 
-def test_every_game_has_two_figures():
-    assert set(figures.FIGURES) == set(STUDIES)
-    assert all(len(named) >= 2 for named in figures.FIGURES.values())
+def test_every_game_has_figures():
+    assert all(len(GAMES[game].figures) >= 2 for game in list(GAMES)[:4])
+    assert all(GAMES[game].figures for game in GAMES)
 
 
 @pytest.mark.parametrize("game, name", CASES, ids=[f"{g}-{n}" for g, n in CASES])
 def test_figure_is_labelled_and_saved_as_pdf_and_png(folders, tmp_path, game, name):
-    figure = figures.FIGURES[game][name](folders[game])
+    figure = GAMES[game].figures[name](folders[game])
     assert isinstance(figure, Figure)
     labels = texts(figure)
     assert labels["title"] and labels["xlabel"] and labels["ylabel"], labels
@@ -89,8 +82,8 @@ def test_figure_is_labelled_and_saved_as_pdf_and_png(folders, tmp_path, game, na
     assert plt.get_fignums() == []  # nothing left open in pyplot
 
 
-def test_lines_follow_the_sweep_with_a_band_per_line(folders):
-    figure = figures.saved_vs_beta(folders["bucket_brigade"])
+def test_lines_follow_the_sweep_with_a_band_per_line(bucket_brigade_folder):
+    figure = saved_vs_beta(bucket_brigade_folder)
     panels = [ax for ax in figure.axes if ax.get_visible()]
     assert [ax.get_title() for ax in panels] == ["population = firefighter",
                                                  "population = free_rider"]
@@ -101,8 +94,8 @@ def test_lines_follow_the_sweep_with_a_band_per_line(folders):
 
 
 def test_same_data_gives_the_same_files(folders, tmp_path):
-    first = figures.save(figures.lie_rate_by_mix(folders["bucket_brigade"]), tmp_path / "a", "f")
-    again = figures.save(figures.lie_rate_by_mix(folders["bucket_brigade"]), tmp_path / "b", "f")
+    first = figures.save(lie_rate_by_mix(folders["bucket_brigade"]), tmp_path / "a", "f")
+    again = figures.save(lie_rate_by_mix(folders["bucket_brigade"]), tmp_path / "b", "f")
     assert [p.read_bytes() for p in first] == [p.read_bytes() for p in again]
 
 
@@ -115,18 +108,22 @@ def test_make_figures_saves_every_figure_of_every_study(folders, tmp_path):
         assert path.read_bytes().startswith(MAGIC[path.suffix[1:]])
 
 
-@pytest.mark.parametrize("game, name", list(NEEDS), ids=[f"{g}-{n}" for g, n in NEEDS])
-def test_a_figure_needs_its_parameter_swept(tmp_path, game, name):
-    parameter, sweep = NEEDS[game, name]
-    fixed = {key: value for key, value in STUDIES[game].get("fixed", {}).items()
-             if key not in sweep}
-    study = Study(game=game, name="partial", replicates=2, fixed=fixed, sweep=sweep)
+DROPS = [(game, parameter) for game in GAMES
+         for parameter in Study.from_file(GAMES[game].study).sweep]
+
+
+@pytest.mark.parametrize("game, parameter", DROPS, ids=[f"{g}-{p}" for g, p in DROPS])
+def test_a_figure_draws_without_a_swept_parameter_or_names_it(tmp_path, game, parameter):
+    # Each figure of a study that does not sweep ``parameter`` either draws (one line or
+    # panel for it) or raises a ValueError naming the figure and the parameter it needs.
+    study = small(Study.from_file(GAMES[game].study), "partial", drop=parameter)
     folder = run_study(study, tmp_path, backend="serial", progress=False).folder
-    with pytest.raises(ValueError, match=rf"'{name}'.*'{parameter}'"):
-        figures.FIGURES[game][name](folder)
-    with pytest.raises(ValueError, match=rf"'{name}'.*'{parameter}'"):
-        figures.make_figures([folder], tmp_path / "figures")
-    # the game's other figures draw it, a parameter not swept giving one line or panel
-    for other, draw in figures.FIGURES[game].items():
-        if (game, other) not in NEEDS or NEEDS[game, other][0] in sweep:
-            check_files(figures.save(draw(folder), tmp_path, other), other)
+    for name, draw in GAMES[game].figures.items():
+        try:
+            figure = draw(folder)
+        except ValueError as error:
+            assert f"'{name}'" in str(error) and f"'{parameter}'" in str(error), error
+            with pytest.raises(ValueError, match=rf"'{name}'.*'{parameter}'"):
+                figures.make_figures([folder], tmp_path / "figures")
+        else:
+            check_files(figures.save(figure, tmp_path, name), name)

@@ -139,7 +139,7 @@ def cooperation_by_mix(folder):
     return bars(folder, results.episodes(folder), columns=["cooperation"],
                 names=["cooperation"], category="population", bounds=(0, 1),
                 title=f"Public goods: cooperation by mix{pooled(folder, 'population')}",
-                xlabel="population", ylabel="share contributing")
+                xlabel="population", ylabel="players contributing (fraction)")
 
 
 @solara.component
