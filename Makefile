@@ -49,10 +49,7 @@ dashboard: $(ASSETS_STAMP)
 	SOLARA_ASSETS_PROXY_CACHE_DIR=$(abspath $(ASSETS)) $(VENV)/bin/solara run app.py --host 127.0.0.1
 
 bench: $(STAMP)
-	$(VENV)/bin/python benchmarks/bucket_brigade.py
-	$(VENV)/bin/python benchmarks/state_punishment.py
-	$(VENV)/bin/python benchmarks/stag_hunt.py
-	$(VENV)/bin/python benchmarks/firefighting_graph.py
+	$(VENV)/bin/python benchmarks/games.py
 	$(VENV)/bin/python benchmarks/runner.py
 
 clean:

@@ -1,4 +1,4 @@
-"""Bucket Brigade behaviours (rulings, "Behaviours"), the names ``population`` accepts.
+"""Bucket Brigade behaviours (docs/rules/bucket_brigade.md, "Behaviours"), the names ``population`` accepts.
 
 Every behaviour decides from the public observation only (``model.observation``): it
 chooses a signal before any signal is known, then a ``(house, mode)`` action once tonight's
@@ -199,7 +199,7 @@ def _archetype(name, **params):
                    f"{params}."})
 
 
-#: The five archetypes of the rulings' table.
+#: The five archetypes (docs/rules/bucket_brigade.md, "Behaviours").
 FirefighterAgent = _archetype(
     "firefighter", honesty=1.0, work_tendency=0.9, neighbor_help=0.5, own_house_priority=0.8,
     risk_aversion=0.5, coordination=0.7, exploration=0.1, fatigue=0.0, rest_bias=0.0, altruism=0.8)

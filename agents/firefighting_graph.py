@@ -1,4 +1,4 @@
-"""Firefighting Graph behaviours (rulings, "Behaviours"), the names ``population`` accepts.
+"""Firefighting Graph behaviours (docs/rules/firefighting_graph.md, "Behaviours"), the names ``population`` accepts.
 
 A firefighter chooses an action each step: the index of one of the houses it guards (row:
 0 = house i, 1 = house i + 1; grid: 0..3 = the corners of its cell). It observes only the

@@ -1,4 +1,4 @@
-"""Parsing the ``population`` parameter (spec contract, rule 3), shared by every game.
+"""Parsing the ``population`` parameter (docs/rules/README.md, rule 3), shared by every game.
 
 ``population`` is a comma-separated list of ``name`` or ``name:count`` entries, e.g.
 ``"firefighter:2,free_rider:2"``. Seats are filled in the order written. One name alone

@@ -1,4 +1,4 @@
-"""Stag Hunt behaviours (rulings, "Behaviours"), the names ``population`` accepts.
+"""Stag Hunt behaviours (docs/rules/stag_hunt.md, "Behaviours"), the names ``population`` accepts.
 
 On its turn an agent chooses one of the nine ``ACTIONS`` (its index) and the model applies
 it. ``random`` chooses uniformly. The scripted behaviours are baselines, not learners: they
@@ -49,7 +49,7 @@ from models.stag_hunt import (ACTIONS, ATTACK, BACKWARD, DIRECTIONS, FORWARD, HA
 
 
 class StagHuntAgent(CellAgent):
-    """Agent ``seat`` with its configuration (rulings, "Agents") and its state."""
+    """Agent ``seat`` with its configuration (docs/rules/stag_hunt.md, "World") and its state."""
 
     behaviour: ClassVar[str] = ""
 
@@ -75,7 +75,7 @@ class StagHuntAgent(CellAgent):
         self.shared_turns = (None, None)
 
     def act(self):
-        """Choose an action; the model applies it (rulings, phase 4). An agent removed
+        """Choose an action; the model applies it (docs/rules/stag_hunt.md, "Round", 4). An agent removed
         earlier this turn no longer acts."""
         if self.cell is not None:
             self.model.take_action(self, self.choose_action())

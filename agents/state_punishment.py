@@ -1,4 +1,4 @@
-"""State Punishment behaviours (rulings, "Behaviours"), the names ``population`` accepts.
+"""State Punishment behaviours (docs/rules/state_punishment.md, "Behaviours"), the names ``population`` accepts.
 
 Each agent, on its turn, chooses one action by name from ``model.action_names`` and the
 model applies it. Scripted behaviours decide from their observation (``self.observe()``,
@@ -53,7 +53,7 @@ class StatePunishmentAgent(CellAgent):
         self.pending_harm = 0.0
 
     def act(self):
-        """Choose an action; the model applies it (rulings, phase 2)."""
+        """Choose an action; the model applies it (docs/rules/state_punishment.md, "Round", 2)."""
         self.model.take_action(self, self.choose_action())
 
     def observe(self):

@@ -33,7 +33,7 @@ def one(kind: str, workers: int, episodes: int) -> dict:
     else:
         import mesa
 
-        rows = mesa.batch_run(GAMES["bucket_brigade"], {"population": "random"},
+        rows = mesa.batch_run(GAMES["bucket_brigade"].model, {"population": "random"},
                               rng=[run.seed for run in study.runs()], number_processes=workers,
                               data_collection_period=1, display_progress=False)
         assert rows

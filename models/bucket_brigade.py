@@ -1,9 +1,9 @@
 """Bucket Brigade: firefighting on a ring of houses, with public signals and lies.
 
-Seed ``000_706a236a9320627a.txt`` with the rulings ``bucket_brigade.md``. One ``step()`` is
-one night, run as the nine phases of the rulings (see ``BucketBrigadeModel.phases``).
+The rules are docs/rules/bucket_brigade.md. One ``step()`` is one night, run as the nine
+phases of its "Round" (see ``BucketBrigadeModel.phases``).
 
-Choices the seed and the rulings leave open, made here:
+Choices the sources leave open, made here (also in the rules' last section):
 
 * Scenario parameters (``beta`` ... ``N_spark``) default to ``None``, meaning "the value of
   the named ``scenario``"; a value given explicitly overrides the scenario's, one parameter
@@ -45,7 +45,7 @@ def _scenario(beta, kappa, c, rho_ignite, N_min, p_spark, A=100.0):
                 N_min=N_min, p_spark=p_spark, N_spark=N_min)
 
 
-#: The named scenarios of the rulings (all L=100 and N_spark = N_min).
+#: The named scenarios (all L=100 and N_spark = N_min).
 SCENARIOS = {
     "default": _scenario(0.25, 0.5, 0.5, 0.2, 12, 0.02),
     "easy": _scenario(0.10, 0.8, 0.5, 0.1, 10, 0.01),
@@ -100,19 +100,19 @@ PARAMETERS = Parameters((
     Parameter("max_steps", 200, Integer(low=1), "cap on nights"),
 ))
 
-#: Model reporters of the rulings, in their order; each is a model attribute of that name.
+#: Model reporters (docs/rules/bucket_brigade.md, "Data collected"), in order; each is a model attribute of that name.
 MODEL_REPORTERS = ("night", "burning", "safe", "ruined", "workers", "work_rate",
                    "signals_work", "lies", "lie_rate", "cooperation_rate",
                    "cumulative_lies", "team_reward", "mean_reward")
-#: Agent reporters of the rulings; each is an agent attribute of that name.
+#: Agent reporters (docs/rules/bucket_brigade.md, "Data collected"); each is an agent attribute of that name.
 AGENT_REPORTERS = ("behaviour", "house", "signal", "mode", "lied", "reward")
 
 
 class Observation(NamedTuple):
-    """The public observation of a night (rulings, phase 1).
+    """The public observation of a night (docs/rules/bucket_brigade.md, "Round", 1).
 
     ``signals`` is None while agents choose their signals and holds tonight's signals, in
-    seat order, once every agent has signalled (rulings, phase 3).
+    seat order, once every agent has signalled (docs/rules/bucket_brigade.md, "Round", 3).
     """
 
     night: int
@@ -146,8 +146,8 @@ def initial_fire_count(rho_ignite: float, num_houses: int) -> int:
 class BucketBrigadeModel(PhasedModel):
     """A ring of houses, agents that signal WORK or REST and then act, and fires.
 
-    Every parameter is keyword-only and has the rulings' default; see the module docstring
-    for the choices made where the rulings are silent.
+    Every parameter is keyword-only and has the rules' default (``PARAMETERS``); see the
+    module docstring for the choices made where the sources are silent.
     """
 
     model_reporters = MODEL_REPORTERS

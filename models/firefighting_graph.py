@@ -1,9 +1,9 @@
 """Firefighting Graph: the Dec-POMDP of fire levels on a row or a grid of houses.
 
-Seed ``004_94eaa1a51dae8818.txt`` with the rulings ``firefighting_graph.md``. One ``step()``
-runs the five phases of the rulings (see ``FirefightingGraphModel.phases``).
+The rules are docs/rules/firefighting_graph.md. One ``step()`` runs the five phases of its
+"Round" (see ``FirefightingGraphModel.phases``).
 
-Choices the seed and the rulings leave open, made here:
+Choices the sources leave open, made here (also in the rules' last section):
 
 * The houses are a Mesa ``OrthogonalVonNeumannGrid`` whose int property layer ``fire``
   holds the levels: ``(1, n_agents + 1)`` for ``"row"`` (neighbours left and right) and
@@ -12,7 +12,7 @@ Choices the seed and the rulings leave open, made here:
   as a ``(rows, cols)`` array), and the agent reporter ``house`` is that number.
 * Firefighter ``i`` of the row guards houses ``i`` and ``i + 1``; firefighter ``(r, c)`` of
   the grid (numbered ``r * n_width + c``) guards the corners of cell ``(r, c)`` in the
-  rulings' order. Firefighters are plain Mesa agents: a visit does not carry over.
+  rules' order. Firefighters are plain Mesa agents: a visit does not carry over.
 * The transition draws one uniform number per house from ``model.rng`` and applies the
   table to all houses at once; the flames of the observation draw one per firefighter.
 * ``n_agents`` (row) and ``n_width``/``n_height`` (grid) are all validated whichever layout
@@ -229,7 +229,7 @@ class FirefightingGraphModel(PhasedModel):
 
     # --- Phase 2: transition ------------------------------------------------------------
     def transition(self):
-        """The rulings' table, for all houses at once, from the state before this step.
+        """The rules' transition table, for all houses at once, from the state before this step.
 
         Each house falls in one case -- firefighters 0, 1 or 2+ (``crew``), burning or not,
         a burning neighbour or not -- which gives the probability of that case's effect

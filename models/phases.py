@@ -1,6 +1,6 @@
 """The phase schedule every game shares: a model declares its phases as data.
 
-Spec contract, rule 2: the documented phase order is enforced by one mechanism, ``step()``
+docs/rules/README.md, rule 2: the documented phase order is enforced by one mechanism, ``step()``
 runs the declared phases in that order, and the sequence actually run is observable.
 
 A subclass of :class:`PhasedModel` lists its round as ``phases``, a tuple of the following
@@ -94,7 +94,7 @@ class PhasedModel(mesa.Model):
     """A Mesa model whose ``step()`` runs the phases its class declares, in order, and whose
     DataCollector columns are declared too: ``model_reporters`` and ``agent_reporters`` name
     attributes of the model and of its agents, or map a column to the attribute it reads
-    (spec contract, rule 5)."""
+    (docs/rules/README.md, rule 5)."""
 
     phases: ClassVar[tuple[ModelPhase | AgentPhase, ...]] = ()
     model_reporters: ClassVar[tuple[str, ...] | dict[str, str]] = ()

@@ -1,9 +1,9 @@
 """Stag Hunt Physical: a gridworld hunt of stags and hares with attack and punish beams.
 
-Seed ``003_1a820c2820e6cd47.txt`` with the rulings ``stag_hunt.md``. One ``step()`` is one
-turn, run as the five phases of the seed's "Turn Structure" (see ``StagHuntModel.phases``).
+The rules are docs/rules/stag_hunt.md. One ``step()`` is one turn, run as the five phases of
+its "Round" (see ``StagHuntModel.phases``).
 
-Choices the seed and the rulings leave open, made here:
+Choices the sources leave open, made here (also in the rules' last section):
 
 * The world is a Mesa ``OrthogonalVonNeumannGrid`` of ``(height, width)`` cells addressed
   ``(row, col)``, row 0 at the top (North). Property layers: ``wall`` (bool), ``resource``
@@ -15,7 +15,7 @@ Choices the seed and the rulings leave open, made here:
   each other open cell with ``resource_density``. Fixed spawning without a map uses the
   first ``num_agents`` open cells in row-major order as spawn points; the spawned agents, in
   seat order, start on the spawn points in row-major order.
-* ``agent_config`` is None (the seed's configuration, repeated: seat ``i`` is kind ``"B"``
+* ``agent_config`` is None (the original game's configuration, repeated: seat ``i`` is kind ``"B"``
   without ``can_hunt`` when ``i % 3 == 2``, else kind ``"A"`` with it) or one mapping per
   agent with any of ``kind`` (a non-empty string; default ``"A"``), ``can_hunt`` (True),
   ``can_receive_shared_reward`` (True), ``exclusive_reward`` (False).
@@ -36,7 +36,7 @@ Choices the seed and the rulings leave open, made here:
   ``beam_length`` with ``|l| <= min(d - 1, beam_radius)``, each column ``l`` a ray from
   ``d = 1`` that stops at its first wall (or the map's edge). The punish beam is ``l = 0``,
   ``d`` = 1..``beam_length``, stopped the same way. ``attack_mode`` given explicitly wins
-  over the seed's flags ``area_attack`` and ``single_tile_attack``.
+  over the original game's flags ``area_attack`` and ``single_tile_attack``.
 * A resource is hit once per attack; an agent's own cell is in its area footprint but never
   holds a resource. A defeat pays ``reward / k`` to each of the ``k`` recipients: the
   defeater (paid at once) and the other agents on the grid within Chebyshev distance
@@ -172,7 +172,7 @@ AGENT_REPORTERS = ("behaviour", "kind", "health", "reward", "stags", "hares", "r
 
 
 class Observation(NamedTuple):
-    """What an agent sees (rulings, "Observation").
+    """What an agent sees (docs/rules/stag_hunt.md, "Observations").
 
     ``view``: float32 ``(2r+1, 2r+1, channels)``, the window centred on the agent, cells
     outside the grid read as walls: one-hot over the cell's entity (empty, wall, stag, hare,
@@ -480,7 +480,7 @@ class StagHuntModel(PhasedModel):
 
     # --- Phase 4: the agents act one after another (each calls take_action) -------------
     def take_action(self, agent, action):
-        """Pay ``agent``'s pending reward, then apply its action (rulings, "Actions")."""
+        """Pay ``agent``'s pending reward, then apply its action (docs/rules/stag_hunt.md, "Round")."""
         action = check.decision(agent, action, len(ACTIONS), "action")
         if agent.pending_reward:
             agent.reward += agent.pending_reward
@@ -557,7 +557,7 @@ class StagHuntModel(PhasedModel):
 
     def _defeat(self, agent, cell, code):
         """The resource leaves the map, its kind regrows later elsewhere, and its reward is
-        shared (rulings, "Rewards")."""
+        shared (docs/rules/stag_hunt.md, "Rewards")."""
         self.resource_kinds[cell] = 0
         self.resource_health[cell] = 0
         self._wounded.pop(cell, None)
@@ -626,7 +626,7 @@ class StagHuntModel(PhasedModel):
 
     # --- Observation ------------------------------------------------------------------
     def observe(self, agent) -> Observation:
-        """``agent``'s observation, built on demand (rulings, "Observation")."""
+        """``agent``'s observation, built on demand (docs/rules/stag_hunt.md, "Observations")."""
         if agent.cell is None:
             raise ValueError(f"agent {agent.seat} ({agent.behaviour}) is not on the grid "
                              "(removed, or not spawned): it has no observation")

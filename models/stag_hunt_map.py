@@ -1,4 +1,4 @@
-"""Stag Hunt maps: random layouts and ASCII maps (rulings ``stag_hunt.md``, "World").
+"""Stag Hunt maps: random layouts and ASCII maps (docs/rules/stag_hunt.md, "World").
 
 A :class:`Layout` is what a map fixes before any random draw of the game: walls, the
 resources the map places, and the spawn points, all as ``(row, col)`` coordinates counting

@@ -1,10 +1,10 @@
 """State Punishment: foraging on a walled grid, with votes on punishing taboo resources.
 
-Seed ``001_ca6135a6ba598f28.txt`` with the rulings ``state_punishment.md``. One ``step()`` is
-one turn, run as the three phases of the rulings (see ``StatePunishmentModel.phases``):
+The rules are docs/rules/state_punishment.md. One ``step()`` is one turn, run as the three
+phases of its "Round" (see ``StatePunishmentModel.phases``):
 resources spawn, the agents act one after another, the turn is logged.
 
-Choices the seed and the rulings leave open, made here:
+Choices the sources leave open, made here (also in the rules' last section):
 
 * Each world is a Mesa ``OrthogonalVonNeumannGrid`` of ``(height, width)`` cells addressed
   ``(row, col)``; the border cells are walls (bool property layer ``wall``); resources are
@@ -126,7 +126,7 @@ AGENT_REPORTERS = ("behaviour", "reward", "collected", "votes_up", "votes_down",
 
 
 class Observation(NamedTuple):
-    """What an agent sees (rulings, "Observation").
+    """What an agent sees (docs/rules/state_punishment.md, "Observations").
 
     ``view``: float32 one-hot of shape ``(rows, cols, channels)`` -- the ``(2r+1)``-square
     window around the agent, or its whole world with ``full_view`` -- with channels empty,
@@ -362,7 +362,7 @@ class StatePunishmentModel(PhasedModel):
 
     # --- Observation ------------------------------------------------------------------
     def observe(self, agent) -> Observation:
-        """``agent``'s observation, built on demand (rulings, "Observation")."""
+        """``agent``'s observation, built on demand (docs/rules/state_punishment.md, "Observations")."""
         if self.composite_views:
             others = [other for other in self.seats if other is not agent]
             view = np.stack([self._view(a) for a in (agent, *others)])

@@ -1,4 +1,4 @@
-"""Parameter validation shared by every game (spec contract, rule 7).
+"""Parameter validation shared by every game (docs/rules/README.md, rule 7).
 
 Each check returns the value in a plain Python type or raises a ``ValueError`` that names
 the parameter, the value given and what is allowed. Booleans are not numbers here: a
