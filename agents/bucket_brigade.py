@@ -1,4 +1,5 @@
-"""Bucket Brigade behaviours (docs/rules/bucket_brigade.md, "Behaviours"), the names ``population`` accepts.
+"""Bucket Brigade behaviours, the names ``population`` accepts (docs/rules/bucket_brigade.md,
+"Behaviours").
 
 Every behaviour decides from the public observation only (``model.observation``): it
 chooses a signal before any signal is known, then a ``(house, mode)`` action once tonight's

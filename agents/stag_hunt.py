@@ -1,4 +1,5 @@
-"""Stag Hunt behaviours (docs/rules/stag_hunt.md, "Behaviours"), the names ``population`` accepts.
+"""Stag Hunt behaviours, the names ``population`` accepts (docs/rules/stag_hunt.md,
+"Behaviours").
 
 On its turn an agent chooses one of the nine ``ACTIONS`` (its index) and the model applies
 it. ``random`` chooses uniformly. The scripted behaviours are baselines, not learners: they
@@ -43,9 +44,8 @@ from typing import ClassVar
 
 from mesa.discrete_space import CellAgent
 
-from models.stag_hunt import (ACTIONS, ATTACK, BACKWARD, DIRECTIONS, FORWARD, HARE,
-                              MOVE_TURNS, NOOP, PUNISH, STAG, STEP_LEFT, STEP_RIGHT, TURN_LEFT,
-                              TURN_RIGHT)
+from models.stag_hunt import (ACTIONS, ATTACK, DIRECTIONS, HARE, MOVE_TURNS, NOOP, STAG,
+                              TURN_LEFT, TURN_RIGHT)
 
 
 class StagHuntAgent(CellAgent):
@@ -75,8 +75,8 @@ class StagHuntAgent(CellAgent):
         self.shared_turns = (None, None)
 
     def act(self):
-        """Choose an action; the model applies it (docs/rules/stag_hunt.md, "Round", 4). An agent removed
-        earlier this turn no longer acts."""
+        """Choose an action; the model applies it (docs/rules/stag_hunt.md, "Round", 4). An
+        agent removed earlier this turn no longer acts."""
         if self.cell is not None:
             self.model.take_action(self, self.choose_action())
 

@@ -1,4 +1,5 @@
-"""State Punishment behaviours (docs/rules/state_punishment.md, "Behaviours"), the names ``population`` accepts.
+"""State Punishment behaviours, the names ``population`` accepts (docs/rules/state_punishment.md,
+"Behaviours").
 
 Each agent, on its turn, chooses one action by name from ``model.action_names`` and the
 model applies it. Scripted behaviours decide from their observation (``self.observe()``,

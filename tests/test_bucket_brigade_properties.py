@@ -1,7 +1,7 @@
 """Bucket Brigade: properties of whole episodes over random parameters, populations and seeds.
 
-Seed ``000_706a236a9320627a.txt``; rulings ``spec/bucket_brigade.md``. Every test plays full
-episodes drawn by hypothesis and checks an invariant on every night.
+The rules are docs/rules/bucket_brigade.md ("World", "Round", "Termination"). Every test
+plays full episodes drawn by hypothesis and checks an invariant on every night.
 """
 
 import math

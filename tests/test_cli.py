@@ -10,7 +10,7 @@ import pytest
 import agents.bucket_brigade
 from agents.bucket_brigade import RandomAgent
 from analysis.cli import main
-from analysis.studies import Study, game_parameters
+from analysis.studies import Study
 from models import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]

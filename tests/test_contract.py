@@ -148,6 +148,26 @@ def test_same_seed_same_dataframes_and_different_seeds_differ(game):
     assert not (seeded[0][0].equals(seeded[1][0]) and seeded[0][1].equals(seeded[1][1]))
 
 
+def variants(game) -> list[dict]:
+    """One configuration per other option of each declared choice and per flipped boolean:
+    the rule variants a game offers (rule sets, modes, layouts, presets, ...)."""
+    found = []
+    for parameter in game.parameters:
+        if isinstance(parameter.kind, Choice):
+            found += [{parameter.name: option} for option in parameter.kind.options
+                      if option != parameter.default]
+        elif isinstance(parameter.kind, Boolean) and parameter.default is not None:
+            found.append({parameter.name: not parameter.default})
+    return found
+
+
+def test_same_seed_same_dataframes_in_every_rule_variant(game):
+    for variant in variants(game):
+        runs = [frames(play(game, population="random", max_steps=10, rng=21, **variant))
+                for _ in range(2)]
+        assert_same_frames(*runs)
+
+
 def test_same_seed_same_dataframes_in_a_fresh_process(game, tmp_path):
     population = mixed_population(game)
     out = tmp_path / "frames.pkl"

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-import app
 from dashboard import controls
 from models import GAMES
 

@@ -1,4 +1,4 @@
-"""``population`` parsing (spec contract, rule 3), shared by every game."""
+"""``population`` parsing (docs/rules/README.md, rule 3), shared by every game."""
 
 import pytest
 

