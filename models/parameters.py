@@ -35,16 +35,6 @@ def _resolve(bound, values: Mapping):
     return values[bound] if isinstance(bound, str) else bound
 
 
-def _range_text(low, high) -> str:
-    if low is not None and high is not None:
-        return f"from {low} to {high}"
-    if low is not None:
-        return f">= {low}"
-    if high is not None:
-        return f"<= {high}"
-    return ""
-
-
 # --- Kinds: what values a parameter allows -------------------------------------------------
 
 @dataclass(frozen=True)
@@ -59,7 +49,7 @@ class Integer:
                              high=_resolve(self.high, values))
 
     def allowed(self) -> str:
-        return f"integer {_range_text(self.low, self.high)}".strip()
+        return f"integer {check.range_text(self.low, self.high)}".strip()
 
 
 @dataclass(frozen=True)
@@ -73,7 +63,7 @@ class Real:
         return check.real(name, value, low=self.low, high=self.high)
 
     def allowed(self) -> str:
-        return f"finite number {_range_text(self.low, self.high)}".strip()
+        return f"finite number {check.range_text(self.low, self.high)}".strip()
 
 
 @dataclass(frozen=True)
@@ -146,7 +136,7 @@ class Reals:
         return numbers
 
     def allowed(self) -> str:
-        each = _range_text(self.low, self.high)
+        each = check.range_text(self.low, self.high)
         return f"list of {self.length} numbers" + (f", each {each}" if each else "")
 
 

@@ -117,6 +117,9 @@ class PhasedModel(mesa.Model):
         """Check every declared parameter's value in ``given`` (the constructor's
         ``locals()``), in declared order, and set each on the model (as its ``attribute``
         where one is declared); returns the checked values."""
+        if self.game is None:
+            raise TypeError(f"{type(self).__name__} is not a registered game: register it with "
+                            "models.registry.register(Game(...)) (docs/adding-a-game.md)")
         values = self.parameters.check(given, behaviours=self.game.behaviours)
         for parameter in self.parameters:
             setattr(self, parameter.attribute or parameter.name, values[parameter.name])

@@ -22,14 +22,19 @@ def _is_real(value):
         isinstance(value, Real) and not isinstance(value, bool))
 
 
-def _bounds(kind, low, high):
+def range_text(low, high) -> str:
+    """"from low to high", ">= low", "<= high" or "" (no bound)."""
     if low is not None and high is not None:
-        return f"must be {kind} from {low} to {high}"
+        return f"from {low} to {high}"
     if low is not None:
-        return f"must be {kind} >= {low}"
+        return f">= {low}"
     if high is not None:
-        return f"must be {kind} <= {high}"
-    return f"must be {kind}"
+        return f"<= {high}"
+    return ""
+
+
+def _bounds(kind, low, high):
+    return f"must be {kind} {range_text(low, high)}".rstrip()
 
 
 def integer(name, value, *, low=None, high=None):

@@ -2,6 +2,8 @@
 
 import math
 
+import ipywidgets
+
 SIGMAS = 4
 
 
@@ -30,3 +32,12 @@ def population_string(seats, style=0):
         return runs[0][0] if style else f"{runs[0][0]}:{runs[0][1]}"
     return ",".join(name if (style and count == 1) else f"{name}:{count}"
                     for name, count in runs)
+
+
+def widgets_under(widget):
+    """Every widget in a rendered Solara tree, including the items of Mesa's grid layout."""
+    yield widget
+    for name in ("children", "items"):
+        for child in getattr(widget, name, None) or ():
+            if isinstance(child, ipywidgets.Widget):
+                yield from widgets_under(child)

@@ -23,6 +23,7 @@ from models import GAMES
 from models.parameters import (Boolean, Choice, Custom, Integer, Population, Probability, Real,
                                Reals, Subset)
 from models.phases import AgentPhase
+from support import widgets_under
 
 TESTS = Path(__file__).resolve().parent
 NAMES = list(GAMES)
@@ -276,7 +277,7 @@ def test_the_dashboard_view_renders_and_steps(game):
     box, rc = solara.render(Root(), handle_error=False)
     try:
         def images():
-            return [bytes(w.value) for w in _widgets(box) if isinstance(w, ipywidgets.Image)]
+            return [bytes(w.value) for w in widgets_under(box) if isinstance(w, ipywidgets.Image)]
 
         before = images()
         assert len(before) == 1 + len(game.view.plots)
@@ -285,10 +286,3 @@ def test_the_dashboard_view_renders_and_steps(game):
     finally:
         rc.close()
 
-
-def _widgets(widget):
-    yield widget
-    for name in ("children", "items"):
-        for child in getattr(widget, name, None) or ():
-            if isinstance(child, ipywidgets.Widget):
-                yield from _widgets(child)

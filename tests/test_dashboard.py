@@ -8,11 +8,12 @@ import pytest
 import solara
 
 import app
+from dashboard import SEED, controls
 from dashboard.bucket_brigade import BucketBrigadeView
 from dashboard.stag_hunt import facing_triangle
-from models.stag_hunt import DIRECTIONS
-from dashboard import SEED, controls
 from models import GAMES
+from models.stag_hunt import DIRECTIONS
+from support import widgets_under
 
 
 def game(title):
@@ -29,15 +30,6 @@ def mixes_of(title):
 def Root():
     with solara.AppLayout():
         app.Page()
-
-
-def widgets_under(widget):
-    """Every widget in the tree, including the items of Mesa's grid layout."""
-    yield widget
-    for name in ("children", "items"):
-        for child in getattr(widget, name, None) or ():
-            if isinstance(child, ipywidgets.Widget):
-                yield from widgets_under(child)
 
 
 def texts(box):
