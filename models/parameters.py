@@ -258,9 +258,13 @@ class Parameters:
         need besides earlier parameters (the game's ``behaviours``)."""
         values = dict(context)
         for parameter in self.declared:
-            value = given.get(parameter.name, parameter.default)
-            values[parameter.name] = parameter.check(value, values)
-        return {name: values[name] for name in self.by_name}
+            name = parameter.name
+            value = given.get(name, parameter.default)
+            values[name] = (parameter.kind.check(name, value, values) if value is not None
+                            else parameter.check(value, values))
+        for name in context:
+            del values[name]
+        return values
 
     def start_value(self, name: str):
         """The value a control starts from: the default, or for a None that means a table's

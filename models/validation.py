@@ -39,21 +39,17 @@ def _bounds(kind, low, high):
 
 def integer(name, value, *, low=None, high=None):
     """An integer in [low, high] (either bound may be open)."""
-    allowed = _bounds("an integer", low, high)
-    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, Integral)):
-        raise _invalid(name, value, allowed)
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise _invalid(name, value, allowed)
+    if (type(value) is not int and (isinstance(value, bool) or not isinstance(value, Integral))
+            or (low is not None and value < low) or (high is not None and value > high)):
+        raise _invalid(name, value, _bounds("an integer", low, high))
     return int(value)
 
 
 def real(name, value, *, low=None, high=None):
     """A finite real number in [low, high] (either bound may be open)."""
-    allowed = _bounds("a finite number", low, high)
-    if not _is_real(value) or not math.isfinite(value):
-        raise _invalid(name, value, allowed)
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise _invalid(name, value, allowed)
+    if (not _is_real(value) or not math.isfinite(value)
+            or (low is not None and value < low) or (high is not None and value > high)):
+        raise _invalid(name, value, _bounds("a finite number", low, high))
     return float(value)
 
 
