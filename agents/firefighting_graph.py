@@ -1,5 +1,5 @@
-"""Firefighting Graph behaviours, the names ``population`` accepts (docs/rules/firefighting_graph.md,
-"Behaviours").
+"""Firefighting Graph behaviours, the names ``population`` accepts
+(docs/rules/firefighting_graph.md, "Behaviours").
 
 A firefighter chooses an action each step: the index of one of the houses it guards (row:
 0 = house i, 1 = house i + 1; grid: 0..3 = the corners of its cell). It observes only the

@@ -17,8 +17,9 @@ A study file is TOML::
 
 A value that is itself a list (``spawn_weights``) goes in ``[fixed]`` as a list, or in
 ``[sweep]`` as a list of lists. Everything is checked before anything runs: unknown keys,
-an unknown game or parameter, and every combination's values, by building its model once
-(``rng=0``, no data collection) -- an error names the study, the key and the problem.
+an unknown game or a parameter the game does not declare, and every combination's values,
+by building its model once (``rng=0``, no data collection) -- an error names the study, the
+key and the problem.
 
 Each run is a parameter combination and a replicate number. Its seed is derived from the
 study's seed and the run's parameters and replicate (SHA-256 of their canonical JSON), so the

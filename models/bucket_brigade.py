@@ -100,11 +100,13 @@ PARAMETERS = Parameters((
     Parameter("max_steps", 200, Integer(low=1), "cap on nights"),
 ))
 
-#: Model reporters (docs/rules/bucket_brigade.md, "Data collected"), in order; each is a model attribute of that name.
+#: Model reporters (docs/rules/bucket_brigade.md, "Data collected"), in order; each is a
+#: model attribute of that name.
 MODEL_REPORTERS = ("night", "burning", "safe", "ruined", "workers", "work_rate",
                    "signals_work", "lies", "lie_rate", "cooperation_rate",
                    "cumulative_lies", "team_reward", "mean_reward")
-#: Agent reporters (docs/rules/bucket_brigade.md, "Data collected"); each is an agent attribute of that name.
+#: Agent reporters (docs/rules/bucket_brigade.md, "Data collected"); each is an agent
+#: attribute of that name.
 AGENT_REPORTERS = ("behaviour", "house", "signal", "mode", "lied", "reward")
 
 

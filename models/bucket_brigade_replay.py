@@ -1,4 +1,5 @@
-"""Bucket Brigade replays: a played episode to JSON and back (docs/rules/bucket_brigade.md, "Replays").
+"""Bucket Brigade replays: a played episode to JSON and back (docs/rules/bucket_brigade.md,
+"Replays").
 
 A replay holds the rule set, the seed, the scenario name and every effective parameter, the
 behaviour of each seat, the houses and locations at the start, and per night the houses

@@ -1,7 +1,9 @@
 """The phase schedule every game shares: a model declares its phases as data.
 
-docs/rules/README.md, rule 2: the documented phase order is enforced by one mechanism, ``step()``
-runs the declared phases in that order, and the sequence actually run is observable.
+docs/rules/README.md, rule 2: the documented phase order is enforced by one mechanism,
+``step()`` runs the declared phases in that order, and the sequence actually run is
+observable. A game's parameters are declared next to its phases (``parameters``,
+``models/parameters.py``); ``set_parameters(locals())`` checks and sets them all.
 
 A subclass of :class:`PhasedModel` lists its round as ``phases``, a tuple of the following
 (a model may replace its class's tuple in ``__init__``, e.g. to pick an order from a

@@ -480,7 +480,8 @@ class StagHuntModel(PhasedModel):
 
     # --- Phase 4: the agents act one after another (each calls take_action) -------------
     def take_action(self, agent, action):
-        """Pay ``agent``'s pending reward, then apply its action (docs/rules/stag_hunt.md, "Round")."""
+        """Pay ``agent``'s pending reward, then apply its action (docs/rules/stag_hunt.md,
+        "Round")."""
         action = check.decision(agent, action, len(ACTIONS), "action")
         if agent.pending_reward:
             agent.reward += agent.pending_reward

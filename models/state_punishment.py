@@ -362,7 +362,8 @@ class StatePunishmentModel(PhasedModel):
 
     # --- Observation ------------------------------------------------------------------
     def observe(self, agent) -> Observation:
-        """``agent``'s observation, built on demand (docs/rules/state_punishment.md, "Observations")."""
+        """``agent``'s observation, built on demand (docs/rules/state_punishment.md,
+        "Observations")."""
         if self.composite_views:
             others = [other for other in self.seats if other is not agent]
             view = np.stack([self._view(a) for a in (agent, *others)])
