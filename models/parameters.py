@@ -156,10 +156,13 @@ class Subset:
 @dataclass(frozen=True)
 class Custom:
     """A value checked by the game's own function ``check(name, value, values)``, for
-    structured values (a map, a list of per-agent settings); ``text`` says what is allowed."""
+    structured values (a map, a list of per-agent settings); ``text`` says what is allowed
+    and ``invalid`` gives examples of values the check rejects at the defaults of the other
+    parameters (for readers, and for the contract suite)."""
 
     function: Callable
     text: str
+    invalid: tuple = ()
 
     def check(self, name, value, values):
         return self.function(name, value, values)

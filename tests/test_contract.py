@@ -210,7 +210,7 @@ def test_batch_run_gives_the_same_rows_with_one_and_two_processes(game):
 
 def bad_values(game, parameter):
     """``(wrong type, out of range)`` values of a declared parameter; None where the kind has
-    no range (a boolean) or no generic bad value (a game's own structured check)."""
+    no range (a boolean). A game's own structured check (``Custom``) declares its examples."""
     kind = parameter.kind
     defaults = game.parameters.defaults()
 
@@ -237,7 +237,8 @@ def bad_values(game, parameter):
     if isinstance(kind, Subset):
         return 3, "Z"
     if isinstance(kind, Custom):
-        return object(), None
+        assert kind.invalid, f"{game.name}.{parameter.name}: declare examples it rejects"
+        return object(), kind.invalid
     raise AssertionError(f"{game.name}.{parameter.name}: no bad values for {kind!r}")
 
 
@@ -249,12 +250,14 @@ def test_every_declared_parameter_rejects_a_wrong_type_and_an_out_of_range_value
                                                                                  parameter):
     game = GAMES[name]
     wrong_type, out_of_range = bad_values(game, game.parameters[parameter])
-    for value in (wrong_type, out_of_range):
+    examples = out_of_range if isinstance(game.parameters[parameter].kind, Custom) \
+        else [out_of_range]
+    for value in [wrong_type, *examples]:
         if value is None:
             continue
         with pytest.raises(ValueError, match=rf"\b{parameter}\b") as error:
             game.model(**{parameter: value}, rng=0)
-        assert "invalid" in str(error.value) or "must" in str(error.value)
+        assert any(word in str(error.value) for word in ("must", "allowed")), error.value
 
 
 def test_unknown_behaviours_are_rejected(game):
