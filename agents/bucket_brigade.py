@@ -36,6 +36,7 @@ from typing import ClassVar
 
 import mesa
 
+from agents.policy import PolicyBehaviour
 from models.bucket_brigade import BURNING, REST, WORK
 
 
@@ -217,7 +218,15 @@ CoordinatorAgent = _archetype(
     "coordinator", honesty=0.9, work_tendency=0.6, neighbor_help=0.7, own_house_priority=0.6,
     risk_aversion=0.8, coordination=1.0, exploration=0.05, fatigue=0.0, rest_bias=0.2, altruism=0.6)
 
+
+
+class PolicyAgent(PolicyBehaviour, BucketBrigadeAgent):
+    """Plays the model's ``policy``: a signal, then a house and a mode (docs/policies.md)."""
+
+    choose_signal = choose_action = PolicyBehaviour.take_decision
+
+
 #: Behaviour names for ``population``.
 BEHAVIOURS = {cls.behaviour: cls for cls in (
     RandomAgent, AlwaysWorkAgent, AlwaysRestAgent,
-    FirefighterAgent, LiarAgent, FreeRiderAgent, HeroAgent, CoordinatorAgent)}
+    FirefighterAgent, LiarAgent, FreeRiderAgent, HeroAgent, CoordinatorAgent, PolicyAgent)}

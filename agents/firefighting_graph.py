@@ -30,6 +30,7 @@ from typing import ClassVar
 
 import mesa
 
+from agents.policy import PolicyBehaviour
 
 class FirefighterAgent(mesa.Agent):
     """Firefighter in seat ``seat``; its state lives in the model's arrays."""
@@ -123,5 +124,11 @@ class BeliefTrackerAgent(FirefighterAgent):
 
 
 #: Behaviour names for ``population``.
+class PolicyAgent(PolicyBehaviour, FirefighterAgent):
+    """Plays the model's ``policy`` (docs/policies.md)."""
+
+    choose_action = PolicyBehaviour.take_decision
+
+
 BEHAVIOURS = {cls.behaviour: cls for cls in (RandomAgent, Fixed0Agent, Fixed1Agent,
-                                             BeliefTrackerAgent)}
+                                             BeliefTrackerAgent, PolicyAgent)}

@@ -32,6 +32,7 @@ from typing import ClassVar
 import numpy as np
 from mesa.discrete_space import CellAgent
 
+from agents.policy import PolicyBehaviour
 from models.state_punishment import (AGENT_CHANNEL, HARM, KIND_CHANNEL, KINDS, MOVES, VALUE,
                                      WALL)
 
@@ -179,4 +180,12 @@ class CivicVoterAgent(ScriptedForager):
 
 
 #: Behaviour names for ``population``.
-BEHAVIOURS = {cls.behaviour: cls for cls in (RandomAgent, GreedyForagerAgent, CivicVoterAgent)}
+class PolicyAgent(PolicyBehaviour, StatePunishmentAgent):
+    """Plays the model's ``policy``, deciding at the start of the act phase on what it sees
+    then (docs/policies.md)."""
+
+    choose_action = PolicyBehaviour.take_decision
+
+
+BEHAVIOURS = {cls.behaviour: cls for cls in (RandomAgent, GreedyForagerAgent, CivicVoterAgent,
+                                             PolicyAgent)}

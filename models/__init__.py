@@ -10,5 +10,14 @@ from models.state_punishment import StatePunishmentModel
 from models.stag_hunt import StagHuntModel
 from models.firefighting_graph import FirefightingGraphModel
 
-__all__ = ["GAMES", "Benchmark", "Game", "register", "BucketBrigadeModel",
+
+
+def parallel_env(game: str, render_mode: str | None = None, **parameters):
+    """The PettingZoo ``ParallelEnv`` of a registered game (``models.env``)."""
+    from models.env import DilemmaEnv
+
+    return DilemmaEnv(game, render_mode=render_mode, **parameters)
+
+
+__all__ = ["GAMES", "Benchmark", "Game", "parallel_env", "register", "BucketBrigadeModel",
            "FirefightingGraphModel", "StagHuntModel", "StatePunishmentModel"]

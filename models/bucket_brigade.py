@@ -34,6 +34,7 @@ from models import validation as check
 from models.parameters import (Choice, Integer, Parameter, Parameters, Population, Probability,
                                Real, Reals, Select, Slider)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
+from models.policies import policy_parameter
 from models.registry import ROOT, Benchmark, Game, register
 
 WORK, REST = "WORK", "REST"  # signals and modes
@@ -79,6 +80,7 @@ PARAMETERS = Parameters((
               control=Slider(4, 10)),
     Parameter("population", "random", Population(count="num_agents"),
               "behaviour of each seat", control=Select(MIXES)),
+    policy_parameter(),
     _from_scenario("beta", Probability(), "probability that fire spreads to a safe neighbour"),
     _from_scenario("kappa", Real(low=0), "extinguishing efficiency: P = 1 - exp(-kappa*k)"),
     _from_scenario("A", Real(), "team reward per safe house"),
@@ -175,6 +177,7 @@ class BucketBrigadeModel(PhasedModel):
         num_houses=10,
         num_agents=4,
         population="random",
+        policy=None,
         beta=None,
         kappa=None,
         A=None,
@@ -399,10 +402,12 @@ class BucketBrigadeModel(PhasedModel):
             self.running = False
 
     def game_ends(self) -> bool:
+        """The rules end the game (``rules_end``), or ``max_steps`` caps it."""
+        return self.night >= self.max_steps or self.rules_end()
+
+    def rules_end(self) -> bool:
         """After night t >= N_min (``"reference"``: t >= N_min + 1) the game ends once no
-        house burns (which includes every house RUINED); ``max_steps`` caps it."""
-        if self.night >= self.max_steps:
-            return True
+        house burns (which includes every house RUINED)."""
         min_nights = self.N_min if self.rules == "spec" else self.N_min + 1
         return self.night >= min_nights and BURNING not in self.houses
 
@@ -415,6 +420,7 @@ GAME = register(Game(
     statistics="analysis.bucket_brigade:statistics",
     figures="analysis.bucket_brigade:FIGURES",
     view="dashboard.bucket_brigade:VIEW",
+    interface="models.bucket_brigade_env:INTERFACE",
     study=ROOT / "analysis" / "studies" / "bucket_brigade.toml",
     rules=ROOT / "docs" / "rules" / "bucket_brigade.md",
     round="night",

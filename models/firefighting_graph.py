@@ -32,6 +32,7 @@ from models import validation as check
 from models.parameters import (Boolean, Choice, Custom, Integer, Parameter, Parameters,
                                Population, Probability, Select, Slider)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
+from models.policies import policy_parameter
 from models.registry import ROOT, Benchmark, Game, register
 
 LAYOUTS = ("row", "grid")
@@ -96,6 +97,7 @@ PARAMETERS = Parameters((
     Parameter("n_height", 5, Integer(low=1), "cells down the grid"),
     Parameter("population", "random", Population(count=firefighters),
               "behaviour of each firefighter", control=Select(MIXES)),
+    policy_parameter(),
     Parameter("preset", "cognac", Choice(tuple(PRESETS)),
               "named preset whose values the preset parameters take when None",
               control=Select()),
@@ -152,6 +154,7 @@ class FirefightingGraphModel(PhasedModel):
         n_width=5,
         n_height=5,
         population="random",
+        policy=None,
         preset="cognac",
         max_fire_level=None,
         p_ignite=None,
@@ -310,6 +313,7 @@ GAME = register(Game(
     statistics="analysis.firefighting_graph:statistics",
     figures="analysis.firefighting_graph:FIGURES",
     view="dashboard.firefighting_graph:VIEW",
+    interface="models.firefighting_graph_env:INTERFACE",
     study=ROOT / "analysis" / "studies" / "firefighting_graph.toml",
     rules=ROOT / "docs" / "rules" / "firefighting_graph.md",
     round="step",

@@ -22,6 +22,14 @@ parameter):
 
 After each ``step()``, ``model.phases_run`` holds the names of the phases that ran, in order.
 
+Seats whose behaviour is ``policy`` decide with the model's ``policy`` parameter (a callable
+``observation -> action``, docs/rules/README.md, "Learning agents"): at the start of each
+agent phase the game's environment interface names (``Game.interface.phases``), every such
+seat observes as the game's PettingZoo environment would show it, and its action is decoded
+into the decision the phase asks for. ``advance()`` plays a round only up to such a phase,
+so that an environment (``models.env``) can supply the decisions itself; ``step()`` then
+finishes the round.
+
 The DataCollector collects after construction and after every step that ran its phases
 (``collect_data=False``: no DataCollector, for speed).
 
@@ -41,6 +49,7 @@ import mesa
 from agents.population import parse_population
 from models import validation as check
 from models.parameters import Parameters
+from models.policies import LinearPolicy
 
 ORDERS = ("seat", "shuffled", "simultaneous")
 
@@ -113,6 +122,8 @@ class PhasedModel(mesa.Model):
         super().__init__(rng=self.seed)
         self.phases_run: list[str] = []
         self._bound_from, self._bound_phases = None, []
+        self._cursor = 0          # the next phase of the round in play (0: between rounds)
+        self._supplied = False    # the pending decisions were given by ``supply``
         self.datacollector = None
 
     def set_parameters(self, given) -> dict:
@@ -122,7 +133,8 @@ class PhasedModel(mesa.Model):
         if self.game is None:
             raise TypeError(f"{type(self).__name__} is not a registered game: register it with "
                             "models.registry.register(Game(...)) (docs/adding-a-game.md)")
-        values = self.parameters.check(given, behaviours=self.game.behaviours)
+        values = self.parameters.check(given, behaviours=self.game.behaviours,
+                                       game=self.game.name)
         for parameter in self.parameters:
             setattr(self, parameter.attribute or parameter.name, values[parameter.name])
         return values
@@ -132,9 +144,23 @@ class PhasedModel(mesa.Model):
         return parse_population(self.population, seats, self.game.behaviours)
 
     def start_data_collection(self) -> None:
-        """Make ``self.datacollector`` for the declared columns and collect the state after
-        construction (the end of a game's ``__init__``); ``step()`` collects after the
-        phases. With ``collect_data=False``, ``self.datacollector`` stays None."""
+        """The end of a game's ``__init__``: check that ``policy`` seats have a policy, make
+        ``self.datacollector`` for the declared columns and collect the state after
+        construction; ``step()`` collects after the phases. With ``collect_data=False``,
+        ``self.datacollector`` stays None."""
+        if self.policy_seats() and getattr(self, "policy", None) is None:
+            raise ValueError(f"population={self.population!r} seats the behaviour 'policy', "
+                             "so the model needs policy=: a callable observation -> action or "
+                             "a saved policy file (docs/policies.md)")
+        policy = getattr(self, "policy", None)
+        if isinstance(policy, LinearPolicy):
+            interface = self.game.interface
+            shape = (interface.actions(self), interface.observation_length(self))
+            if policy.weights.shape != shape:
+                raise ValueError(
+                    f"policy: the policy file's weights are {policy.weights.shape[0]} actions x "
+                    f"{policy.weights.shape[1]} inputs, but with these parameters the game has "
+                    f"{shape[0]} actions and observations of length {shape[1]}")
         if self.collect_data:
             self.datacollector = mesa.DataCollector(
                 model_reporters=_columns(self.model_reporters),
@@ -142,15 +168,68 @@ class PhasedModel(mesa.Model):
             )
             self.datacollector.collect(self)
 
+    def policy_seats(self) -> list:
+        """The seats whose behaviour is ``policy``, in seat order."""
+        return [agent for agent in getattr(self, "seats", ()) if agent.behaviour == "policy"]
+
     def step(self) -> None:
-        self.phases_run = []
-        if not self.running:
-            return
-        if self._bound_from is not self.phases:
-            self._bound_phases = [(phase.name, phase.bind(self)) for phase in self.phases]
-            self._bound_from = self.phases
-        for name, run in self._bound_phases:
-            run()
-            self.phases_run.append(name)
+        if not self._cursor:
+            self.phases_run = []
+            if not self.running:
+                return
+        self._play(stop=False)
+        self._cursor = 0
         if self.datacollector:
             self.datacollector.collect(self)
+
+    def advance(self) -> str | None:
+        """Play up to the next phase in which ``policy`` seats decide and return its name,
+        finishing rounds with ``step()`` on the way; None once the episode has ended."""
+        while self._cursor or self.running:
+            if not self._cursor:
+                self.phases_run = []
+            phase = self._play(stop=True)
+            if phase is not None:
+                return phase
+            self.step()
+        return None
+
+    def supply(self, decisions: dict) -> None:
+        """Give the pending phase's decisions (agent -> the decision its method returns),
+        instead of asking ``policy``; ``advance()`` then plays on."""
+        for agent, decision in decisions.items():
+            agent.decision = decision
+        self._supplied = True
+
+    def _bind(self):
+        if self._bound_from is not self.phases:
+            interface = self.game.interface if self.policy_seats() else None
+            deciding = set(interface.phases) if interface else set()
+            self._bound_phases = [(phase.name, phase.bind(self), phase.name in deciding)
+                                  for phase in self.phases]
+            self._bound_from = self.phases
+        return self._bound_phases
+
+    def _play(self, stop: bool) -> str | None:
+        """Run the round's phases from the cursor; with ``stop``, return at a phase where
+        policy seats decide and no decisions were supplied."""
+        bound = self._bind()
+        while self._cursor < len(bound):
+            name, run, deciding = bound[self._cursor]
+            if deciding:
+                if stop and not self._supplied:
+                    return name
+                self._decide(name)
+                self._supplied = False
+            run()
+            self.phases_run.append(name)
+            self._cursor += 1
+        return None
+
+    def _decide(self, phase: str) -> None:
+        """Each policy seat without a supplied decision observes and asks ``policy``."""
+        interface = self.game.interface
+        for agent in interface.deciding(self):
+            if agent.decision is None:
+                observation = interface.observe(self, agent, phase)
+                agent.decision = interface.decode(self, agent, phase, self.policy(observation))

@@ -10,11 +10,15 @@ whatever the game contributes besides its model:
   model's DataCollector rows;
 * ``figures``: figure name -> ``draw(folder)``, the paper figures of a study of the game;
 * ``view``: the dashboard's drawing of the world and its plots (``dashboard.View``);
+* ``interface``: how learning agents see and act in the game (``models.env.Interface``),
+  which makes it a PettingZoo environment (``models.parallel_env``) and gives the
+  ``policy`` behaviour its observations; None for a game without one;
 * ``study``: an example study file (TOML), which the main job runs;
 * ``benchmarks``: the configurations its benchmark plays;
 * ``rules``: its rules document, whose DataCollector columns the contract suite checks.
 
-``behaviours``, ``statistics``, ``figures`` and ``view`` may be given as ``"module:name"``,
+``behaviours``, ``statistics``, ``figures``, ``view`` and ``interface`` may be given as
+``"module:name"``,
 imported when first used: a model module then imports neither its agents (which import the
 model's rule constants) nor the analysis or dashboard code (which a sweep does not need).
 
@@ -69,12 +73,14 @@ class Game:
     statistics = _Loaded()
     figures = _Loaded()
     view = _Loaded()
+    interface = _Loaded()
 
     def __init__(self, *, name: str, title: str, model: type, behaviours, statistics,
-                 figures, view, study, rules, benchmarks=(), round: str = "round"):
+                 figures, view, study, rules, benchmarks=(), round: str = "round",
+                 interface=None):
         self.name, self.title, self.model, self.round = name, title, model, round
         self.references = {"behaviours": behaviours, "statistics": statistics,
-                           "figures": figures, "view": view}
+                           "figures": figures, "view": view, "interface": interface}
         self.study, self.rules = Path(study), Path(rules)
         self.benchmarks = tuple(benchmarks)
 

@@ -45,6 +45,7 @@ from models.gridworld import one_hot, open_cells, walled_grid, window
 from models.parameters import (Boolean, Choice, Custom, Integer, Parameter, Parameters,
                                Population, Probability, Real, Reals, Select, Slider, Subset)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
+from models.policies import policy_parameter
 from models.registry import ROOT, Benchmark, Game, register
 
 #: The resource kinds, each one's value to its collector and harm to every other agent.
@@ -85,6 +86,7 @@ PARAMETERS = Parameters((
     Parameter("num_agents", 3, Integer(low=1), "agents (seats)", control=Slider(1, 10)),
     Parameter("population", "random", Population(count="num_agents"),
               "behaviour of each seat", control=Select(MIXES)),
+    policy_parameter(),
     Parameter("max_steps", 100, Integer(low=1), "turns in an episode"),
     Parameter("taboo", "ABCDE", Subset("".join(KINDS)),
               "resource kinds whose collection may be punished"),
@@ -181,6 +183,7 @@ class StatePunishmentModel(PhasedModel):
         height=10,
         num_agents=3,
         population="random",
+        policy=None,
         max_steps=100,
         taboo="ABCDE",
         initial_resources=15,
@@ -399,6 +402,7 @@ GAME = register(Game(
     statistics="analysis.state_punishment:statistics",
     figures="analysis.state_punishment:FIGURES",
     view="dashboard.state_punishment:VIEW",
+    interface="models.state_punishment_env:INTERFACE",
     study=ROOT / "analysis" / "studies" / "state_punishment.toml",
     rules=ROOT / "docs" / "rules" / "state_punishment.md",
     round="turn",

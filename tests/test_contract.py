@@ -14,6 +14,7 @@ from pathlib import Path
 import ipywidgets
 import ipyvuetify as v
 import mesa
+import numpy as np
 import pandas as pd
 import pytest
 import solara
@@ -58,6 +59,11 @@ def first_table(text: str, heading: str) -> list[list[str]]:
 def table_names(text: str, heading: str) -> list[str]:
     """The backticked names in the first column of the first table under ``heading``."""
     return [row[0].strip("`") for row in first_table(text, heading)]
+
+
+def last_allowed(observation) -> int:
+    """A policy: the allowed action with the highest index."""
+    return int(np.flatnonzero(observation["action_mask"])[-1])
 
 
 def mixed_population(game) -> str:
@@ -109,7 +115,8 @@ def test_random_exists_and_every_behaviour_plays(game):
     assert "random" in game.behaviours
     for name, behaviour in game.behaviours.items():
         assert behaviour.behaviour == name
-        model = play(game, population=name, max_steps=3, rng=0)
+        policy = {"policy": last_allowed} if name == "policy" else {}
+        model = play(game, population=name, max_steps=3, rng=0, **policy)
         assert {agent.behaviour for agent in model.agents} == {name}
 
 

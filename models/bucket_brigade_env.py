@@ -1,0 +1,81 @@
+"""Bucket Brigade for learning agents (docs/rules/bucket_brigade.md, "Learning agents").
+
+A night holds two decisions, so it takes two environment steps: in the ``signal`` phase
+every agent signals, in the ``act`` phase it chooses a house and a mode, having seen
+tonight's signals. One action space serves both: action ``a`` is house ``a // 2`` with mode
+WORK (``a`` even) or REST (odd); in the ``signal`` phase only actions 0 (signal WORK) and 1
+(signal REST) are allowed by the mask, and only the parity of ``a`` counts.
+
+The observation vector, from the public observation of the night (``model.observation``),
+for ``n`` houses and ``k`` agents, in this order: each house's state one-hot (SAFE,
+BURNING, RUINED; ``3n``), the houses the agent owns (``n``), its seat one-hot (``k``), each
+agent's location one-hot (``k x n``, seat by seat), who worked last night (``k``), who
+signalled WORK last night (``k``), who signals WORK tonight (``k``; zeros in the ``signal``
+phase), 1 in the ``act`` phase (1), and the night as a fraction of ``max_steps`` (1).
+The state is the houses one-hot, every location and the night fraction.
+"""
+
+import numpy as np
+
+from models.bucket_brigade import BURNING, RUINED, SAFE, WORK
+from models.env import Interface
+
+MODES = (WORK, "REST")
+
+
+def _flags(values, k, wanted):
+    return np.zeros(k) if values is None else np.array([v == wanted for v in values], float)
+
+
+class BucketBrigadeInterface(Interface):
+    phases = ("signal", "act")
+
+    def observation_length(self, model) -> int:
+        n, k = model.num_houses, model.num_agents
+        return 3 * n + n + k + k * n + 3 * k + 2
+
+    def actions(self, model) -> int:
+        return 2 * model.num_houses
+
+    def _houses_and_locations(self, model):
+        obs = model.observation
+        n, k = model.num_houses, model.num_agents
+        houses = np.zeros((n, 3))
+        houses[np.arange(n), [(SAFE, BURNING, RUINED).index(h) for h in obs.houses]] = 1
+        locations = np.zeros((k, n))
+        locations[np.arange(k), list(obs.locations)] = 1
+        return houses.ravel(), locations.ravel()
+
+    def vector(self, model, agent, phase) -> np.ndarray:
+        obs, n, k = model.observation, model.num_houses, model.num_agents
+        houses, locations = self._houses_and_locations(model)
+        owned = np.array([owner == agent.seat for owner in model.owner], float)
+        me = np.eye(k)[agent.seat]
+        last_modes = None if obs.last_actions is None else [m for _, m in obs.last_actions]
+        tonight = obs.signals if phase == "act" else None
+        return np.concatenate([
+            houses, owned, me, locations, _flags(last_modes, k, WORK),
+            _flags(obs.last_signals, k, WORK), _flags(tonight, k, WORK),
+            [float(phase == "act")], [min(obs.night / model.max_steps, 1.0)],
+        ]).astype(np.float32)
+
+    def mask(self, model, agent, phase) -> np.ndarray:
+        mask = np.ones(self.actions(model), dtype=np.int8)
+        if phase == "signal":
+            mask[2:] = 0
+        return mask
+
+    def decode(self, model, agent, phase, action):
+        mode = MODES[action % 2]
+        return mode if phase == "signal" else (action // 2, mode)
+
+    def state(self, model) -> np.ndarray:
+        houses, locations = self._houses_and_locations(model)
+        night = min(model.observation.night / model.max_steps, 1.0)
+        return np.concatenate([houses, locations, [night]]).astype(np.float32)
+
+    def ended_by_rules(self, model) -> bool:
+        return model.rules_end()
+
+
+INTERFACE = BucketBrigadeInterface()

@@ -1,0 +1,209 @@
+"""Every registered game as a PettingZoo ``ParallelEnv`` that drives the game's own model.
+
+``parallel_env(game, **parameters)`` builds the game's Mesa model with ``population``
+``"policy"`` in every seat (or the population given: then only its ``policy`` seats are the
+environment's agents, the others play their scripted behaviours inside the model) and lets
+the environment supply those seats' decisions. The rules are the model's: the environment
+only shows observations, takes actions and reports what the model did.
+
+* ``reset(seed=...)`` builds the model with ``rng=seed`` and plays up to the first decision.
+* ``step(actions)`` gives each agent's action to the model as its seat's decision and plays
+  up to the next decision (``PhasedModel.advance``): one round, except where a round holds
+  two decisions (Bucket Brigade: the signal, then house and mode once every signal is seen),
+  so that such a round takes two steps.
+* Rewards are each agent's reward in the model since its last step (0 on a step that ends no
+  reward-paying phase); when the model's episode ends, every agent is terminated if the
+  rules ended it and truncated if ``max_steps`` did, and ``agents`` becomes empty.
+* ``infos[agent]`` holds the phase that comes next (``"phase"``) and the model's
+  DataCollector model columns after the step (``"round"``: a dict).
+* Agents are named ``"agent_<seat>"``. Stag Hunt's seats not spawned in an episode are not
+  among its ``agents``; a removed hunter stays an agent whose only allowed action is NOOP.
+* Observations are dicts with the float32 vector ``"observation"`` and the int8
+  ``"action_mask"`` (1: the action does something); ``state()`` is the world for
+  centralised training; ``render()`` with ``render_mode="rgb_array"`` draws the world as the
+  dashboard does, as an RGB array.
+
+Each game's encoding of observations and actions is its ``Interface`` (``Game.interface``,
+``models/<game>_env.py``), documented in its rules file under "Learning agents".
+"""
+
+import functools
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from models.registry import GAMES
+
+
+class Interface:
+    """How a game shows itself to learning agents (the base of each game's interface).
+
+    ``phases``: the agent phases in which ``policy`` seats decide. A game defines
+    ``observation_length(model)``, ``actions(model)`` (the number of actions),
+    ``vector(model, agent, phase)`` (the observation vector), ``decode(model, agent, phase,
+    action)`` (the decision the phase's method returns) and ``state(model)``; it may
+    refine ``mask``, ``bounds``, ``deciding`` and ``ended_by_rules``."""
+
+    phases: tuple[str, ...] = ()
+
+    def deciding(self, model) -> list:
+        """The policy seats that decide this round, in seat order."""
+        return model.policy_seats()
+
+    def bounds(self, model) -> tuple[np.ndarray | float, np.ndarray | float]:
+        """Lowest and highest value of each entry of the observation vector."""
+        return 0.0, 1.0
+
+    def mask(self, model, agent, phase) -> np.ndarray:
+        """1 for each action that does something now."""
+        return np.ones(self.actions(model), dtype=np.int8)
+
+    def observe(self, model, agent, phase) -> dict:
+        return {"observation": self.vector(model, agent, phase),
+                "action_mask": self.mask(model, agent, phase)}
+
+    def observation_space(self, model) -> spaces.Dict:
+        low, high = self.bounds(model)
+        shape = (self.observation_length(model),)
+        return spaces.Dict({
+            "observation": spaces.Box(low, high, shape=shape, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(self.actions(model),), dtype=np.int8)})
+
+    def state_space(self, model) -> spaces.Box:
+        return spaces.Box(0.0, 1.0, shape=self.state(model).shape, dtype=np.float32)
+
+    def ended_by_rules(self, model) -> bool:
+        """Whether the rules ended the episode (termination), not ``max_steps``
+        (truncation)."""
+        return False
+
+
+def _refuse(observation):
+    raise RuntimeError("an environment supplies its agents' actions: call env.step(actions)")
+
+
+class DilemmaEnv(ParallelEnv):
+    """A registered game as a PettingZoo ``ParallelEnv`` (module docstring)."""
+
+    metadata = {"name": "dilemmas", "render_modes": ["rgb_array"], "is_parallelizable": True}
+
+    def __init__(self, game: str, render_mode: str | None = None, **parameters):
+        if game not in GAMES:
+            raise ValueError(f"game={game!r} is not a registered game; allowed: {sorted(GAMES)}")
+        self.game = GAMES[game]
+        self.interface = self.game.interface
+        if self.interface is None:
+            raise ValueError(f"game={game!r} has no environment interface (Game.interface)")
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode={render_mode!r} is invalid: must be None or "
+                             "'rgb_array'")
+        for key in ("policy", "rng"):
+            if key in parameters:
+                raise ValueError(f"{key}= is the environment's own: give actions to step() "
+                                 "and the seed to reset()")
+        self.render_mode = render_mode
+        self.parameters = {"population": "policy", **parameters}
+        self.model = self._build(seed=0)
+        seats = self.model.policy_seats()
+        if not seats:
+            raise ValueError(f"population={self.parameters['population']!r} seats no "
+                             "'policy' behaviour: the environment would have no agents")
+        self.possible_agents = [self.name(agent) for agent in seats]
+        self._observation_space = self.interface.observation_space(self.model)
+        self._action_space = spaces.Discrete(self.interface.actions(self.model))
+        self.agents = []
+
+    @staticmethod
+    def name(agent) -> str:
+        return f"agent_{agent.seat}"
+
+    def _build(self, seed):
+        return self.game.model(**self.parameters, policy=_refuse, rng=seed)
+
+    @functools.lru_cache(maxsize=None)
+    def observation_space(self, agent):
+        return self._observation_space
+
+    @functools.lru_cache(maxsize=None)
+    def action_space(self, agent):
+        return self._action_space
+
+    @property
+    def state_space(self):
+        return self.interface.state_space(self.model)
+
+    def reset(self, seed=None, options=None):
+        self.model = self._build(seed)
+        self._seats = {self.name(agent): agent for agent in self.model.policy_seats()}
+        self.agents = [self.name(agent) for agent in self.interface.deciding(self.model)]
+        self._paid = {name: self._seats[name].reward for name in self.agents}
+        self.phase = self.model.advance()
+        self._round = self._model_columns()
+        observations = self._observations()
+        return observations, {name: self._info() for name in self.agents}
+
+    def _observations(self):
+        return {name: self.interface.observe(self.model, self._seats[name], self.phase)
+                for name in self.agents}
+
+    def _info(self):
+        return {"phase": self.phase, "round": self._round}
+
+    def step(self, actions):
+        missing = [name for name in self.agents if name not in actions]
+        if missing:
+            raise ValueError(f"step() needs an action for every agent; missing: {missing}")
+        decisions = {}
+        for name in self.agents:
+            action = actions[name]
+            if not self._action_space.contains(np.int64(action)) or isinstance(action, bool):
+                raise ValueError(f"{name}'s action {action!r} is invalid: must be an integer "
+                                 f"from 0 to {self._action_space.n - 1}")
+            agent = self._seats[name]
+            decisions[agent] = self.interface.decode(self.model, agent, self.phase, int(action))
+        self.model.supply(decisions)
+        self.phase = self.model.advance()
+        self._round = self._model_columns()
+        rewards = {}
+        for name in self.agents:
+            reward = self._seats[name].reward
+            rewards[name] = float(reward - self._paid[name])
+            self._paid[name] = reward
+        ended = self.phase is None
+        by_rules = ended and self.interface.ended_by_rules(self.model)
+        terminations = dict.fromkeys(self.agents, by_rules)
+        truncations = dict.fromkeys(self.agents, ended and not by_rules)
+        observations = self._observations()
+        infos = {name: self._info() for name in self.agents}
+        if ended:
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def _model_columns(self) -> dict:
+        columns = self.model.model_reporters
+        pairs = columns.items() if isinstance(columns, dict) else ((c, c) for c in columns)
+        return {column: getattr(self.model, attribute) for column, attribute in pairs}
+
+    def state(self) -> np.ndarray:
+        return self.interface.state(self.model)
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        figure = Figure(figsize=(5, 5), dpi=80, layout="constrained")
+        self.game.view.draw(figure.subplots(), self.model)
+        canvas = FigureCanvasAgg(figure)
+        canvas.draw()
+        return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+
+    def close(self):
+        pass
+
+
+def parallel_env(game: str, render_mode: str | None = None, **parameters) -> DilemmaEnv:
+    """The PettingZoo ``ParallelEnv`` of a registered game (module docstring)."""
+    return DilemmaEnv(game, render_mode=render_mode, **parameters)

@@ -1,0 +1,46 @@
+"""The Firefighting Graph for learning agents (docs/rules/firefighting_graph.md, "Learning
+agents").
+
+An agent's action is the house it visits (0..1 on the row, 0..3 on the grid: its guarded
+houses in the rules' order). Its observation is what the Dec-POMDP gives it -- the flames it
+saw at the house it visited last step -- together with what it can remember without help:
+its own last action. The vector: none yet / no flames / flames one-hot (3), then its last
+action one-hot (2 or 4; zeros before the first step). Longer memory is the learner's. The
+state is every house's level divided by ``max_fire_level``. The rules end an episode early
+when every house is at level 0 (termination); ``max_steps`` truncates it.
+"""
+
+import numpy as np
+
+from models.env import Interface
+
+
+class FirefightingGraphInterface(Interface):
+    phases = ("choose",)
+
+    def observation_length(self, model) -> int:
+        return 3 + model.n_actions
+
+    def actions(self, model) -> int:
+        return model.n_actions
+
+    def vector(self, model, agent, phase) -> np.ndarray:
+        vector = np.zeros(self.observation_length(model), dtype=np.float32)
+        seen = model.observations[agent.seat]
+        vector[0 if seen < 0 else 1 + seen] = 1
+        visited = model.visited[agent.seat]
+        if visited >= 0:
+            vector[3 + list(model.guarded[agent.seat]).index(visited)] = 1
+        return vector
+
+    def decode(self, model, agent, phase, action):
+        return action
+
+    def state(self, model) -> np.ndarray:
+        return (model.levels.ravel() / model.max_fire_level).astype(np.float32)
+
+    def ended_by_rules(self, model) -> bool:
+        return not model.levels.any()
+
+
+INTERFACE = FirefightingGraphInterface()

@@ -1,0 +1,70 @@
+"""Stag Hunt for learning agents (docs/rules/stag_hunt.md, "Learning agents").
+
+The environment's agents are the ``policy`` seats spawned in the episode; seats not spawned
+never play and are not among its agents. Hunters act one after another in a turn, but an
+environment's agents decide together: every policy seat observes at the start of the act
+phase and acts at its turn with the action it chose then. The action is one of the nine
+actions (``ACTIONS``). The mask forbids ATTACK and PUNISH on cooldown (they would do
+nothing); a removed hunter, waiting to return, stays an agent whose only allowed action is
+NOOP and whose observation is all zeros.
+
+The observation vector is the rules' observation flattened (``Observation.vector``: the
+window with its beam channels, the four features, the positional encoding), of length
+``model.observation_size``. The state is the world: walls, stags, hares, hunters, and this
+turn's attack and punish beams, each a grid of 0 and 1.
+"""
+
+import numpy as np
+
+from models.env import Interface
+from models.stag_hunt import ACTIONS, ATTACK, HARE, NOOP, PUNISH, STAG
+
+
+class StagHuntInterface(Interface):
+    phases = ("act",)
+
+    def deciding(self, model) -> list:
+        playing = set(model.agents)
+        return [agent for agent in model.policy_seats() if agent in playing]
+
+    def observation_length(self, model) -> int:
+        return model.observation_size
+
+    def bounds(self, model):
+        high = np.ones(model.observation_size, dtype=np.float32)
+        view = model.observation_size - 4 - model.embedding_size ** 2
+        high[view:view + 2] = np.inf  # stags and hares held
+        return np.zeros_like(high), high
+
+    def actions(self, model) -> int:
+        return len(ACTIONS)
+
+    def vector(self, model, agent, phase) -> np.ndarray:
+        if agent.cell is None:
+            return np.zeros(model.observation_size, dtype=np.float32)
+        return model.observe(agent).vector()
+
+    def mask(self, model, agent, phase) -> np.ndarray:
+        mask = np.ones(len(ACTIONS), dtype=np.int8)
+        if agent.cell is None:
+            mask[:] = 0
+            mask[NOOP] = 1
+            return mask
+        mask[ATTACK] = agent.next_attack <= model.turn
+        mask[PUNISH] = agent.next_punish <= model.turn
+        return mask
+
+    def decode(self, model, agent, phase, action):
+        return action
+
+    def state(self, model) -> np.ndarray:
+        hunters = np.zeros(model.walls.shape)
+        for agent in model.agents:
+            if agent.cell is not None:
+                hunters[agent.cell.coordinate] = 1
+        layers = (model.walls, model.resource_kinds == STAG, model.resource_kinds == HARE,
+                  hunters, model.attack_beam, model.punish_beam)
+        return np.concatenate([np.ravel(layer) for layer in layers]).astype(np.float32)
+
+
+INTERFACE = StagHuntInterface()
