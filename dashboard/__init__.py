@@ -1,7 +1,8 @@
 """The dashboard's parts: each game's view and what the views share (``app.py`` is the page).
 
-A game's registration names its view (``models.GAMES[game].view``), a :class:`View`: the
-Solara component that draws its world and the DataCollector columns to plot. Its controls
+A game's registration names its view (``models.GAMES[game].view``), a :class:`View`: a
+function that draws its world on a matplotlib ``Axes`` (also the image of its PettingZoo
+environment's ``render()``) and the DataCollector columns to plot. Its controls
 are not written here: ``controls`` makes them from the game's parameter declarations (each
 parameter with a ``Slider`` or ``Select``, labelled with its name, starting at its default),
 plus a seed slider. A select whose default is not among its values (Stag Hunt's
@@ -30,15 +31,30 @@ SEED = "seed (rng)"
 
 @dataclass(frozen=True)
 class View:
-    """How the dashboard shows a game: ``world`` (a Solara component of the model) and
-    ``plots`` (one plot per list of model columns). ``model``: the class the dashboard
-    builds, when it is not the game's own (a subclass adapting a parameter to Mesa's page);
+    """How the dashboard shows a game: ``draw(ax, model)`` draws the world and returns the
+    caption's first words, ``plots`` (one plot per list of model columns), ``size(model)``
+    the drawing's width and height in inches. ``model``: the class the dashboard builds,
+    when it is not the game's own (a subclass adapting a parameter to Mesa's page);
     ``renamed``: parameter name -> the name that class takes it by."""
 
-    world: Callable
+    draw: Callable
     plots: list = field(default_factory=list)
+    size: Callable = lambda model: (5.0, 5.0)
     model: type | None = None
     renamed: dict = field(default_factory=dict)
+
+
+def world(view: View):
+    """The Solara component of a view's world drawing, redrawn at each step and Reset."""
+
+    @solara.component
+    def World(model):
+        update_counter.get()
+        fig = Figure(figsize=view.size(model), layout="constrained")
+        caption = view.draw(fig.subplots(), model)
+        world_panel(fig, model, caption)
+
+    return World
 
 
 def controls(game, view: View) -> dict:
@@ -70,11 +86,12 @@ def game_view(game):
     """A component showing one game's SolaraViz: world, plots and controls."""
     view = game.view
     build = view.model or game.model
+    world_drawing = world(view)
 
     @solara.component
     def GameView():
         model = solara.use_memo(lambda: build(rng=1), [])
-        components = [(view.world, 0)] + [
+        components = [(world_drawing, 0)] + [
             make_plot_component(columns, backend="matplotlib") for columns in view.plots]
         return SolaraViz(model, components=components, model_params=controls(game, view),
                          name=game.title)
@@ -84,11 +101,6 @@ def game_view(game):
 
 
 # --- Drawing helpers shared by the views ---------------------------------------------------
-
-def figure(width=5.0, height=5.0):
-    fig = Figure(figsize=(width, height), layout="constrained")
-    return fig, fig.subplots()
-
 
 def world_panel(fig, model, text):
     """A world's drawing (redrawn when the model steps or is rebuilt by Reset) and the line

@@ -7,11 +7,9 @@ the dashboard builds ``BucketBrigadeView``, which takes it as ``scenario_name``.
 
 import math
 
-import solara
 from matplotlib.patches import Circle, Rectangle
-from mesa.visualization.utils import update_counter
 
-from dashboard import SEAT_COLOURS, View, figure, world_panel
+from dashboard import SEAT_COLOURS, View
 from models.bucket_brigade import BURNING, RUINED, SAFE, WORK, BucketBrigadeModel
 
 
@@ -25,12 +23,9 @@ class BucketBrigadeView(BucketBrigadeModel):
 HOUSE_COLOURS = {SAFE: "#7fc97f", BURNING: "#fb6a4a", RUINED: "#404040"}
 
 
-@solara.component
-def BucketBrigadeWorld(model):
+def draw(ax, model) -> str:
     """The ring of houses by state; each agent at its house with tonight's signal and mode
     (W work, R rest), a lie ringed in red."""
-    update_counter.get()
-    fig, ax = figure()
     n = model.num_houses
     angles = [math.pi / 2 - 2 * math.pi * h / n for h in range(n)]
     for house, angle in enumerate(angles):
@@ -56,8 +51,8 @@ def BucketBrigadeWorld(model):
     ax.set(xlim=(-1.5, 1.5), ylim=(-1.5, 1.5), aspect="equal",
            title=f"night {model.night}: green safe, red burning, black ruined")
     ax.axis("off")
-    world_panel(fig, model, "signal/mode per agent (W work, R rest)")
+    return "signal/mode per agent (W work, R rest)"
 
 
-VIEW = View(world=BucketBrigadeWorld, plots=[["lies", "work_rate"], ["burning", "safe", "ruined"]],
+VIEW = View(draw=draw, plots=[["lies", "work_rate"], ["burning", "safe", "ruined"]],
             model=BucketBrigadeView, renamed={"scenario": "scenario_name"})

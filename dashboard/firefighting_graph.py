@@ -1,19 +1,14 @@
 """The Firefighting Graph in the dashboard: fire level per house and who visits it."""
 
 import numpy as np
-import solara
-from mesa.visualization.utils import update_counter
 
-from dashboard import View, figure, world_panel
+from dashboard import View
 
 
-@solara.component
-def FirefightingWorld(model):
+def draw(ax, model) -> str:
     """Houses coloured by fire level (darker red hotter, level written); each firefighter's
     chosen house marked with its seat."""
-    update_counter.get()
     levels = model.levels
-    fig, ax = figure(6, 2.6 if model.layout == "row" else 5)
     ax.imshow(levels, cmap="Reds", vmin=0, vmax=model.max_fire_level,
               interpolation="nearest")
     for (row, col), level in np.ndenumerate(levels):
@@ -31,7 +26,8 @@ def FirefightingWorld(model):
     ax.set_yticks([])
     ax.set_title(f"step {model.t}: fire level per house (top), firefighters there (blue)",
                  fontsize=10)
-    world_panel(fig, model, f"{model.layout} layout")
+    return f"{model.layout} layout"
 
 
-VIEW = View(world=FirefightingWorld, plots=[["mean_fire"], ["burning_houses"]])
+VIEW = View(draw=draw, plots=[["mean_fire"], ["burning_houses"]],
+            size=lambda model: (6, 2.6 if model.layout == "row" else 5))

@@ -3,11 +3,9 @@
 import math
 
 import numpy as np
-import solara
 from matplotlib.patches import Rectangle, RegularPolygon
-from mesa.visualization.utils import update_counter
 
-from dashboard import View, draw_grid, figure, world_panel
+from dashboard import View, draw_grid
 from models.stag_hunt import DIRECTIONS, HARE, STAG
 
 KIND_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
@@ -21,12 +19,9 @@ def facing_triangle(row, col, orientation, colour):
                           orientation=math.atan2(dr, dc) - math.pi / 2, color=colour)
 
 
-@solara.component
-def StagHuntWorld(model):
+def draw(ax, model) -> str:
     """Walls grey, stags brown, hares tan; agents as triangles pointing where they face,
     coloured by kind and numbered by seat; this turn's attack beam red, punish beam purple."""
-    update_counter.get()
-    fig, ax = figure()
     codes = np.where(model.walls, 1, np.where(model.resource_kinds == STAG, 2,
                                               np.where(model.resource_kinds == HARE, 3, 0)))
     draw_grid(ax, codes, ["white", "#6b6b6b", "#8c510a", "#dfc27d"],
@@ -43,8 +38,8 @@ def StagHuntWorld(model):
                                      KIND_COLOURS[model.kinds.index(agent.kind) % 4]))
         ax.text(col, row, str(agent.seat), color="white", ha="center", va="center",
                 fontsize=7)
-    world_panel(fig, model, f"kinds {', '.join(model.kinds)}")
+    return f"kinds {', '.join(model.kinds)}"
 
 
-VIEW = View(world=StagHuntWorld,
+VIEW = View(draw=draw,
             plots=[["stags_defeated", "hares_defeated"], ["coordinated_stag_kills"]])

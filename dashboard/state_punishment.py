@@ -1,21 +1,16 @@
 """State Punishment in the dashboard: world 0's grid, its resources and its agents."""
 
 import numpy as np
-import solara
 from matplotlib.patches import Circle
-from mesa.visualization.utils import update_counter
 
-from dashboard import SEAT_COLOURS, View, draw_grid, figure, world_panel
+from dashboard import SEAT_COLOURS, View, draw_grid
 from models.state_punishment import KINDS
 
 RESOURCE_COLOURS = ["white", "#6b6b6b", "#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e"]
 
 
-@solara.component
-def StatePunishmentWorld(model):
+def draw(ax, model) -> str:
     """World 0: walls grey, resources A..E by colour, each agent a numbered disc."""
-    update_counter.get()
-    fig, ax = figure()
     grid = model.grids[0]
     codes = np.where(grid.wall.data, 1, np.where(grid.resource.data > 0,
                                                    grid.resource.data + 1, 0))
@@ -29,8 +24,8 @@ def StatePunishmentWorld(model):
             ax.add_patch(Circle((col, row), 0.38, color=SEAT_COLOURS[agent.seat % 10]))
             ax.text(col, row, str(agent.seat), color="white", ha="center", va="center",
                     fontsize=8)
-    world_panel(fig, model, "agents by seat")
+    return "agents by seat"
 
 
-VIEW = View(world=StatePunishmentWorld,
+VIEW = View(draw=draw,
             plots=[["punishment_level"], ["votes_up", "votes_down"], ["social_harm_generated"]])

@@ -47,7 +47,7 @@ class BucketBrigadeInterface(Interface):
         return houses.ravel(), locations.ravel()
 
     def vector(self, model, agent, phase) -> np.ndarray:
-        obs, n, k = model.observation, model.num_houses, model.num_agents
+        obs, k = model.observation, model.num_agents
         houses, locations = self._houses_and_locations(model)
         owned = np.array([owner == agent.seat for owner in model.owner], float)
         me = np.eye(k)[agent.seat]

@@ -194,8 +194,9 @@ class DilemmaEnv(ParallelEnv):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
-        figure = Figure(figsize=(5, 5), dpi=80, layout="constrained")
-        self.game.view.draw(figure.subplots(), self.model)
+        view = self.game.view
+        figure = Figure(figsize=view.size(self.model), dpi=80, layout="constrained")
+        view.draw(figure.subplots(), self.model)
         canvas = FigureCanvasAgg(figure)
         canvas.draw()
         return np.asarray(canvas.buffer_rgba())[..., :3].copy()

@@ -11,12 +11,10 @@ from pathlib import Path
 
 import mesa
 import pandas as pd
-import solara
-from mesa.visualization.utils import update_counter
 
 from analysis import results
 from analysis.figures import bars, pooled, require
-from dashboard import SEAT_COLOURS, View, figure, world_panel
+from dashboard import SEAT_COLOURS, View
 from models import Benchmark, Game, register
 from models.parameters import Integer, Parameter, Parameters, Population, Real, Select, Slider
 from models.phases import AgentPhase, ModelPhase, PhasedModel
@@ -142,16 +140,13 @@ def cooperation_by_mix(folder):
                 xlabel="population", ylabel="players contributing (fraction)")
 
 
-@solara.component
-def PublicGoodsWorld(model):
+def draw(ax, model) -> str:
     """One bar per player: its cumulative reward, grey when it kept its endowment."""
-    update_counter.get()
-    fig, ax = figure(5, 3)
     ax.bar([agent.seat for agent in model.seats], [agent.reward for agent in model.seats],
            color=[SEAT_COLOURS[agent.seat % 10] if agent.contributed else "#cccccc"
                   for agent in model.seats])
     ax.set(xlabel="seat", ylabel="reward", title=f"round {model.round}")
-    world_panel(fig, model, "reward per player")
+    return "reward per player"
 
 
 GAME = register(Game(
@@ -161,7 +156,8 @@ GAME = register(Game(
     behaviours=BEHAVIOURS,
     statistics=statistics,
     figures={"cooperation_by_mix": cooperation_by_mix},
-    view=View(world=PublicGoodsWorld, plots=[["cooperation_rate"], ["mean_reward"]]),
+    view=View(draw=draw, plots=[["cooperation_rate"], ["mean_reward"]],
+              size=lambda model: (5, 3)),
     study=HERE / "study.toml",
     rules=HERE / "rules.md",
     round="round",
