@@ -4,13 +4,14 @@ A game's registration names its view (``models.GAMES[game].view``), a :class:`Vi
 function that draws its world on a matplotlib ``Axes`` (also the image of its PettingZoo
 environment's ``render()``) and the DataCollector columns to plot. Its controls
 are not written here: ``controls`` makes them from the game's parameter declarations (each
-parameter with a ``Slider`` or ``Select``, labelled with its name, starting at its default),
-plus a seed slider. A select whose default is not among its values (Stag Hunt's
+parameter with a ``Slider``, ``Select`` or ``Text``, labelled with its name, starting at its
+default; an empty text field is None), plus a seed slider. A select whose default is not among its values (Stag Hunt's
 ``attack_mode=None``, which means the area attack) starts at its first value. ``game_view``
 puts world, plots and controls in Mesa's ``SolaraViz``. The models know nothing of this
 package.
 """
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -21,7 +22,7 @@ from matplotlib.figure import Figure
 from mesa.visualization import SolaraViz, make_plot_component
 from mesa.visualization.utils import update_counter
 
-from models.parameters import Select, Slider
+from models.parameters import Select, Slider, Text
 
 SEAT_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
                 "#F0E442", "#000000", "#999999", "#882255")
@@ -73,6 +74,8 @@ def controls(game, view: View) -> dict:
             values = list(control.values or parameter.kind.options)
             widget = {"type": "Select", "value": start if start in values else values[0],
                       "values": values}
+        elif isinstance(control, Text):
+            widget = {"type": "InputText", "value": "" if start is None else str(start)}
         else:
             raise TypeError(f"{game.name}.{parameter.name}: unknown control {control!r}")
         params[view.renamed.get(parameter.name, parameter.name)] = {
@@ -85,7 +88,8 @@ def controls(game, view: View) -> dict:
 def game_view(game):
     """A component showing one game's SolaraViz: world, plots and controls."""
     view = game.view
-    build = view.model or game.model
+    build = _blank_is_none(view.model or game.model,
+                           [p.name for p in game.parameters if isinstance(p.control, Text)])
     world_drawing = world(view)
 
     @solara.component
@@ -98,6 +102,26 @@ def game_view(game):
 
     GameView.__name__ = game.title.replace(" ", "")
     return GameView
+
+
+def _blank_is_none(model_class, names):
+    """``model_class``, or a subclass that reads an empty text field of ``names`` as None.
+    Mesa's Reset passes ``rng`` by name only to a constructor that names it, and its own
+    ``scenario`` to any that takes keywords: the subclass names both and passes ``scenario``
+    on only if ``model_class`` takes one."""
+    if not names:
+        return model_class
+    takes_scenario = "scenario" in inspect.signature(model_class.__init__).parameters
+
+    def __init__(self, *, rng=None, scenario=None, **parameters):
+        if takes_scenario:
+            parameters["scenario"] = scenario
+        for name in names:
+            if parameters.get(name) == "":
+                parameters[name] = None
+        model_class.__init__(self, rng=rng, **parameters)
+
+    return type(model_class.__name__, (model_class,), {"__init__": __init__})
 
 
 # --- Drawing helpers shared by the views ---------------------------------------------------

@@ -189,6 +189,11 @@ class Select:
     values: tuple = ()
 
 
+@dataclass(frozen=True)
+class Text:
+    """A text field (left empty: None)."""
+
+
 # --- Declarations --------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -203,7 +208,7 @@ class Parameter:
     default: Any
     kind: Any
     description: str
-    control: Slider | Select | None = None
+    control: Slider | Select | Text | None = None
     table: tuple[str, Mapping] | None = None
     optional: bool = False
     attribute: str = ""

@@ -77,13 +77,14 @@ def load_policy(path) -> LinearPolicy:
 
 def policy_parameter():
     """The declaration of a game's ``policy`` parameter (``models.parameters``)."""
-    from models.parameters import Custom, Parameter
+    from models.parameters import Custom, Parameter, Text
 
     return Parameter(
         "policy", None,
         Custom(check_policy, "None, a callable observation -> action, or the path of a "
                "policy file", invalid=(5, "no_such_policy.npz")),
-        "decision rule of the seats whose behaviour is 'policy' (docs/policies.md)")
+        "decision rule of the seats whose behaviour is 'policy' (docs/policies.md)",
+        control=Text())
 
 
 def check_policy(name, value, values):

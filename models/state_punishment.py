@@ -72,8 +72,8 @@ EFFECTS = {
 ACTION_MODES = {"simple": SIMPLE_ACTIONS, "composite": COMPOSITE_ACTIONS}
 
 #: Behaviour mixes the dashboard offers.
-MIXES = ("random", "greedy_forager", "civic_voter", "greedy_forager:2,civic_voter:1",
-         "greedy_forager:1,civic_voter:2")
+MIXES = ("random", "greedy_forager", "civic_voter", "policy:1,civic_voter:2",
+         "greedy_forager:2,civic_voter:1", "greedy_forager:1,civic_voter:2")
 
 
 def _vision_radius(name, value, values):

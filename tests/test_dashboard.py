@@ -128,3 +128,33 @@ def test_reset_redraws_the_world_of_the_new_model(page, title):
     assert world_image(box) != start
     rc.find(v.Btn, children=["Reset"]).widget.click()   # same parameters, same seed
     assert world_image(box) == start
+
+
+def policy_file(tmp_path, title):
+    """A saved linear policy for the game shown under ``title``, of the right shape."""
+    import numpy as np
+
+    from models.policies import LinearPolicy, save_policy
+
+    shown = game(title)
+    model = shown.model(rng=0)
+    shape = (shown.interface.actions(model), shown.interface.observation_length(model))
+    weights = np.random.default_rng(5).normal(size=shape)
+    return save_policy(tmp_path / "policy.npz", LinearPolicy(weights, np.zeros(shape[0]),
+                                                            shown.name))
+
+
+@pytest.mark.parametrize("title", [t for t in app.VIEWS if game(t).interface is not None])
+def test_a_saved_policy_plays_in_the_dashboard(page, title, tmp_path):
+    box, rc = page
+    pick(rc, title)
+    mix = next(m for m in mixes_of(title) if m.startswith("policy"))
+    path = str(policy_file(tmp_path, title))
+    rc.find(v.Select, label="population").widget.v_model = mix
+    field = rc.find(v.TextField, label="policy").widget
+    field.v_model = path
+    field.fire_event("keyup.enter", path)
+    rc.find(v.Btn, children=["Reset"]).widget.click()
+    assert caption(box).endswith(f"population {mix} · seed 1 · step 0")
+    rc.find(v.Btn, children=["Step"]).widget.click()
+    assert caption(box).endswith("step 1")
