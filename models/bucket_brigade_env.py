@@ -47,22 +47,37 @@ class BucketBrigadeInterface(Interface):
         return houses.ravel(), locations.ravel()
 
     def vector(self, model, agent, phase) -> np.ndarray:
+        return self.observe_all(model, [agent], phase)[0]["observation"]
+
+    def observe_all(self, model, agents, phase) -> list[dict]:
+        """The parts every agent shares are built once; each agent adds its own houses and
+        seat."""
         obs, k = model.observation, model.num_agents
         houses, locations = self._houses_and_locations(model)
-        owned = np.array([owner == agent.seat for owner in model.owner], float)
-        me = np.eye(k)[agent.seat]
         last_modes = None if obs.last_actions is None else [m for _, m in obs.last_actions]
         tonight = obs.signals if phase == "act" else None
-        return np.concatenate([
-            houses, owned, me, locations, _flags(last_modes, k, WORK),
-            _flags(obs.last_signals, k, WORK), _flags(tonight, k, WORK),
-            [float(phase == "act")], [min(obs.night / model.max_steps, 1.0)],
-        ]).astype(np.float32)
+        shared = np.concatenate([
+            locations, _flags(last_modes, k, WORK), _flags(obs.last_signals, k, WORK),
+            _flags(tonight, k, WORK), [float(phase == "act")],
+            [min(obs.night / model.max_steps, 1.0)]])
+        n, seats = model.num_houses, [agent.seat for agent in agents]
+        vectors = np.empty((len(seats), self.observation_length(model)), dtype=np.float32)
+        vectors[:, :3 * n] = houses
+        vectors[:, 3 * n:4 * n] = np.equal.outer(seats, model.owner)
+        vectors[:, 4 * n:4 * n + k] = np.eye(k)[seats]
+        vectors[:, 4 * n + k:] = shared
+        mask = self._mask(model, phase)
+        return [{"observation": vector, "action_mask": mask} for vector in vectors]
 
     def mask(self, model, agent, phase) -> np.ndarray:
-        mask = np.ones(self.actions(model), dtype=np.int8)
-        if phase == "signal":
-            mask[2:] = 0
+        return self._mask(model, phase)
+
+    def _mask(self, model, phase) -> np.ndarray:
+        if phase != "signal":
+            return self.all_allowed(model)
+        mask = np.zeros(self.actions(model), dtype=np.int8)
+        mask[:2] = 1
+        mask.flags.writeable = False
         return mask
 
     def decode(self, model, agent, phase, action):

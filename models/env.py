@@ -57,11 +57,21 @@ class Interface:
 
     def mask(self, model, agent, phase) -> np.ndarray:
         """1 for each action that does something now."""
-        return np.ones(self.actions(model), dtype=np.int8)
+        return self.all_allowed(model)
 
     def observe(self, model, agent, phase) -> dict:
         return {"observation": self.vector(model, agent, phase),
                 "action_mask": self.mask(model, agent, phase)}
+
+    def observe_all(self, model, agents, phase) -> list[dict]:
+        """``observe`` for each of ``agents`` (a game may do it at once, for speed)."""
+        return [self.observe(model, agent, phase) for agent in agents]
+
+    def all_allowed(self, model) -> np.ndarray:
+        """A read-only mask allowing every action, shared by the observations."""
+        mask = np.ones(self.actions(model), dtype=np.int8)
+        mask.flags.writeable = False
+        return mask
 
     def observation_space(self, model) -> spaces.Dict:
         low, high = self.bounds(model)
@@ -144,8 +154,8 @@ class DilemmaEnv(ParallelEnv):
         return observations, {name: self._info() for name in self.agents}
 
     def _observations(self):
-        return {name: self.interface.observe(self.model, self._seats[name], self.phase)
-                for name in self.agents}
+        seats = [self._seats[name] for name in self.agents]
+        return dict(zip(self.agents, self.interface.observe_all(self.model, seats, self.phase)))
 
     def _info(self):
         return {"phase": self.phase, "round": self._round}
@@ -154,14 +164,16 @@ class DilemmaEnv(ParallelEnv):
         missing = [name for name in self.agents if name not in actions]
         if missing:
             raise ValueError(f"step() needs an action for every agent; missing: {missing}")
-        decisions = {}
+        decisions, decode, count = {}, self.interface.decode, self._action_space.n
         for name in self.agents:
             action = actions[name]
-            if not self._action_space.contains(np.int64(action)) or isinstance(action, bool):
+            if type(action) is not int and (isinstance(action, bool)
+                                            or not isinstance(action, np.integer)) \
+                    or not 0 <= action < count:
                 raise ValueError(f"{name}'s action {action!r} is invalid: must be an integer "
-                                 f"from 0 to {self._action_space.n - 1}")
+                                 f"from 0 to {count - 1}")
             agent = self._seats[name]
-            decisions[agent] = self.interface.decode(self.model, agent, self.phase, int(action))
+            decisions[agent] = decode(self.model, agent, self.phase, int(action))
         self.model.supply(decisions)
         self.phase = self.model.advance()
         self._round = self._model_columns()

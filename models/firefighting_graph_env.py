@@ -33,6 +33,18 @@ class FirefightingGraphInterface(Interface):
             vector[3 + list(model.guarded[agent.seat]).index(visited)] = 1
         return vector
 
+    def observe_all(self, model, agents, phase) -> list[dict]:
+        seats = np.array([agent.seat for agent in agents], dtype=np.int64)
+        vectors = np.zeros((len(seats), self.observation_length(model)), dtype=np.float32)
+        rows = np.arange(len(seats))
+        vectors[rows, 1 + model.observations[seats]] = 1  # -1 (none yet) lands on column 0
+        visited = model.visited[seats]
+        if visited[0] >= 0:
+            choice = np.argmax(model.guarded[seats] == visited[:, None], axis=1)
+            vectors[rows, 3 + choice] = 1
+        mask = self.all_allowed(model)
+        return [{"observation": vector, "action_mask": mask} for vector in vectors]
+
     def decode(self, model, agent, phase, action):
         return action
 

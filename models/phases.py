@@ -229,7 +229,8 @@ class PhasedModel(mesa.Model):
     def _decide(self, phase: str) -> None:
         """Each policy seat without a supplied decision observes and asks ``policy``."""
         interface = self.game.interface
-        for agent in interface.deciding(self):
-            if agent.decision is None:
-                observation = interface.observe(self, agent, phase)
+        undecided = [agent for agent in interface.deciding(self) if agent.decision is None]
+        if undecided:
+            observations = interface.observe_all(self, undecided, phase)
+            for agent, observation in zip(undecided, observations):
                 agent.decision = interface.decode(self, agent, phase, self.policy(observation))

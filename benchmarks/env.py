@@ -1,0 +1,80 @@
+"""The PettingZoo environments against their own models: rounds per second, side by side.
+
+For each game with an environment interface, in one process, whole episodes with every
+seat deciding at random, each model built as a sweep does, DataCollector off:
+
+* ``model``: the model's own ``random`` behaviour;
+* ``model+policy``: the model with every seat ``policy`` and a random policy, so every seat
+  observes as an environment's agent does each round (the rules' observation, built by the
+  model; in State Punishment and Stag Hunt most of the work);
+* ``env``: the environment, ``reset`` and ``step`` with the same random choice of allowed
+  actions, counted in the model's rounds (a Bucket Brigade night takes two steps).
+
+``cost`` is the environment's cost over ``model+policy``, the model doing the same work:
+``1 - env / model+policy``. Run: ``make bench`` or ``.venv/bin/python benchmarks/env.py
+[--games NAME ...] [--seconds S]``.
+"""
+
+import argparse
+import random
+import time
+
+import numpy as np
+
+from models import GAMES, parallel_env
+
+
+def chooser(seed=0):
+    """A random allowed action of an observation (the same for the model and the env)."""
+    draw = random.Random(seed).random
+
+    def choose(observation) -> int:
+        allowed = np.flatnonzero(observation["action_mask"])
+        return int(allowed[int(draw() * len(allowed))])
+
+    return choose
+
+
+def model_rounds(game, seconds: float, **parameters) -> float:
+    clock, rounds, start, seed = time.perf_counter, 0, time.perf_counter(), 0
+    while clock() - start < seconds:
+        model = game.model(**parameters, collect_data=False, rng=seed)
+        model.run_model()
+        rounds, seed = rounds + model.steps, seed + 1
+    return rounds / (clock() - start)
+
+
+def env_rounds(game, seconds: float) -> tuple[float, float]:
+    env, choose = parallel_env(game.name, collect_data=False), chooser()
+    clock, rounds, steps, start, seed = time.perf_counter, 0, 0, time.perf_counter(), 0
+    while clock() - start < seconds:
+        observations, _ = env.reset(seed=seed)
+        while env.agents:
+            observations, *_ = env.step({agent: choose(observation)
+                                         for agent, observation in observations.items()})
+            steps += 1
+        rounds, seed = rounds + env.model.steps, seed + 1
+    elapsed = clock() - start
+    return rounds / elapsed, steps / elapsed
+
+
+def main():
+    parser = argparse.ArgumentParser(description="PettingZoo environments against their "
+                                     "own models, rounds per second")
+    names = [name for name, game in GAMES.items() if game.interface is not None]
+    parser.add_argument("--games", nargs="+", choices=names, default=names)
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    args = parser.parse_args()
+    print(f"{'rounds/s, DataCollector off':<28} {'model':>8} {'model+policy':>12} {'env':>8} "
+          f"{'env steps/s':>11} {'cost':>5}")
+    for name in args.games:
+        game = GAMES[name]
+        alone = model_rounds(game, args.seconds, population="random")
+        observing = model_rounds(game, args.seconds, population="policy", policy=chooser())
+        env, steps = env_rounds(game, args.seconds)
+        print(f"{game.title:<28} {alone:>8,.0f} {observing:>12,.0f} {env:>8,.0f} "
+              f"{steps:>11,.0f} {1 - env / observing:>5.0%}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
