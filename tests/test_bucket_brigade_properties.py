@@ -13,7 +13,7 @@ from agents.bucket_brigade import BEHAVIOURS
 from models.bucket_brigade import BURNING, RUINED, RULE_SETS, SAFE, WORK, BucketBrigadeModel
 from support import population_string
 
-NAMES = sorted(BEHAVIOURS)
+NAMES = sorted(set(BEHAVIOURS) - {"policy"})  # policy seats need a policy: test_env.py
 PROBABILITY = st.floats(0.0, 1.0, allow_nan=False)
 
 
