@@ -90,7 +90,7 @@ class Fixed1Agent(FirefighterAgent):
 
 
 class BeliefTrackerAgent(FirefighterAgent):
-    """Bayesian belief per guarded house from its own flames (module docstring)."""
+    """Bayesian belief per guarded house from its own flames (docs/rules/firefighting_graph.md)."""
 
     behaviour = "belief_tracker"
 

@@ -175,7 +175,7 @@ class ScriptedHunter(StagHuntAgent):
 
 
 class HareHunterAgent(ScriptedHunter):
-    """Goes for the nearest hare (module docstring)."""
+    """Goes for the nearest hare (docs/rules/stag_hunt.md, "Behaviours")."""
 
     behaviour = "hare_hunter"
 
@@ -186,7 +186,7 @@ class HareHunterAgent(ScriptedHunter):
 
 
 class StagHunterAgent(ScriptedHunter):
-    """Hunts the nearest stag no one else is near (module docstring)."""
+    """Hunts the nearest stag no one else is near (docs/rules/stag_hunt.md, "Behaviours")."""
 
     behaviour = "stag_hunter"
 
@@ -205,7 +205,7 @@ class StagHunterAgent(ScriptedHunter):
 
 
 class CooperatorAgent(ScriptedHunter):
-    """Strikes stags together with a partner (module docstring)."""
+    """Strikes stags together with a partner (docs/rules/stag_hunt.md, "Behaviours")."""
 
     behaviour = "cooperator"
 

@@ -33,10 +33,9 @@ import numpy as np
 from mesa.discrete_space import CellAgent
 
 from agents.policy import PolicyBehaviour
-from models.state_punishment import (AGENT_CHANNEL, HARM, KIND_CHANNEL, KINDS, MOVES, VALUE,
-                                     WALL)
+from models.state_punishment import (ACTION_BY_EFFECT, AGENT_CHANNEL, HARM, KIND_CHANNEL, KINDS,
+                                     MOVES, VALUE, WALL)
 
-_VOTE_SUFFIX = {0: "no_vote", 1: "increase", -1: "decrease"}
 
 
 class StatePunishmentAgent(CellAgent):
@@ -67,11 +66,10 @@ class StatePunishmentAgent(CellAgent):
 
     def action_name(self, move: str | None, vote: int) -> str:
         """The action of the current mode for a move (or None) and a vote (-1, 0, +1)."""
-        if self.model.action_mode == "simple":
-            if vote:
-                return "vote_increase" if vote > 0 else "vote_decrease"
-            return move or "noop"
-        return "noop" if move is None else f"{move}_{_VOTE_SUFFIX[vote]}"
+        by_effect = ACTION_BY_EFFECT[self.model.action_mode]
+        if self.model.action_mode == "simple":  # a vote takes the place of the move
+            return by_effect[(None, vote) if vote else (move, 0)]
+        return by_effect[(move, vote) if move else (None, 0)]
 
 
 class RandomAgent(StatePunishmentAgent):
@@ -134,7 +132,8 @@ class ScriptedForager(StatePunishmentAgent):
 
 
 class GreedyForagerAgent(ScriptedForager):
-    """Goes for the best visible value net of expected punishment (module docstring)."""
+    """Goes for the best visible value net of expected punishment. Its rules:
+    docs/rules/state_punishment.md, "Behaviours"."""
 
     behaviour = "greedy_forager"
 
@@ -154,7 +153,8 @@ class GreedyForagerAgent(ScriptedForager):
 
 
 class CivicVoterAgent(ScriptedForager):
-    """Avoids high-harm resources and votes on the harm it receives (module docstring)."""
+    """Avoids high-harm resources and votes on the harm it receives. Its rules:
+    docs/rules/state_punishment.md, "Behaviours"."""
 
     behaviour = "civic_voter"
     HARM_HIGH = 0.5

@@ -120,7 +120,7 @@ def _games(args):
         return
     game = GAMES[args.game]
     rules = game.rules.relative_to(ROOT) if game.rules.is_relative_to(ROOT) else game.rules
-    print(f"{game.title} ({game.name}): one step is one {game.round}; rules in {rules}\n")
+    print(f"{game.title} ({game.name}); rounds: {game.round}s; rules: {rules}\n")
     print("parameters (name = default: allowed; meaning)")
     for name, default, allowed, description in game.parameters.describe():
         print(f"  {name} = {default}: {allowed}")

@@ -75,7 +75,8 @@ def table(game, seconds: float) -> list[str]:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="Rounds per second of every registered "
+                                     "game with random agents")
     parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES),
                         help="games to measure (default: every registered game)")
     parser.add_argument("--seconds", type=float, default=3.0, help="time per configuration")

@@ -15,7 +15,8 @@ only shows observations, takes actions and reports what the model did.
   reward-paying phase); when the model's episode ends, every agent is terminated if the
   rules ended it and truncated if ``max_steps`` did, and ``agents`` becomes empty.
 * ``infos[agent]`` holds the phase that comes next (``"phase"``) and the model's
-  DataCollector model columns after the step (``"round"``: a dict).
+  DataCollector model columns after the step (``"round"``: a dict; an undefined value, NaN
+  in the DataCollector, is None here, so that equal episodes have equal infos).
 * Agents are named ``"agent_<seat>"``. Stag Hunt's seats not spawned in an episode are not
   among its ``agents``; a removed hunter stays an agent whose only allowed action is NOOP.
 * Observations are dicts with the float32 vector ``"observation"`` and the int8
@@ -193,9 +194,11 @@ class DilemmaEnv(ParallelEnv):
         return observations, rewards, terminations, truncations, infos
 
     def _model_columns(self) -> dict:
+        """The model's DataCollector model columns now; an undefined value (NaN) is None."""
         columns = self.model.model_reporters
         pairs = columns.items() if isinstance(columns, dict) else ((c, c) for c in columns)
-        return {column: getattr(self.model, attribute) for column, attribute in pairs}
+        values = {column: getattr(self.model, attribute) for column, attribute in pairs}
+        return {column: None if value != value else value for column, value in values.items()}
 
     def state(self) -> np.ndarray:
         return self.interface.state(self.model)

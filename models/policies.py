@@ -12,6 +12,7 @@ observation length) and ``bias`` (actions): the action is the allowed one with t
 """
 
 import io
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -56,14 +57,17 @@ def load_policy(path) -> LinearPolicy:
     """A policy file's policy; ``PolicyError`` names the file and the field at fault."""
     path = Path(path)
     try:
-        with np.load(path, allow_pickle=False) as data:
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise ValueError("it is not an .npz archive of arrays")
+        with data:
             fields = {key: data[key] for key in data.files}
-    except (OSError, ValueError, EOFError) as error:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
         raise PolicyError(f"policy file {str(path)!r} cannot be read: {error}") from None
     for key in ("format", "version", "game", "kind", "weights", "bias"):
         if key not in fields:
             raise PolicyError(f"policy file {str(path)!r}: the field {key!r} is missing")
-    if str(fields["format"]) != FORMAT or int(fields["version"]) != VERSION:
+    if str(fields["format"]) != FORMAT or str(fields["version"]) != str(VERSION):
         raise PolicyError(f"policy file {str(path)!r} is not a {FORMAT} file of version "
                           f"{VERSION}")
     if str(fields["kind"]) != "linear":

@@ -43,7 +43,7 @@ import numpy as np
 from models import validation as check
 from models.gridworld import one_hot, open_cells, walled_grid, window
 from models.parameters import (Boolean, Choice, Custom, Integer, Parameter, Parameters,
-                               Population, Probability, Real, Reals, Select, Slider, Subset)
+                               Population, Probability, Real, Select, Slider, Subset)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
 from models.policies import policy_parameter
 from models.registry import ROOT, Benchmark, Game, register
@@ -70,10 +70,20 @@ EFFECTS = {
        for vote, step in (("no_vote", 0), ("increase", 1), ("decrease", -1))},
 }
 ACTION_MODES = {"simple": SIMPLE_ACTIONS, "composite": COMPOSITE_ACTIONS}
+#: Each mode's action by its effect ``(move or None, vote)``.
+ACTION_BY_EFFECT = {mode: {EFFECTS[name]: name for name in names}
+                    for mode, names in ACTION_MODES.items()}
 
 #: Behaviour mixes the dashboard offers.
 MIXES = ("random", "greedy_forager", "civic_voter", "policy:1,civic_voter:2",
          "greedy_forager:2,civic_voter:1", "greedy_forager:1,civic_voter:2")
+
+
+def _spawn_weights(name, value, values):
+    weights = check.reals(name, value, len(KINDS), low=0)
+    if sum(weights) <= 0:
+        raise ValueError(f"{name}={value!r} is invalid: must have a positive sum")
+    return weights
 
 
 def _vision_radius(name, value, values):
@@ -93,8 +103,10 @@ PARAMETERS = Parameters((
     Parameter("initial_resources", 15, Integer(low=0), "resources placed at the start"),
     Parameter("spawn_prob", 0.05, Probability(), "probability an empty cell grows a resource "
                                                  "each turn"),
-    Parameter("spawn_weights", (1, 1, 1, 1, 1), Reals(length=len(KINDS), low=0),
-              "relative weights of the kinds A..E when a resource appears (positive sum)"),
+    Parameter("spawn_weights", (1, 1, 1, 1, 1),
+              Custom(_spawn_weights, f"list of {len(KINDS)} numbers >= 0 with a positive sum",
+                     invalid=((0, 0, 0, 0, 0), (1, 1, 1, 1))),
+              "relative weights of the kinds A..E when a resource appears"),
     Parameter("activation", "random", Choice(("random", "sequential")),
               "agents act in an order shuffled each turn, or in seat order"),
     Parameter("action_mode", "simple", Choice(tuple(ACTION_MODES)),
@@ -207,9 +219,6 @@ class StatePunishmentModel(PhasedModel):
         self.set_parameters(locals())
         behaviours = self.seat_behaviours(self.num_agents)
         weights = self.spawn_weights
-        if sum(weights) <= 0:
-            raise ValueError(f"spawn_weights={spawn_weights!r} is invalid: "
-                             "must have a positive sum")
         self.spawn_weights = tuple(w / sum(weights) for w in weights)
         self.cumulative_weights = np.cumsum(self.spawn_weights)[:-1]
         self.action_names = ACTION_MODES[self.action_mode]

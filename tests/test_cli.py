@@ -81,7 +81,7 @@ def test_games_game_lists_every_parameter_with_default_and_range_and_every_behav
         assert parameter.description in lines
     for name, behaviour in GAMES[game].behaviours.items():
         assert any(line.startswith(name + " ") for line in lines), name
-    assert f"rules in {GAMES[game].rules.relative_to(ROOT)}" in out
+    assert f"rules: {GAMES[game].rules.relative_to(ROOT)}" in out
 
 
 def test_games_bucket_brigade_shows_the_ranges(capsys):
@@ -178,7 +178,7 @@ def test_run_then_summary_prints_one_row_per_combination(tmp_path, capsys):
 
 def test_summary_lists_the_combinations_in_the_study_order(tmp_path, capsys):
     # Study.combinations(): "in file order (the last swept key varies fastest)", and
-    # summary_table sorts "the combinations in the study's order".
+    # results.summary sorts "the combinations in the study's order".
     study_file = tmp_path / "small.toml"
     study_file.write_text(STUDY)
     assert main(["run", str(study_file), "--out", str(tmp_path), "--backend", "serial",

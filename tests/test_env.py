@@ -2,13 +2,9 @@
 behaviour that plays a policy inside the model (models/phases.py, agents/policy.py) and policy
 files (models/policies.py); docs/rules/<game>.md, "Learning agents".
 
-Tests marked ``xfail(strict=True)`` with a reason starting "BUG" or "KNOWN ISSUE" document a
-defect found while writing these tests (not fixed here): they fail today and will turn into
-an XPASS error once the defect is fixed, so the mark must then be removed.
 """
 
 import math
-import zipfile
 
 import numpy as np
 import pandas as pd
@@ -37,14 +33,6 @@ DICT_OBSERVATION_WARNINGS = {
     "Observation space for each agent probably should be gymnasium.spaces.box or "
     "gymnasium.spaces.discrete",
 }
-
-NAN_INFOS = ("KNOWN ISSUE (models/env.py:186-189, _model_columns / _info): infos[agent]"
-             "['round'] carries the model's NaN columns (Bucket Brigade cooperation_rate at "
-             "night 0, Stag Hunt stag_share before any kill, Firefighting Graph flame_rate at "
-             "step 0); NaN != NaN, so PettingZoo's seed tests (gymnasium data_equivalence) "
-             "report 'Incorrect info(s)' although the episodes are identical (see "
-             "test_pettingzoo_seed_tests_pass_once_infos_hold_no_nan)")
-
 
 # --- 1. PettingZoo's parallel API test --------------------------------------------------------
 
@@ -99,49 +87,25 @@ def test_pettingzoo_api_test_on_the_aec_form(game, parameters):
 
 # --- 3. Seeding -------------------------------------------------------------------------------
 
-def _seed_mark(game, aec):
-    nan_infos = {"bucket_brigade", "stag_hunt"} | ({"firefighting_graph"} if aec else set())
-    return [pytest.mark.xfail(strict=True, reason=NAN_INFOS)] if game in nan_infos else []
-
-
-@pytest.mark.parametrize("game", [pytest.param(g, marks=_seed_mark(g, aec=False))
-                                  for g in GAMES])
+@pytest.mark.parametrize("game", GAMES)
 def test_pettingzoo_parallel_seed_test(game):
     parallel_seed_test(lambda: models.parallel_env(game))
 
 
-@pytest.mark.parametrize("game", [pytest.param(g, marks=_seed_mark(g, aec=True))
-                                  for g in GAMES])
+@pytest.mark.parametrize("game", GAMES)
 def test_pettingzoo_aec_seed_test(game):
     seed_test(lambda: parallel_to_aec(models.parallel_env(game)), num_cycles=100)
 
 
-class NanFreeInfos(DilemmaEnv):
-    """The environment with each NaN of ``infos[agent]["round"]`` shown as None."""
-
-    @staticmethod
-    def _clean(infos):
-        return {name: {**info, "round": {k: None if isinstance(v, float) and math.isnan(v)
-                                         else v for k, v in info["round"].items()}}
-                for name, info in infos.items()}
-
-    def reset(self, seed=None, options=None):
-        observations, infos = super().reset(seed=seed, options=options)
-        return observations, self._clean(infos)
-
-    def step(self, actions):
-        *rest, infos = super().step(actions)
-        return (*rest, self._clean(infos))
+def test_undefined_model_columns_are_none_in_the_infos():
+    """NaN (an undefined rate) would make equal episodes' infos unequal (NaN != NaN)."""
+    env = models.parallel_env("bucket_brigade")
+    _, infos = env.reset(seed=0)
+    assert all(info["round"]["cooperation_rate"] is None for info in infos.values())
+    assert math.isnan(env.model.datacollector.get_model_vars_dataframe()["cooperation_rate"][0])
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_pettingzoo_seed_tests_pass_once_infos_hold_no_nan(game):
-    """Where the seed tests above fail, NaN in the infos is the only cause."""
-    parallel_seed_test(lambda: NanFreeInfos(game))
-    seed_test(lambda: parallel_to_aec(NanFreeInfos(game)), num_cycles=100)
-
-
-def test_what_the_installed_parallel_seed_test_checks(monkeypatch):
+def test_what_the_installed_parallel_seed_test_checks():
     """PettingZoo 1.27's parallel_seed_test is weak, hence the own determinism test below:
     it resets both envs with seed 42 but never compares the reset observations, samples
     actions without the action mask, compares arrays with np.allclose (rtol/atol 1e-5, not
@@ -149,7 +113,7 @@ def test_what_the_installed_parallel_seed_test_checks(monkeypatch):
     dict's keys (non-empty agent names, always truthy)."""
     steps = []
 
-    class Counting(NanFreeInfos):
+    class Counting(DilemmaEnv):
         def step(self, actions):
             steps.append(self)
             return super().step(actions)
@@ -386,6 +350,7 @@ def test_env_rewards_add_up_to_the_models_cumulative_rewards(game, parameters):
     parameters = {"max_steps": 30, **parameters} if game != "bucket_brigade" else parameters
     env = models.parallel_env(game, **parameters)
     generator = np.random.default_rng(8)
+    paid = False
     for reset_seed in (0, 1):
         observations, _ = env.reset(seed=reset_seed)
         totals = dict.fromkeys(env.agents, 0.0)
@@ -402,11 +367,15 @@ def test_env_rewards_add_up_to_the_models_cumulative_rewards(game, parameters):
                 assert not any(terminations.values()) and not any(truncations.values())
         for name, total in totals.items():
             assert total == pytest.approx(env.model.seats[seat(name)].reward, abs=1e-9)
+            paid = paid or total != 0
         # infos["round"] after the last step is the model's last DataCollector row
         last_row = frames(env.model)[0].iloc[-1].to_dict()
-        assert same({k: float(v) for k, v in next(iter(infos.values()))["round"].items()},
+        # (an undefined value, NaN in the DataCollector, is None in the infos)
+        assert same({k: math.nan if v is None else float(v)
+                     for k, v in next(iter(infos.values()))["round"].items()},
                     {k: float(v) for k, v in last_row.items()})
         assert next(iter(infos.values()))["phase"] is None
+    assert paid, "no reward was paid: the test exercised nothing"
 
 
 def _play_out(env, reset_seed, action=0):
@@ -492,6 +461,13 @@ def test_step_with_an_invalid_action_names_the_agent(bb_env, bad):
     actions["agent_3"] = bad
     with pytest.raises(ValueError, match="agent_3"):
         bb_env.step(actions)
+    # the refused step changed nothing: the episode goes on as if it had not been tried
+    fresh = models.parallel_env("bucket_brigade")
+    fresh.reset(seed=0)
+    fresh.step({name: 0 for name in fresh.agents})
+    valid = {name: 3 for name in bb_env.agents}
+    assert same(bb_env.step(valid)[1:], fresh.step(dict(valid))[1:])
+    assert_frames_equal(bb_env.model, fresh.model)
 
 
 @pytest.mark.parametrize("good", [np.int64(5), np.int32(5), np.uint8(5)], ids=repr)
@@ -544,7 +520,7 @@ def test_a_model_with_policy_seats_needs_a_policy():
         models.BucketBrigadeModel(population="policy:2,random:2", rng=0)
 
 
-# --- 9. Policy files -------------------------------------------------------------------------------
+# --- 9. Policy files ---------------------------------------------------------------------------
 
 def _bb_policy(seed=1, **parameters):
     return linear_policy(models.parallel_env("bucket_brigade", **parameters), seed=seed)
@@ -602,22 +578,7 @@ def test_a_bad_policy_file_names_the_file_or_the_parameter(tmp_path, kind):
     assert issubclass(PolicyError, ValueError)
 
 
-BAD_FILE = "BUG (models/policies.py:58-66, load_policy): "
-
-
-@pytest.mark.parametrize("kind", [
-    pytest.param("truncated", marks=pytest.mark.xfail(strict=True, raises=(
-        zipfile.BadZipFile, AssertionError), reason=BAD_FILE + "a truncated policy file "
-        "raises zipfile.BadZipFile (not caught: only OSError, ValueError, EOFError are), "
-        "neither a ValueError nor naming the file; through a model too")),
-    pytest.param("npy-file", marks=pytest.mark.xfail(strict=True, raises=(
-        TypeError, AssertionError), reason=BAD_FILE + "a .npy file (one array, not an "
-        ".npz archive) makes np.load return an ndarray, and `with` raises TypeError "
-        "'does not support the context manager protocol'")),
-    pytest.param("version-text", marks=pytest.mark.xfail(strict=True, raises=(
-        ValueError, AssertionError), reason=BAD_FILE + "version='x' raises int()'s "
-        "'invalid literal' ValueError, naming neither the file nor policy=")),
-])
+@pytest.mark.parametrize("kind", ["truncated", "npy-file", "version-text"])
 def test_a_damaged_policy_file_names_the_file(tmp_path, kind):
     path = tmp_path / f"bad-{kind}.npz"
     if kind == "truncated":
@@ -670,6 +631,8 @@ def test_a_policy_file_of_each_game_plays_in_its_model(tmp_path, game):
     assert_frames_equal(env.model, from_file)
 
 
+# The local pool forks a process in which numpy's idle threads run (analysis/runner.py says so).
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 def test_a_policy_file_through_the_study_runner_on_every_backend(tmp_path):
     path = save_policy(tmp_path / "bb.npz", _bb_policy(seed=9))
     study = Study(game="bucket_brigade", name="policy_file", replicates=3,
@@ -691,3 +654,140 @@ def test_a_policy_file_through_the_study_runner_on_every_backend(tmp_path):
     mine = frames(own)[0].reset_index(drop=True)
     theirs = rows[rows["run_id"] == run.run_id][list(mine.columns)].reset_index(drop=True)
     pd.testing.assert_frame_equal(mine, theirs, check_exact=True, check_dtype=False)
+
+
+# --- The encodings of docs/rules/<game>.md, "Learning agents" -------------------------------------
+
+def _bucket_brigade_vector(model, agent, phase):
+    """The documented observation, built independently of the interface."""
+    n, k, obs = model.num_houses, model.num_agents, model.observation
+    one_hot = lambda index, size: np.eye(size)[index]  # noqa: E731
+    houses = np.concatenate([one_hot(state, 3) for state in obs.houses])
+    owned = np.array([model.owner[h] == agent.seat for h in range(n)], float)
+    locations = np.concatenate([one_hot(h, n) for h in obs.locations])
+    worked = np.array([mode == "WORK" for _, mode in obs.last_actions], float) \
+        if obs.last_actions else np.zeros(k)
+    signalled = np.array([s == "WORK" for s in obs.last_signals], float) \
+        if obs.last_signals else np.zeros(k)
+    tonight = np.array([a.signal == "WORK" for a in model.seats], float) \
+        if phase == "act" else np.zeros(k)
+    return np.concatenate([houses, owned, one_hot(agent.seat, k), locations, worked,
+                           signalled, tonight, [phase == "act"],
+                           [min(obs.night / model.max_steps, 1)]])
+
+
+def _firefighting_graph_vector(model, agent):
+    vector = np.zeros(3 + model.n_actions)
+    vector[0 if agent.observation is None else 1 + agent.observation] = 1
+    if agent.house is not None:
+        vector[3 + list(model.guarded[agent.seat]).index(agent.house)] = 1
+    return vector
+
+
+@pytest.mark.parametrize("game, parameters",
+                         [(g, p) for _, g, p in CONFIGS if g in ("bucket_brigade",
+                                                                 "firefighting_graph")],
+                         ids=[i for i, g, _ in CONFIGS if g in ("bucket_brigade",
+                                                                "firefighting_graph")])
+def test_observations_follow_the_documented_layout(game, parameters):
+    env = models.parallel_env(game, **{"max_steps": 40, **parameters})
+    model = env.model
+    n_actions = env.action_space(env.possible_agents[0]).n
+    if game == "bucket_brigade":
+        assert n_actions == 2 * model.num_houses
+    else:
+        assert n_actions == (4 if model.layout == "grid" else 2)
+    generator = np.random.default_rng(1)
+    for reset_seed in (0, 1):
+        observations, _ = env.reset(seed=reset_seed)
+        while env.agents:
+            model = env.model
+            for name, observation in observations.items():
+                agent = model.seats[seat(name)]
+                if game == "bucket_brigade":
+                    expected = _bucket_brigade_vector(model, agent, env.phase)
+                    mask = [1, 1] + [0] * (n_actions - 2) if env.phase == "signal" \
+                        else [1] * n_actions
+                    state = np.concatenate([
+                        np.concatenate([np.eye(3)[s] for s in model.observation.houses]),
+                        np.concatenate([np.eye(model.num_houses)[h]
+                                        for h in model.observation.locations]),
+                        [min(model.observation.night / model.max_steps, 1)]])
+                else:
+                    expected = _firefighting_graph_vector(model, agent)
+                    mask = [1] * n_actions
+                    state = model.levels.ravel() / model.max_fire_level
+                assert np.array_equal(observation["observation"], expected.astype(np.float32))
+                assert observation["action_mask"].tolist() == mask
+                assert np.array_equal(env.state(), state.astype(np.float32))
+            # the model's policy seats see the same when only some of them are asked
+            seats = [model.seats[seat(name)] for name in env.agents]
+            one_by_one = [env.interface.observe_all(model, [a], env.phase)[0] for a in seats]
+            backwards = env.interface.observe_all(model, seats[::-1], env.phase)[::-1]
+            for name, single, reverse in zip(env.agents, one_by_one, backwards):
+                for key in ("observation", "action_mask"):
+                    assert np.array_equal(single[key], observations[name][key])
+                    assert np.array_equal(reverse[key], observations[name][key])
+            observations, *_ = env.step(random_actions(observations, generator))
+
+
+@pytest.mark.parametrize("game, parameters",
+                         [(g, p) for _, g, p in CONFIGS if g in ("state_punishment",
+                                                                 "stag_hunt")],
+                         ids=[i for i, g, _ in CONFIGS if g in ("state_punishment",
+                                                                "stag_hunt")])
+def test_gridworld_spaces_follow_the_documentation(game, parameters):
+    env = models.parallel_env(game, **{"max_steps": 25, **parameters})
+    model = env.model
+    name = env.possible_agents[0]
+    length = env.observation_space(name)["observation"].shape[0]
+    if game == "state_punishment":
+        assert env.action_space(name).n == (13 if model.action_mode == "composite" else 7)
+        side = 2 * model.vision_radius + 1
+        cells = model.height * model.width if model.full_view else side * side
+        views = model.num_agents if model.composite_views else 1
+        assert length == views * cells * (7 + model.num_agents) + 3
+    else:
+        assert env.action_space(name).n == 9
+        assert length == model.observation_size
+    generator = np.random.default_rng(4)
+    observations, _ = env.reset(seed=3)
+    while env.agents:
+        model = env.model
+        for name, observation in observations.items():
+            agent = model.seats[seat(name)]
+            mask = observation["action_mask"].tolist()
+            if game == "state_punishment":
+                assert mask == [1] * len(model.action_names)
+                seen = model.observe(agent)  # draws the next uniform number: compare the rest
+                assert np.array_equal(observation["observation"][:-1],
+                                      np.concatenate([seen.view.ravel(),
+                                                      seen.features[:2]]).astype(np.float32))
+            elif agent.cell is not None:
+                assert mask[:7] == [1] * 7
+                assert mask[7] == (agent.next_attack <= model.turn)
+                assert mask[8] == (agent.next_punish <= model.turn)
+                assert np.array_equal(observation["observation"], model.observe(agent).vector())
+        observations, *_ = env.step(random_actions(observations, generator))
+
+
+def test_stag_hunt_masks_attack_and_punish_on_cooldown():
+    env = models.parallel_env("stag_hunt", num_agents_to_spawn=3, attack_cooldown=2,
+                              punish_cooldown=3, max_steps=12)
+    observations, _ = env.reset(seed=0)
+    attacked = punished = 0
+    turn = 0
+    while env.agents:
+        actions = {}
+        for name, observation in observations.items():
+            mask = observation["action_mask"]
+            actions[name] = 7 if mask[7] else 8 if mask[8] else 0
+        observations, *_ = env.step(actions)
+        turn += 1
+        for name, action in actions.items():
+            if name in observations and env.model.seats[seat(name)].cell is not None \
+                    and action in (7, 8):
+                assert observations[name]["action_mask"][action] == 0, (turn, name, action)
+                attacked += action == 7
+                punished += action == 8
+    assert attacked and punished
