@@ -50,6 +50,7 @@ dashboard: $(ASSETS_STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/games.py
+	$(VENV)/bin/python benchmarks/env.py
 	$(VENV)/bin/python benchmarks/runner.py
 
 clean:

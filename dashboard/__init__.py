@@ -68,7 +68,9 @@ def controls(game, view: View) -> dict:
         start = game.parameters.start_value(parameter.name)
         if isinstance(control, Slider):
             kind = "SliderFloat" if isinstance(control.step, float) else "SliderInt"
-            widget = {"type": kind, "value": start, "min": control.low, "max": control.high,
+            low, high = (game.parameters.start_value(bound) if isinstance(bound, str)
+                         else bound for bound in (control.low, control.high))
+            widget = {"type": kind, "value": start, "min": low, "max": high,
                       "step": control.step}
         elif isinstance(control, Select):
             values = list(control.values or parameter.kind.options)

@@ -3,9 +3,11 @@ agents").
 
 An agent's action is the house it visits (0..1 on the row, 0..3 on the grid: its guarded
 houses in the rules' order). Its observation is what the Dec-POMDP gives it -- the flames it
-saw at the house it visited last step -- together with what it can remember without help:
-its own last action. The vector: none yet / no flames / flames one-hot (3), then its last
-action one-hot (2 or 4; zeros before the first step). Longer memory is the learner's. The
+saw at the house it visited last step -- together with what it knows without help: its own
+last action and which firefighter it is. The vector: none yet / no flames / flames one-hot
+(3), its last action one-hot (2 or 4; zeros before the first step), its seat one-hot
+(``n_agents``), so that one shared policy can tell the firefighters apart. Longer memory is
+the learner's. The
 state is every house's level divided by ``max_fire_level``. The rules end an episode early
 when every house is at level 0 (termination); ``max_steps`` truncates it.
 """
@@ -19,19 +21,13 @@ class FirefightingGraphInterface(Interface):
     phases = ("choose",)
 
     def observation_length(self, model) -> int:
-        return 3 + model.n_actions
+        return 3 + model.n_actions + model.n_agents
 
     def actions(self, model) -> int:
         return model.n_actions
 
     def vector(self, model, agent, phase) -> np.ndarray:
-        vector = np.zeros(self.observation_length(model), dtype=np.float32)
-        seen = model.observations[agent.seat]
-        vector[0 if seen < 0 else 1 + seen] = 1
-        visited = model.visited[agent.seat]
-        if visited >= 0:
-            vector[3 + list(model.guarded[agent.seat]).index(visited)] = 1
-        return vector
+        return self.observe_all(model, [agent], phase)[0]["observation"]
 
     def observe_all(self, model, agents, phase) -> list[dict]:
         seats = np.array([agent.seat for agent in agents], dtype=np.int64)
@@ -42,6 +38,7 @@ class FirefightingGraphInterface(Interface):
         if visited[0] >= 0:
             choice = np.argmax(model.guarded[seats] == visited[:, None], axis=1)
             vectors[rows, 3 + choice] = 1
+        vectors[rows, 3 + model.n_actions + seats] = 1
         mask = self.all_allowed(model)
         return [{"observation": vector, "action_mask": mask} for vector in vectors]
 

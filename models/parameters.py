@@ -175,10 +175,11 @@ class Custom:
 
 @dataclass(frozen=True)
 class Slider:
-    """A slider from ``low`` to ``high`` by ``step`` (a float step: a float slider)."""
+    """A slider from ``low`` to ``high`` by ``step`` (a float step: a float slider); a bound
+    may name another parameter, whose default it then takes."""
 
-    low: float
-    high: float
+    low: float | str
+    high: float | str
     step: float = 1
 
 

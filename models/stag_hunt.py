@@ -122,7 +122,7 @@ PARAMETERS = Parameters((
     Parameter("num_agents", 3, Integer(low=1), "configured agents (seats)"),
     Parameter("num_agents_to_spawn", 2, Integer(low=1, high="num_agents"),
               "agents that play an episode, drawn from the seats",
-              control=Slider(1, 3)),
+              control=Slider(1, "num_agents")),
     Parameter("population", "random", Population(count="num_agents"),
               "behaviour of each seat", control=Select(MIXES)),
     policy_parameter(),

@@ -67,8 +67,10 @@ def last_allowed(observation) -> int:
 
 
 def mixed_population(game) -> str:
-    """The last behaviour mix the game's dashboard offers (a mix of several behaviours)."""
-    return game.parameters["population"].control.values[-1]
+    """The last behaviour mix without a policy seat that the game's dashboard offers, or
+    ``random`` if it offers none."""
+    values = getattr(game.parameters["population"].control, "values", ())
+    return next((mix for mix in reversed(values) if "policy" not in mix), "random")
 
 
 @pytest.fixture(params=NAMES)
@@ -109,6 +111,10 @@ def test_rules_document_lists_the_parameters_and_the_columns(game):
     behaviours = [line[len("### `"):-1] for line in text.splitlines()
                   if line.startswith("### `")]
     assert behaviours == list(game.behaviours)
+    round_section = text.split("## Round\n", 1)[1].split("\n## ", 1)[0]
+    phases = [line.split("`")[1] for line in round_section.splitlines()
+              if line[:1].isdigit() and ". `" in line[:6]]
+    assert phases == [phase.name for phase in game.model.phases]
 
 
 def test_random_exists_and_every_behaviour_plays(game):
@@ -131,6 +137,8 @@ def test_defaults_play_an_episode(game):
     model_rows, agent_rows = frames(model)
     assert len(model_rows) == model.steps + 1   # after construction, then every step
     assert len(agent_rows) > 0
+    assert list(model_rows.columns) == list(game.model.model_reporters)
+    assert list(agent_rows.columns) == list(game.model.agent_reporters)
 
 
 def test_phases_run_in_the_declared_order(game):
@@ -226,7 +234,7 @@ def bad_values(game, parameter):
 
     if isinstance(kind, Integer):
         low, high = bound(kind.low), bound(kind.high)
-        return "3", (low - 1 if low is not None else high + 1)
+        return "3", (low - 1 if low is not None else high + 1 if high is not None else None)
     if isinstance(kind, Real):
         return "0.5", (kind.low - 1 if kind.low is not None else
                        kind.high + 1 if kind.high is not None else math.inf)
@@ -265,6 +273,14 @@ def test_every_declared_parameter_rejects_a_wrong_type_and_an_out_of_range_value
         with pytest.raises(ValueError, match=rf"\b{parameter}\b") as error:
             game.model(**{parameter: value}, rng=0)
         assert any(word in str(error.value) for word in ("must", "allowed")), error.value
+
+
+@pytest.mark.parametrize(("name", "value"), [("rng", -1), ("rng", 1.5), ("rng", True),
+                                             ("rng", "7"), ("collect_data", 1),
+                                             ("collect_data", "yes")])
+def test_the_seed_and_collect_data_are_checked(game, name, value):
+    with pytest.raises(ValueError, match=rf"^{name}={value!r} is invalid"):
+        game.model(**{name: value})
 
 
 def test_unknown_behaviours_are_rejected(game):

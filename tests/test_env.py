@@ -677,10 +677,11 @@ def _bucket_brigade_vector(model, agent, phase):
 
 
 def _firefighting_graph_vector(model, agent):
-    vector = np.zeros(3 + model.n_actions)
+    vector = np.zeros(3 + model.n_actions + model.n_agents)
     vector[0 if agent.observation is None else 1 + agent.observation] = 1
     if agent.house is not None:
         vector[3 + list(model.guarded[agent.seat]).index(agent.house)] = 1
+    vector[3 + model.n_actions + agent.seat] = 1
     return vector
 
 
