@@ -23,6 +23,10 @@ from models.env import Interface
 MODES = (WORK, "REST")
 
 
+#: Row ``s`` is the one-hot of the house state ``s`` (SAFE, BURNING, RUINED are 0, 1, 2).
+STATES = np.eye(3)[[SAFE, BURNING, RUINED]]
+
+
 def _flags(values, k, wanted):
     return np.zeros(k) if values is None else np.array([v == wanted for v in values], float)
 
@@ -38,13 +42,10 @@ class BucketBrigadeInterface(Interface):
         return 2 * model.num_houses
 
     def _houses_and_locations(self, model):
+        """The houses one-hot by state and the agents' locations one-hot, flattened."""
         obs = model.observation
-        n, k = model.num_houses, model.num_agents
-        houses = np.zeros((n, 3))
-        houses[np.arange(n), [(SAFE, BURNING, RUINED).index(h) for h in obs.houses]] = 1
-        locations = np.zeros((k, n))
-        locations[np.arange(k), list(obs.locations)] = 1
-        return houses.ravel(), locations.ravel()
+        return (STATES[list(obs.houses)].ravel(),
+                np.eye(model.num_houses)[list(obs.locations)].ravel())
 
     def vector(self, model, agent, phase) -> np.ndarray:
         return self.observe_all(model, [agent], phase)[0]["observation"]
