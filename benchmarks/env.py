@@ -11,8 +11,10 @@ seat deciding at random, each model built as a sweep does, DataCollector off:
   actions, counted in the model's rounds (a Bucket Brigade night takes two steps).
 
 ``cost`` is the environment's cost over ``model+policy``, the model doing the same work:
-``1 - env / model+policy``. Run: ``make bench`` or ``.venv/bin/python benchmarks/env.py
-[--games NAME ...] [--seconds S]``.
+``1 - env / model+policy``. The three are measured in turns, ``--repeats`` times each for
+``--seconds`` (default 5 x 0.6 s), and each figure is the median of its repeats, so that the
+machine's drift from second to second falls on all three alike. Run: ``make bench`` or
+``.venv/bin/python benchmarks/env.py [--games NAME ...] [--seconds S] [--repeats N]``.
 """
 
 import argparse
@@ -63,15 +65,19 @@ def main():
                                      "own models, rounds per second")
     names = [name for name, game in GAMES.items() if game.interface is not None]
     parser.add_argument("--games", nargs="+", choices=names, default=names)
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=0.6, help="time per measurement")
+    parser.add_argument("--repeats", type=int, default=5, help="measurements of each")
     args = parser.parse_args()
     print(f"{'rounds/s, DataCollector off':<28} {'model':>8} {'model+policy':>12} {'env':>8} "
           f"{'env steps/s':>11} {'cost':>5}")
     for name in args.games:
-        game = GAMES[name]
-        alone = model_rounds(game, args.seconds, population="random")
-        observing = model_rounds(game, args.seconds, population="policy", policy=chooser())
-        env, steps = env_rounds(game, args.seconds)
+        game, runs = GAMES[name], []
+        for _ in range(args.repeats):
+            runs.append((model_rounds(game, args.seconds, population="random"),
+                         model_rounds(game, args.seconds, population="policy",
+                                      policy=chooser()),
+                         *env_rounds(game, args.seconds)))
+        alone, observing, env, steps = np.median(runs, axis=0)
         print(f"{game.title:<28} {alone:>8,.0f} {observing:>12,.0f} {env:>8,.0f} "
               f"{steps:>11,.0f} {1 - env / observing:>5.0%}", flush=True)
 
