@@ -219,7 +219,8 @@ class PhasedModel(mesa.Model):
             if deciding:
                 if stop and not self._supplied:
                     return name
-                self._decide(name)
+                if not self._supplied:
+                    self._decide(name)
                 self._supplied = False
             run()
             self.phases_run.append(name)
@@ -227,10 +228,11 @@ class PhasedModel(mesa.Model):
         return None
 
     def _decide(self, phase: str) -> None:
-        """Each policy seat without a supplied decision observes and asks ``policy``."""
+        """Each policy seat observes and asks ``policy`` (a decision left over from a turn in
+        which the seat could not act is replaced)."""
         interface = self.game.interface
-        undecided = [agent for agent in interface.deciding(self) if agent.decision is None]
-        if undecided:
-            observations = interface.observe_all(self, undecided, phase)
-            for agent, observation in zip(undecided, observations):
+        deciding = interface.deciding(self)
+        if deciding:
+            observations = interface.observe_all(self, deciding, phase)
+            for agent, observation in zip(deciding, observations):
                 agent.decision = interface.decode(self, agent, phase, self.policy(observation))

@@ -792,3 +792,26 @@ def test_stag_hunt_masks_attack_and_punish_on_cooldown():
                 attacked += action == 7
                 punished += action == 8
     assert attacked and punished
+
+
+def test_a_removed_hunters_policy_decides_afresh_when_it_returns():
+    # Three hunters in a corridor punish whenever they can and turn otherwise: with one
+    # health they remove each other and come back two turns later. The model's own policy
+    # episode must still be the environment's.
+    def punisher(observation):
+        mask = observation["action_mask"]
+        return 8 if mask[8] else (5 if mask[5] else 0)  # PUNISH, else TURN_LEFT, else NOOP
+
+    parameters = dict(ascii_map="WWWWWWW\nWP.P.PW\nWWWWWWW", agent_health=1, respawn_lag=2,
+                      punish_cooldown=1, num_agents=3, num_agents_to_spawn=3, max_steps=40)
+    env = models.parallel_env("stag_hunt", **parameters)
+    observations, _ = env.reset(seed=3)
+    while env.agents:
+        observations, *_ = env.step({name: punisher(obs) for name, obs in observations.items()})
+    env_rows = env.model.datacollector.get_model_vars_dataframe()
+    assert env_rows["removals"].iloc[-1] > 0, "the episode must remove hunters"
+    model = models.GAMES["stag_hunt"].model(**parameters, population="policy",
+                                             policy=punisher, rng=3)
+    model.run_model()
+    pd.testing.assert_frame_equal(model.datacollector.get_model_vars_dataframe(), env_rows,
+                                  check_exact=True)
