@@ -234,10 +234,15 @@ class BucketBrigadeModel(PhasedModel):
     # --- Phase 1: observe -------------------------------------------------------------
     def observe(self):
         """Nights are numbered from 1; everyone receives the same public observation."""
+        self.observation = self.upcoming_observation()
         self.night += 1
+
+    def upcoming_observation(self) -> Observation:
+        """The public observation the next night opens with (after the last night: what the
+        town looks like at the end)."""
         last = self.history[-1] if self.history else None
-        self.observation = Observation(
-            night=self.night,
+        return Observation(
+            night=self.night + 1,
             houses=tuple(self.houses),
             locations=last.locations if last else self.initial_locations,
             last_actions=last.actions if last else None,

@@ -12,7 +12,8 @@ BURNING, RUINED; ``3n``), the houses the agent owns (``n``), its seat one-hot (`
 agent's location one-hot (``k x n``, seat by seat), who worked last night (``k``), who
 signalled WORK last night (``k``), who signals WORK tonight (``k``; zeros in the ``signal``
 phase), 1 in the ``act`` phase (1), and the night as a fraction of ``max_steps`` (1).
-The state is the houses one-hot, every location and the night fraction.
+After the episode, the observation is the one the next night would open with: the town as
+it ended. The state is the observation without the agent's own houses and seat.
 """
 
 import numpy as np
@@ -41,9 +42,13 @@ class BucketBrigadeInterface(Interface):
     def actions(self, model) -> int:
         return 2 * model.num_houses
 
-    def _houses_and_locations(self, model):
+    @staticmethod
+    def _observation(model, phase):
+        """The night's public observation; after the episode, the town as it ended."""
+        return model.observation if phase is not None else model.upcoming_observation()
+
+    def _houses_and_locations(self, model, obs):
         """The houses one-hot by state and the agents' locations one-hot, flattened."""
-        obs = model.observation
         return (STATES[list(obs.houses)].ravel(),
                 np.eye(model.num_houses)[list(obs.locations)].ravel())
 
@@ -53,14 +58,9 @@ class BucketBrigadeInterface(Interface):
     def observe_all(self, model, agents, phase) -> list[dict]:
         """The parts every agent shares are built once; each agent adds its own houses and
         seat."""
-        obs, k = model.observation, model.num_agents
-        houses, locations = self._houses_and_locations(model)
-        last_modes = None if obs.last_actions is None else [m for _, m in obs.last_actions]
-        tonight = obs.signals if phase == "act" else None
-        shared = np.concatenate([
-            locations, _flags(last_modes, k, WORK), _flags(obs.last_signals, k, WORK),
-            _flags(tonight, k, WORK), [float(phase == "act")],
-            [min(obs.night / model.max_steps, 1.0)]])
+        if not agents:
+            return []
+        k, houses, shared = model.num_agents, *self._public(model, phase)
         n, seats = model.num_houses, [agent.seat for agent in agents]
         vectors = np.empty((len(seats), self.observation_length(model)), dtype=np.float32)
         vectors[:, :3 * n] = houses
@@ -85,10 +85,21 @@ class BucketBrigadeInterface(Interface):
         mode = MODES[action % 2]
         return mode if phase == "signal" else (action // 2, mode)
 
-    def state(self, model) -> np.ndarray:
-        houses, locations = self._houses_and_locations(model)
-        night = min(model.observation.night / model.max_steps, 1.0)
-        return np.concatenate([houses, locations, [night]]).astype(np.float32)
+    def _public(self, model, phase):
+        """The houses one-hot, and what follows the agent's own part of the vector."""
+        obs, k = self._observation(model, phase), model.num_agents
+        houses, locations = self._houses_and_locations(model, obs)
+        last_modes = None if obs.last_actions is None else [m for _, m in obs.last_actions]
+        tonight = obs.signals if phase == "act" else None
+        return houses, np.concatenate([
+            locations, _flags(last_modes, k, WORK), _flags(obs.last_signals, k, WORK),
+            _flags(tonight, k, WORK), [float(phase == "act")],
+            [min(obs.night / model.max_steps, 1.0)]])
+
+    def state(self, model, phase) -> np.ndarray:
+        """The public observation without the agent's own part: houses, locations, last
+        night's work and signals, tonight's signals, the phase and the night."""
+        return np.concatenate(self._public(model, phase)).astype(np.float32)
 
     def ended_by_rules(self, model) -> bool:
         return model.rules_end()

@@ -6,7 +6,10 @@ environment's agents, the others play their scripted behaviours inside the model
 the environment supply those seats' decisions. The rules are the model's: the environment
 only shows observations, takes actions and reports what the model did.
 
-* ``reset(seed=...)`` builds the model with ``rng=seed`` and plays up to the first decision.
+* ``reset(seed=...)`` builds the model with ``rng=seed`` and plays up to the first decision;
+  after a seeded reset, unseeded resets draw their seeds from it (Gymnasium's convention).
+  An episode in which no ``policy`` seat plays (Stag Hunt: none spawned) is played to its end
+  at once and has no agents.
 * ``step(actions)`` gives each agent's action to the model as its seat's decision and plays
   up to the next decision (``PhasedModel.advance``): one round, except where a round holds
   two decisions (Bucket Brigade: the signal, then house and mode once every signal is seen),
@@ -34,6 +37,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from models.policies import check_action
 from models.registry import GAMES
 
 
@@ -43,7 +47,7 @@ class Interface:
     ``phases``: the agent phases in which ``policy`` seats decide. A game defines
     ``observation_length(model)``, ``actions(model)`` (the number of actions),
     ``vector(model, agent, phase)`` (the observation vector), ``decode(model, agent, phase,
-    action)`` (the decision the phase's method returns) and ``state(model)``; it may
+    action)`` (the decision the phase's method returns) and ``state(model, phase)``; it may
     refine ``mask``, ``bounds``, ``deciding`` and ``ended_by_rules``."""
 
     phases: tuple[str, ...] = ()
@@ -82,7 +86,7 @@ class Interface:
             "action_mask": spaces.Box(0, 1, shape=(self.actions(model),), dtype=np.int8)})
 
     def state_space(self, model) -> spaces.Box:
-        return spaces.Box(0.0, 1.0, shape=self.state(model).shape, dtype=np.float32)
+        return spaces.Box(0.0, 1.0, shape=self.state(model, None).shape, dtype=np.float32)
 
     def ended_by_rules(self, model) -> bool:
         """Whether the rules ended the episode (termination), not ``max_steps``
@@ -123,7 +127,10 @@ class DilemmaEnv(ParallelEnv):
         self.possible_agents = [self.name(agent) for agent in seats]
         self._observation_space = self.interface.observation_space(self.model)
         self._action_space = spaces.Discrete(self.interface.actions(self.model))
+        self._state_space = self.interface.state_space(self.model)
+        self.metadata = {**self.metadata, "name": f"dilemmas_{game}"}
         self.agents = []
+        self._seeds = None  # the seeds of unseeded resets after a seeded one
 
     @staticmethod
     def name(agent) -> str:
@@ -142,9 +149,17 @@ class DilemmaEnv(ParallelEnv):
 
     @property
     def state_space(self):
-        return self.interface.state_space(self.model)
+        return self._state_space
 
     def reset(self, seed=None, options=None):
+        """A new episode: the model built with ``rng=seed``. After a seeded reset, unseeded
+        ones take their seeds from a generator seeded with it (Gymnasium's convention), so
+        ``reset(seed=s)`` then ``reset()`` replays the same episodes; before any seeded
+        reset, an unseeded one draws a fresh seed."""
+        if seed is not None:
+            self._seeds = np.random.default_rng(seed)
+        elif self._seeds is not None:
+            seed = int(self._seeds.integers(2 ** 63))
         self.model = self._build(seed)
         self._seats = {self.name(agent): agent for agent in self.model.policy_seats()}
         self.agents = [self.name(agent) for agent in self.interface.deciding(self.model)]
@@ -162,19 +177,20 @@ class DilemmaEnv(ParallelEnv):
         return {"phase": self.phase, "round": self._round}
 
     def step(self, actions):
+        if not hasattr(self, "_seats"):
+            raise RuntimeError("call reset() before step()")
+        if not self.agents:  # the episode has ended: nothing to play
+            return {}, {}, {}, {}, {}
         missing = [name for name in self.agents if name not in actions]
-        if missing:
-            raise ValueError(f"step() needs an action for every agent; missing: {missing}")
+        unknown = [name for name in actions if name not in self.agents]
+        if missing or unknown:
+            raise ValueError(f"step() needs one action for each of {self.agents}; "
+                             f"missing: {missing}, not agents now: {unknown}")
         decisions, decode, count = {}, self.interface.decode, self._action_space.n
         for name in self.agents:
-            action = actions[name]
-            if type(action) is not int and (isinstance(action, bool)
-                                            or not isinstance(action, np.integer)) \
-                    or not 0 <= action < count:
-                raise ValueError(f"{name}'s action {action!r} is invalid: must be an integer "
-                                 f"from 0 to {count - 1}")
             agent = self._seats[name]
-            decisions[agent] = decode(self.model, agent, self.phase, int(action))
+            action = check_action(actions[name], count, name)
+            decisions[agent] = decode(self.model, agent, self.phase, action)
         self.model.supply(decisions)
         self.phase = self.model.advance()
         self._round = self._model_columns()
@@ -201,7 +217,7 @@ class DilemmaEnv(ParallelEnv):
         return {column: None if value != value else value for column, value in values.items()}
 
     def state(self) -> np.ndarray:
-        return self.interface.state(self.model)
+        return self.interface.state(self.model, self.phase)
 
     def render(self):
         if self.render_mode is None:

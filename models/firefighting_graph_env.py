@@ -30,6 +30,8 @@ class FirefightingGraphInterface(Interface):
         return self.observe_all(model, [agent], phase)[0]["observation"]
 
     def observe_all(self, model, agents, phase) -> list[dict]:
+        if not agents:
+            return []
         seats = np.array([agent.seat for agent in agents], dtype=np.int64)
         vectors = np.zeros((len(seats), self.observation_length(model)), dtype=np.float32)
         rows = np.arange(len(seats))
@@ -45,7 +47,7 @@ class FirefightingGraphInterface(Interface):
     def decode(self, model, agent, phase, action):
         return action
 
-    def state(self, model) -> np.ndarray:
+    def state(self, model, phase) -> np.ndarray:
         return (model.levels.ravel() / model.max_fire_level).astype(np.float32)
 
     def ended_by_rules(self, model) -> bool:

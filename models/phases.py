@@ -49,7 +49,7 @@ import mesa
 from agents.population import parse_population
 from models import validation as check
 from models.parameters import Parameters
-from models.policies import LinearPolicy
+from models.policies import LinearPolicy, check_action
 
 ORDERS = ("seat", "shuffled", "simultaneous")
 
@@ -157,8 +157,9 @@ class PhasedModel(mesa.Model):
             interface = self.game.interface
             shape = (interface.actions(self), interface.observation_length(self))
             if policy.weights.shape != shape:
+                where = f"the policy file {str(policy.path)!r}" if policy.path else "the policy"
                 raise ValueError(
-                    f"policy: the policy file's weights are {policy.weights.shape[0]} actions x "
+                    f"policy: {where} has weights of {policy.weights.shape[0]} actions x "
                     f"{policy.weights.shape[1]} inputs, but with these parameters the game has "
                     f"{shape[0]} actions and observations of length {shape[1]}")
         if self.collect_data:
@@ -217,7 +218,7 @@ class PhasedModel(mesa.Model):
         while self._cursor < len(bound):
             name, run, deciding = bound[self._cursor]
             if deciding:
-                if stop and not self._supplied:
+                if stop and not self._supplied and self.game.interface.deciding(self):
                     return name
                 if not self._supplied:
                     self._decide(name)
@@ -233,6 +234,9 @@ class PhasedModel(mesa.Model):
         interface = self.game.interface
         deciding = interface.deciding(self)
         if deciding:
+            count = interface.actions(self)
             observations = interface.observe_all(self, deciding, phase)
             for agent, observation in zip(deciding, observations):
-                agent.decision = interface.decode(self, agent, phase, self.policy(observation))
+                action = check_action(self.policy(observation), count,
+                                      f"the policy of seat {agent.seat}")
+                agent.decision = interface.decode(self, agent, phase, action)

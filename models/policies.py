@@ -28,12 +28,13 @@ class PolicyError(ValueError):
 
 
 class LinearPolicy:
-    """The allowed action with the highest ``weights @ observation + bias``."""
+    """The allowed action with the highest ``weights @ observation + bias``; ``path`` is the
+    file it was read from, if any."""
 
-    def __init__(self, weights, bias, game: str = ""):
+    def __init__(self, weights, bias, game: str = "", path=None):
         self.weights = np.asarray(weights, dtype=np.float64)
         self.bias = np.asarray(bias, dtype=np.float64)
-        self.game = game
+        self.game, self.path = game, path
         if self.weights.ndim != 2 or self.bias.shape != (self.weights.shape[0],):
             raise ValueError(f"weights of shape {self.weights.shape} and bias of shape "
                              f"{self.bias.shape} do not make a linear policy: weights must be "
@@ -74,9 +75,20 @@ def load_policy(path) -> LinearPolicy:
         raise PolicyError(f"policy file {str(path)!r}: kind={str(fields['kind'])!r} is not "
                           "known; known: ['linear']")
     try:
-        return LinearPolicy(fields["weights"], fields["bias"], str(fields["game"]))
+        return LinearPolicy(fields["weights"], fields["bias"], str(fields["game"]), path)
     except ValueError as error:
         raise PolicyError(f"policy file {str(path)!r}: {error}") from None
+
+
+def check_action(action, count: int, who: str) -> int:
+    """An action of a ``Discrete(count)`` space: an integer (numpy's too, not a bool) from 0
+    to ``count - 1``; a ValueError names ``who`` chose it."""
+    if type(action) is not int and (isinstance(action, (bool, np.bool_))
+                                    or not isinstance(action, np.integer)) \
+            or not 0 <= action < count:
+        raise ValueError(f"{who}'s action {action!r} is invalid: must be an integer from 0 "
+                         f"to {count - 1}")
+    return int(action)
 
 
 def policy_parameter():

@@ -11,10 +11,13 @@ NOOP and whose observation is all zeros.
 The observation vector is the rules' observation flattened (``Observation.vector``: the
 window with its beam channels, the four features, the positional encoding), of length
 ``model.observation_size``. The state is the world: walls, stags, hares, hunters, and this
-turn's attack and punish beams, each a grid of 0 and 1.
+turn's attack and punish beams, each a grid of 0 and 1; then, seat by seat (every configured
+seat, zeros while off the grid): on the grid, facing N/E/S/W one-hot, health as a fraction of
+``agent_health``, attack ready, punish ready, stags and hares held.
 """
 
 import numpy as np
+from gymnasium import spaces
 
 from models.env import Interface
 from models.stag_hunt import ACTIONS, ATTACK, HARE, NOOP, PUNISH, STAG
@@ -57,14 +60,34 @@ class StagHuntInterface(Interface):
     def decode(self, model, agent, phase, action):
         return action
 
-    def state(self, model) -> np.ndarray:
+    #: Per seat in the state: on the grid, facing N/E/S/W, health (a fraction), attack
+    #: ready, punish ready, stags held, hares held (the last two unbounded).
+    SEAT_FEATURES = 10
+
+    def state(self, model, phase) -> np.ndarray:
         hunters = np.zeros(model.walls.shape)
         for agent in model.agents:
             if agent.cell is not None:
                 hunters[agent.cell.coordinate] = 1
         layers = (model.walls, model.resource_kinds == STAG, model.resource_kinds == HARE,
                   hunters, model.attack_beam, model.punish_beam)
-        return np.concatenate([np.ravel(layer) for layer in layers]).astype(np.float32)
+        seats = np.zeros((len(model.seats), self.SEAT_FEATURES))
+        for agent in model.seats:
+            if agent.cell is not None:
+                row = seats[agent.seat]
+                row[0], row[1 + agent.orientation] = 1, 1
+                row[5] = agent.health / model.agent_health
+                row[6] = agent.next_attack <= model.turn
+                row[7] = agent.next_punish <= model.turn
+                row[8:10] = agent.stags, agent.hares
+        return np.concatenate([*(np.ravel(layer) for layer in layers),
+                               seats.ravel()]).astype(np.float32)
+
+    def state_space(self, model) -> spaces.Box:
+        high = np.ones(self.state(model, None).shape, dtype=np.float32)
+        seats = high[-len(model.seats) * self.SEAT_FEATURES:].reshape(-1, self.SEAT_FEATURES)
+        seats[:, 8:10] = np.inf
+        return spaces.Box(np.zeros_like(high), high, dtype=np.float32)
 
 
 INTERFACE = StagHuntInterface()

@@ -48,7 +48,7 @@ class StatePunishmentInterface(Interface):
     def decode(self, model, agent, phase, action):
         return model.action_names[action]
 
-    def state(self, model) -> np.ndarray:
+    def state(self, model, phase) -> np.ndarray:
         parts = []
         for grid in model.grids:
             resources = grid.resource.data

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pettingzoo
 import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 from pettingzoo.utils.conversions import parallel_to_aec
@@ -65,13 +66,15 @@ def test_only_policy_seats_are_agents_of_a_mixed_population():
 
 
 def test_a_stag_hunt_episode_in_which_no_policy_seat_spawns_has_no_agents():
-    """Documented consequence of "seats not spawned are not among its agents": reset()
-    returns an episode that is over at once (the model waits at turn 1)."""
+    """Seats not spawned are not among its agents: reset() plays the episode of the scripted
+    hunters to its end and returns no agents."""
     env = models.parallel_env("stag_hunt", population="cooperator:1,policy:1,hare_hunter:1")
     observations, infos = env.reset(seed=1)
     assert {a.seat for a in env.model.agents} == {0, 2}
     assert observations == {} and infos == {} and env.agents == []
     assert env.possible_agents == ["agent_1"]
+    assert not env.model.running and env.model.turn == env.model.max_steps
+    assert env.step({}) == ({}, {}, {}, {}, {})
 
 
 # --- 2. PettingZoo's AEC API test ---------------------------------------------------------------
@@ -111,6 +114,8 @@ def test_what_the_installed_parallel_seed_test_checks():
     actions without the action mask, compares arrays with np.allclose (rtol/atol 1e-5, not
     exactly), and stops after the FIRST step, since ``any(terminations1)`` iterates the
     dict's keys (non-empty agent names, always truthy)."""
+    if not pettingzoo.__version__.startswith("1.27."):
+        pytest.skip(f"describes PettingZoo 1.27, not {pettingzoo.__version__}")
     steps = []
 
     class Counting(DilemmaEnv):
@@ -602,7 +607,8 @@ def test_a_policy_file_of_another_game_or_shape_is_refused_by_the_model(tmp_path
     with pytest.raises(ValueError, match=r"^policy=.*game 'stag_hunt'"):
         models.BucketBrigadeModel(population="policy", policy=str(other), rng=0)
     small = save_policy(tmp_path / "small.npz", _bb_policy(num_houses=5))
-    with pytest.raises(ValueError, match=r"^policy.*weights are 10 actions x"):
+    with pytest.raises(ValueError, match=r"^policy: the policy file '.*small.npz' has "
+                                         r"weights of 10 actions x"):
         models.BucketBrigadeModel(population="policy", policy=str(small), rng=0)
     # the same file fits the game it was made for
     models.BucketBrigadeModel(population="policy", policy=str(small), num_houses=5, rng=0)
@@ -709,11 +715,9 @@ def test_observations_follow_the_documented_layout(game, parameters):
                     expected = _bucket_brigade_vector(model, agent, env.phase)
                     mask = [1, 1] + [0] * (n_actions - 2) if env.phase == "signal" \
                         else [1] * n_actions
-                    state = np.concatenate([
-                        np.concatenate([np.eye(3)[s] for s in model.observation.houses]),
-                        np.concatenate([np.eye(model.num_houses)[h]
-                                        for h in model.observation.locations]),
-                        [min(model.observation.night / model.max_steps, 1)]])
+                    # the state is the observation without the agent's own houses and seat
+                    n, k = model.num_houses, model.num_agents
+                    state = np.concatenate([expected[:3 * n], expected[4 * n + k:]])
                 else:
                     expected = _firefighting_graph_vector(model, agent)
                     mask = [1] * n_actions
@@ -815,3 +819,47 @@ def test_a_removed_hunters_policy_decides_afresh_when_it_returns():
     model.run_model()
     pd.testing.assert_frame_equal(model.datacollector.get_model_vars_dataframe(), env_rows,
                                   check_exact=True)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_unseeded_resets_after_a_seeded_one_replay_alike(game):
+    # Gymnasium's convention: reset(seed=s), then reset() each episode, is reproducible.
+    def seeds():
+        env = models.parallel_env(game, max_steps=3)
+        env.reset(seed=5)
+        return [env.reset()[0] and env.model.seed for _ in range(3)] + [env.model.seed]
+
+    first, again = seeds(), seeds()
+    assert first == again and len(set(first[:3])) == 3
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_step_before_reset_and_after_the_end(game):
+    env = models.parallel_env(game, max_steps=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step({})
+    observations, _ = env.reset(seed=0)
+    with pytest.raises(ValueError, match="not agents now: \\['agent_99'\\]"):
+        env.step({**{name: 0 for name in env.agents}, "agent_99": 0})
+    while env.agents:
+        observations, *_ = env.step({name: int(np.flatnonzero(o["action_mask"])[0])
+                                     for name, o in observations.items()})
+    assert env.step({}) == ({}, {}, {}, {}, {})
+
+
+def test_bucket_brigades_last_observation_shows_the_town_as_it_ended():
+    env = models.parallel_env("bucket_brigade", max_steps=3)
+    observations, _ = env.reset(seed=1)
+    while env.agents:
+        observations, *_, truncations, _ = env.step(
+            {name: int(np.flatnonzero(o["action_mask"])[-1]) for name, o in observations.items()})
+    n = env.model.num_houses
+    houses = observations["agent_0"]["observation"][:3 * n].reshape(n, 3).argmax(axis=1)
+    assert houses.tolist() == list(env.model.houses) and all(truncations.values())
+
+
+@pytest.mark.parametrize("bad", [-1, 99, None, 1.0, True])
+def test_a_policy_callable_that_returns_a_bad_action_is_named(bad):
+    with pytest.raises(ValueError, match=r"the policy of seat 0's action .* is invalid"):
+        models.GAMES["state_punishment"].model(population="policy", policy=lambda o: bad,
+                                               rng=0).step()
