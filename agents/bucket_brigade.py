@@ -36,7 +36,7 @@ from typing import ClassVar
 
 import mesa
 
-from agents.policy import PolicyBehaviour
+from agents.policy import take_decision
 from models.bucket_brigade import BURNING, REST, WORK
 
 
@@ -220,10 +220,13 @@ CoordinatorAgent = _archetype(
 
 
 
-class PolicyAgent(PolicyBehaviour, BucketBrigadeAgent):
+class PolicyAgent(BucketBrigadeAgent):
     """Plays the model's ``policy``: a signal, then a house and a mode (docs/policies.md)."""
 
-    choose_signal = choose_action = PolicyBehaviour.take_decision
+    behaviour = "policy"
+    decision = None
+
+    choose_signal = choose_action = take_decision
 
 
 #: Behaviour names for ``population``.

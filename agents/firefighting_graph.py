@@ -30,7 +30,7 @@ from typing import ClassVar
 
 import mesa
 
-from agents.policy import PolicyBehaviour
+from agents.policy import take_decision
 
 class FirefighterAgent(mesa.Agent):
     """Firefighter in seat ``seat``; its state lives in the model's arrays."""
@@ -124,10 +124,13 @@ class BeliefTrackerAgent(FirefighterAgent):
 
 
 #: Behaviour names for ``population``.
-class PolicyAgent(PolicyBehaviour, FirefighterAgent):
+class PolicyAgent(FirefighterAgent):
     """Plays the model's ``policy`` (docs/policies.md)."""
 
-    choose_action = PolicyBehaviour.take_decision
+    behaviour = "policy"
+    decision = None
+
+    choose_action = take_decision
 
 
 BEHAVIOURS = {cls.behaviour: cls for cls in (RandomAgent, Fixed0Agent, Fixed1Agent,

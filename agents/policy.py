@@ -2,20 +2,14 @@
 
 At the start of each phase in which it decides, the model shows the seat its observation
 (as the game's PettingZoo environment would), asks ``policy`` for an action and decodes it
-into the decision the phase asks for (``models.phases``); the seat's decision methods return
-that decision. A PettingZoo environment supplies the decisions itself (``models.env``).
+into the decision the phase asks for, which it keeps in the seat's ``decision``
+(``models.phases``); the seat's decision methods are ``take_decision``. A PettingZoo
+environment supplies the decisions itself (``models.env``). Each game's ``PolicyAgent``
+subclasses the game's own agent, so it is laid out like the game's other behaviours.
 """
 
-from typing import ClassVar
 
-
-class PolicyBehaviour:
-    """Plays the model's ``policy`` (docs/policies.md)."""
-
-    behaviour: ClassVar[str] = "policy"
-    decision = None
-
-    def take_decision(self):
-        """The decision set for this phase (and forgets it)."""
-        decision, self.decision = self.decision, None
-        return decision
+def take_decision(agent):
+    """The decision set for this phase (and forgets it)."""
+    decision, agent.decision = agent.decision, None
+    return decision

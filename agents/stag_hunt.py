@@ -44,7 +44,7 @@ from typing import ClassVar
 
 from mesa.discrete_space import CellAgent
 
-from agents.policy import PolicyBehaviour
+from agents.policy import take_decision
 from models.stag_hunt import (ACTIONS, ATTACK, DIRECTIONS, HARE, MOVE_TURNS, NOOP, STAG,
                               TURN_LEFT, TURN_RIGHT)
 
@@ -239,11 +239,14 @@ class CooperatorAgent(ScriptedHunter):
 
 
 #: Behaviour names for ``population``.
-class PolicyAgent(PolicyBehaviour, StagHuntAgent):
+class PolicyAgent(StagHuntAgent):
     """Plays the model's ``policy``, deciding at the start of the act phase on what it sees
     then (docs/policies.md)."""
 
-    choose_action = PolicyBehaviour.take_decision
+    behaviour = "policy"
+    decision = None
+
+    choose_action = take_decision
 
 
 BEHAVIOURS = {cls.behaviour: cls for cls in (RandomAgent, HareHunterAgent, StagHunterAgent,

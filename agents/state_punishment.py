@@ -32,7 +32,7 @@ from typing import ClassVar
 import numpy as np
 from mesa.discrete_space import CellAgent
 
-from agents.policy import PolicyBehaviour
+from agents.policy import take_decision
 from models.state_punishment import (ACTION_BY_EFFECT, AGENT_CHANNEL, HARM, KIND_CHANNEL, KINDS,
                                      MOVES, VALUE, WALL)
 
@@ -180,11 +180,14 @@ class CivicVoterAgent(ScriptedForager):
 
 
 #: Behaviour names for ``population``.
-class PolicyAgent(PolicyBehaviour, StatePunishmentAgent):
+class PolicyAgent(StatePunishmentAgent):
     """Plays the model's ``policy``, deciding at the start of the act phase on what it sees
     then (docs/policies.md)."""
 
-    choose_action = PolicyBehaviour.take_decision
+    behaviour = "policy"
+    decision = None
+
+    choose_action = take_decision
 
 
 BEHAVIOURS = {cls.behaviour: cls for cls in (RandomAgent, GreedyForagerAgent, CivicVoterAgent,

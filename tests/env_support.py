@@ -173,12 +173,12 @@ def same(a, b) -> bool:
     return bool(a == b)
 
 
-# --- Scripted parity (Bucket Brigade, Firefighting Graph) -----------------------------------
+# --- Scripted parity -----------------------------------------------------------------------
 
 def make_shadows(env, behaviours_population):
-    """One shadow per env agent: an instance of the seat's scripted class made without Mesa
-    registration (``cls.__new__``), holding the behaviour's own memory (the attributes its
-    ``__init__`` adds to a policy seat's, e.g. ``beliefs``), taken from a prototype model."""
+    """For each env agent, the scripted class of its seat and the behaviour's own memory (the
+    attributes its ``__init__`` adds to a policy seat's, e.g. ``beliefs``), taken from a
+    prototype model."""
     game = env.game
     model = env.model
     classes = parse_population(behaviours_population, len(model.seats), game.behaviours)
@@ -187,29 +187,42 @@ def make_shadows(env, behaviours_population):
                            collect_data=False)
     shadows = {}
     for agent in model.policy_seats():
-        cls = classes[agent.seat]
-        shadow = cls.__new__(cls)
         memory = {key: copy.deepcopy(value)
                   for key, value in prototype.seats[agent.seat].__dict__.items()
                   if key not in agent.__dict__ and key != "model"}
-        shadow.__dict__.update(memory)
-        shadows[env.name(agent)] = shadow
+        shadows[env.name(agent)] = (classes[agent.seat], memory)
     return shadows
 
 
+def _as_scripted(agent, cls, memory, decide):
+    """``decide()`` while the env's agent itself plays as ``cls`` (so that it is the same
+    object to the model and to the other agents), its memory kept on it."""
+    for key, value in memory.items():
+        agent.__dict__.setdefault(key, value)
+    policy_class, agent.__class__ = agent.__class__, cls
+    try:
+        return decide(agent)
+    finally:
+        agent.__class__ = policy_class
+
+
 def scripted_actions(env, shadows) -> dict:
-    """The env actions the shadows choose now, in seat order (the order in which the
-    model's own simultaneous phase asks its agents)."""
+    """The env actions the scripted behaviours choose now, in seat order (the order in which
+    the model's own simultaneous phase asks its agents)."""
     actions = {}
     for name in sorted(env.agents, key=seat):
-        shadow = shadows[name]
-        shadow.__dict__.update(env.model.seats[seat(name)].__dict__)
+        cls, memory = shadows[name]
+        agent = env.model.seats[seat(name)]
         if env.game.name == "bucket_brigade":
             if env.phase == "signal":
-                actions[name] = 0 if shadow.choose_signal() == WORK else 1
+                signal = _as_scripted(agent, cls, memory, lambda a: a.choose_signal())
+                actions[name] = 0 if signal == WORK else 1
             else:
-                house, mode = shadow.choose_action()
+                house, mode = _as_scripted(agent, cls, memory, lambda a: a.choose_action())
                 actions[name] = 2 * house + (0 if mode == WORK else 1)
+        elif env.game.name == "state_punishment":
+            action = _as_scripted(agent, cls, memory, lambda a: a.choose_action())
+            actions[name] = env.model.action_names.index(action)
         else:
-            actions[name] = shadow.choose_action()
+            actions[name] = _as_scripted(agent, cls, memory, lambda a: a.choose_action())
     return actions

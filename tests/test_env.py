@@ -348,6 +348,29 @@ def test_scripted_parity_with_scripted_seats_inside_the_env(reset_seed):
                      reset_seed, env_population="belief_tracker:5,policy:5")
 
 
+@pytest.mark.parametrize("reset_seed", [0, 1, 2])
+@pytest.mark.parametrize("behaviour", ["random", "greedy_forager", "civic_voter"])
+@pytest.mark.parametrize("parameters", [{}, {"action_mode": "composite",
+                                             "punishment_mode": "stochastic"}],
+                         ids=["simple", "composite-stochastic"])
+def test_state_punishment_scripted_parity_with_one_agent(parameters, behaviour, reset_seed):
+    """Agents act one after another within a turn, so with several agents the scripted
+    behaviours (deciding at their turn) have no parallel-environment equivalent; with one
+    agent the turn's order does not matter, and the env driven with the scripted actions is
+    the model's own episode."""
+    _scripted_parity("state_punishment", {"num_agents": 1, "max_steps": 60, **parameters},
+                     behaviour, reset_seed)
+
+
+@pytest.mark.parametrize("reset_seed", [0, 1, 2])
+@pytest.mark.parametrize("behaviour", ["random", "hare_hunter", "stag_hunter", "cooperator"])
+def test_stag_hunt_scripted_parity_with_one_hunter_spawned(behaviour, reset_seed):
+    """As for State Punishment: one hunter on the grid (of three seats) makes the order of
+    the turn irrelevant."""
+    _scripted_parity("stag_hunt", {"num_agents_to_spawn": 1, "heal_delay": 0, "max_steps": 50},
+                     behaviour, reset_seed)
+
+
 # --- 7. Rewards, terminations and truncations ----------------------------------------------------
 
 @pytest.mark.parametrize("game, parameters", [(g, p) for _, g, p in CONFIGS], ids=CONFIG_IDS)
