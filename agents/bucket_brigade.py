@@ -192,32 +192,36 @@ class HeuristicAgent(BucketBrigadeAgent):
                 - self.risk_aversion * ring_distance(here, house, n) / (n // 2))
 
 
-def _archetype(name, **params):
+def _archetype(name, summary, **params):
     assert set(params) == set(HEURISTIC_PARAMETERS), name
     class_name = "".join(part.title() for part in name.split("_")) + "Agent"
     return type(class_name, (HeuristicAgent,), {
         "behaviour": name, "params": params, "__module__": __name__,
-        "__doc__": f"The {name} archetype of the ten-parameter heuristic. Its parameters: "
+        "__doc__": f"{summary} The {name} archetype of the ten-parameter heuristic, with "
                    f"{params}."})
 
 
 #: The five archetypes (docs/rules/bucket_brigade.md, "Behaviours").
 FirefighterAgent = _archetype(
-    "firefighter", honesty=1.0, work_tendency=0.9, neighbor_help=0.5, own_house_priority=0.8,
+    "firefighter", "Always honest; works on most nights with a fire; never free-rides.",
+    honesty=1.0, work_tendency=0.9, neighbor_help=0.5, own_house_priority=0.8,
     risk_aversion=0.5, coordination=0.7, exploration=0.1, fatigue=0.0, rest_bias=0.0, altruism=0.8)
 LiarAgent = _archetype(
-    "liar", honesty=0.1, work_tendency=0.7, neighbor_help=0.0, own_house_priority=0.9,
+    "liar", "Signals the opposite of its intent nine times in ten.",
+    honesty=0.1, work_tendency=0.7, neighbor_help=0.0, own_house_priority=0.9,
     risk_aversion=0.2, coordination=0.8, exploration=0.3, fatigue=0.0, rest_bias=0.4, altruism=0.2)
 FreeRiderAgent = _archetype(
-    "free_rider", honesty=0.7, work_tendency=0.2, neighbor_help=0.0, own_house_priority=0.9,
+    "free_rider", "Works mostly for its own houses, and often rests when others signal work.",
+    honesty=0.7, work_tendency=0.2, neighbor_help=0.0, own_house_priority=0.9,
     risk_aversion=0.0, coordination=0.0, exploration=0.1, fatigue=0.0, rest_bias=0.9, altruism=0.0)
 HeroAgent = _archetype(
-    "hero", honesty=1.0, work_tendency=1.0, neighbor_help=1.0, own_house_priority=0.5,
+    "hero", "Works whenever something burns, except after a night of work.",
+    honesty=1.0, work_tendency=1.0, neighbor_help=1.0, own_house_priority=0.5,
     risk_aversion=0.1, coordination=0.5, exploration=0.0, fatigue=0.9, rest_bias=0.0, altruism=1.0)
 CoordinatorAgent = _archetype(
-    "coordinator", honesty=0.9, work_tendency=0.6, neighbor_help=0.7, own_house_priority=0.6,
+    "coordinator", "Goes where the signals leave the most work; prefers near fires.",
+    honesty=0.9, work_tendency=0.6, neighbor_help=0.7, own_house_priority=0.6,
     risk_aversion=0.8, coordination=1.0, exploration=0.05, fatigue=0.0, rest_bias=0.2, altruism=0.6)
-
 
 
 class PolicyAgent(BucketBrigadeAgent):

@@ -89,7 +89,8 @@ def test_games_bucket_brigade_shows_the_ranges(capsys):
     out = capsys.readouterr().out
     assert "  num_agents = 4: integer from 4 to 10\n" in out
     assert "  beta = None: probability in [0, 1]; None: the named scenario's value\n" in out
-    assert "  firefighter  The firefighter archetype of the ten-parameter heuristic.\n" in out
+    assert ("  firefighter  Always honest; works on most nights with a fire; never "
+            "free-rides.\n") in out
 
 
 @pytest.mark.parametrize("game", list(GAMES))
