@@ -88,3 +88,25 @@ def test_it_has_a_page_in_the_dashboard():
         rc.find(v.Slider, label="multiplier").assert_single()
     finally:
         rc.close()
+
+
+def test_its_interface_makes_it_a_pettingzoo_environment_and_gives_it_policy_seats():
+    import numpy as np
+    from pettingzoo.test import parallel_api_test
+
+    parallel_api_test(models_env(), num_cycles=100)
+    env = models_env(population="policy:2,defect:2")
+    observations, _ = env.reset(seed=4)
+    while env.agents:  # the policy seats always contribute
+        observations, *_ = env.step({name: 1 for name in env.agents})
+    model = PublicGoodsModel(population="policy:2,defect:2", policy=lambda o: 1, rng=4)
+    model.run_model()
+    assert env.model.datacollector.get_model_vars_dataframe().equals(
+        model.datacollector.get_model_vars_dataframe())
+    assert np.array_equal(env.state(), [0.5, 1.0])
+
+
+def models_env(**parameters):
+    from models import parallel_env
+
+    return parallel_env("public_goods", **parameters)

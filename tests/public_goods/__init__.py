@@ -4,18 +4,23 @@ It proves that a game defined and registered outside ``models/`` -- here, entire
 folder -- passes the contract suite and works in ``dilemmas games``, the runner and the
 dashboard with no other file touched. ``tests/conftest.py`` imports it, which registers it.
 Everything a game contributes is here: the model with its parameters, its behaviours, its
-episode statistics, a figure, a dashboard view, an example study and its rules.
+episode statistics, a figure, a dashboard view, an example study, its rules, and the
+interface that makes it a PettingZoo environment with a ``policy`` behaviour.
 """
 
 from pathlib import Path
 
 import mesa
+import numpy as np
 import pandas as pd
 
+from agents.policy import take_decision
 from analysis import results
 from analysis.figures import bars, pooled, require
 from dashboard import SEAT_COLOURS, View
 from models import Benchmark, Game, register
+from models.env import Interface
+from models.policies import policy_parameter
 from models.parameters import Integer, Parameter, Parameters, Population, Real, Select, Slider
 from models.phases import AgentPhase, ModelPhase, PhasedModel
 
@@ -26,6 +31,7 @@ PARAMETERS = Parameters((
     Parameter("num_agents", 4, Integer(low=2, high=20), "players", control=Slider(2, 10)),
     Parameter("population", "random", Population(count="num_agents"),
               "behaviour of each seat", control=Select(MIXES)),
+    policy_parameter(),
     Parameter("multiplier", 1.6, Real(low=0), "factor on the pot before it is shared",
               control=Slider(0.0, 4.0, 0.1)),
     Parameter("endowment", 1.0, Real(low=0), "what each player may contribute per round"),
@@ -47,8 +53,8 @@ class PublicGoodsModel(PhasedModel):
         ModelPhase("terminate"),
     )
 
-    def __init__(self, *, num_agents=4, population="random", multiplier=1.6, endowment=1.0,
-                 max_steps=20, collect_data=True, rng=None):
+    def __init__(self, *, num_agents=4, population="random", policy=None, multiplier=1.6,
+                 endowment=1.0, max_steps=20, collect_data=True, rng=None):
         super().__init__(rng=rng, collect_data=collect_data)
         self.set_parameters(locals())
         behaviours = self.seat_behaviours(self.num_agents)
@@ -118,7 +124,39 @@ class Defector(Player):
         return False
 
 
-BEHAVIOURS = {cls.behaviour: cls for cls in (RandomPlayer, Cooperator, Defector)}
+class PolicyPlayer(Player):
+    """Plays the model's ``policy`` (action 1: contribute)."""
+
+    behaviour = "policy"
+    decision = None
+    choose = take_decision
+
+
+BEHAVIOURS = {cls.behaviour: cls for cls in (RandomPlayer, Cooperator, Defector, PolicyPlayer)}
+
+
+class PublicGoodsInterface(Interface):
+    """The game for learning agents (rules.md, "Learning agents")."""
+
+    phases = ("contribute",)
+
+    def observation_length(self, model) -> int:
+        return 3
+
+    def actions(self, model) -> int:
+        return 2
+
+    def vector(self, model, agent, phase) -> np.ndarray:
+        shared = 0.0 if model.cooperation_rate != model.cooperation_rate \
+            else model.cooperation_rate
+        return np.array([shared, float(bool(agent.contributed)),
+                         model.round / model.max_steps], dtype=np.float32)
+
+    def decode(self, model, agent, phase, action):
+        return bool(action)
+
+    def state(self, model, phase) -> np.ndarray:
+        return self.vector(model, model.seats[0], phase)[[0, 2]]
 
 
 def statistics(rows: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
@@ -162,4 +200,5 @@ GAME = register(Game(
     rules=HERE / "rules.md",
     round="round",
     benchmarks=[Benchmark("random")],
+    interface=PublicGoodsInterface(),
 ))
