@@ -25,7 +25,7 @@ from models.parameters import Integer, Parameter, Parameters, Population, Real, 
 from models.phases import AgentPhase, ModelPhase, PhasedModel
 
 HERE = Path(__file__).parent
-MIXES = ("random", "cooperate", "defect", "cooperate:2,defect:2")
+MIXES = ("random", "cooperate", "defect", "policy:2,defect:2", "cooperate:2,defect:2")
 
 PARAMETERS = Parameters((
     Parameter("num_agents", 4, Integer(low=2, high=20), "players", control=Slider(2, 10)),
