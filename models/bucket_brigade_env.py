@@ -47,11 +47,6 @@ class BucketBrigadeInterface(Interface):
         """The night's public observation; after the episode, the town as it ended."""
         return model.observation if phase is not None else model.upcoming_observation()
 
-    def _houses_and_locations(self, model, obs):
-        """The houses one-hot by state and the agents' locations one-hot, flattened."""
-        return (STATES[list(obs.houses)].ravel(),
-                np.eye(model.num_houses)[list(obs.locations)].ravel())
-
     def vector(self, model, agent, phase) -> np.ndarray:
         return self.observe_all(model, [agent], phase)[0]["observation"]
 
@@ -88,7 +83,8 @@ class BucketBrigadeInterface(Interface):
     def _public(self, model, phase):
         """The houses one-hot, and what follows the agent's own part of the vector."""
         obs, k = self._observation(model, phase), model.num_agents
-        houses, locations = self._houses_and_locations(model, obs)
+        houses = STATES[list(obs.houses)].ravel()
+        locations = np.eye(model.num_houses)[list(obs.locations)].ravel()
         last_modes = None if obs.last_actions is None else [m for _, m in obs.last_actions]
         tonight = obs.signals if phase == "act" else None
         return houses, np.concatenate([

@@ -235,7 +235,3 @@ class DilemmaEnv(ParallelEnv):
     def close(self):
         pass
 
-
-def parallel_env(game: str, render_mode: str | None = None, **parameters) -> DilemmaEnv:
-    """The PettingZoo ``ParallelEnv`` of a registered game (module docstring)."""
-    return DilemmaEnv(game, render_mode=render_mode, **parameters)
