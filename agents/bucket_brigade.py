@@ -233,7 +233,24 @@ class PolicyAgent(BucketBrigadeAgent):
     choose_signal = choose_action = take_decision
 
 
+class QLearningAgent(PolicyAgent):
+    """Learns by tabular Q-learning over the game's features, from its own rewards
+    (docs/learning.md)."""
+
+    behaviour = "q_learning"
+    experience, paid = None, 0.0
+
+
+class LinearQAgent(PolicyAgent):
+    """Learns by Q-learning linear in its observation vector, from its own rewards
+    (docs/learning.md)."""
+
+    behaviour = "linear_q"
+    experience, paid = None, 0.0
+
+
 #: Behaviour names for ``population``.
 BEHAVIOURS = {cls.behaviour: cls for cls in (
     RandomAgent, AlwaysWorkAgent, AlwaysRestAgent,
-    FirefighterAgent, LiarAgent, FreeRiderAgent, HeroAgent, CoordinatorAgent, PolicyAgent)}
+    FirefighterAgent, LiarAgent, FreeRiderAgent, HeroAgent, CoordinatorAgent, PolicyAgent,
+    QLearningAgent, LinearQAgent)}

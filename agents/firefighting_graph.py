@@ -123,7 +123,6 @@ class BeliefTrackerAgent(FirefighterAgent):
                 self.beliefs[action] = belief + (1 - belief) * model.p_ignite
 
 
-#: Behaviour names for ``population``.
 class PolicyAgent(FirefighterAgent):
     """Plays the model's ``policy`` (docs/policies.md)."""
 
@@ -133,5 +132,23 @@ class PolicyAgent(FirefighterAgent):
     choose_action = take_decision
 
 
-BEHAVIOURS = {cls.behaviour: cls for cls in (RandomAgent, Fixed0Agent, Fixed1Agent,
-                                             BeliefTrackerAgent, PolicyAgent)}
+class QLearningAgent(PolicyAgent):
+    """Learns by tabular Q-learning over the game's features, from its own rewards
+    (docs/learning.md)."""
+
+    behaviour = "q_learning"
+    experience, paid = None, 0.0
+
+
+class LinearQAgent(PolicyAgent):
+    """Learns by Q-learning linear in its observation vector, from its own rewards
+    (docs/learning.md)."""
+
+    behaviour = "linear_q"
+    experience, paid = None, 0.0
+
+
+#: Behaviour names for ``population``.
+BEHAVIOURS = {cls.behaviour: cls for cls in (
+    RandomAgent, Fixed0Agent, Fixed1Agent, BeliefTrackerAgent, PolicyAgent, QLearningAgent,
+    LinearQAgent)}

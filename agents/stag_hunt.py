@@ -238,7 +238,6 @@ class CooperatorAgent(ScriptedHunter):
         return self.hunt(STAG) if action is None else action
 
 
-#: Behaviour names for ``population``.
 class PolicyAgent(StagHuntAgent):
     """Plays the model's ``policy``, deciding at the start of the act phase on what it sees
     then (docs/policies.md)."""
@@ -249,5 +248,23 @@ class PolicyAgent(StagHuntAgent):
     choose_action = take_decision
 
 
-BEHAVIOURS = {cls.behaviour: cls for cls in (RandomAgent, HareHunterAgent, StagHunterAgent,
-                                             CooperatorAgent, PolicyAgent)}
+class QLearningAgent(PolicyAgent):
+    """Learns by tabular Q-learning over the game's features, from its own rewards
+    (docs/learning.md)."""
+
+    behaviour = "q_learning"
+    experience, paid = None, 0.0
+
+
+class LinearQAgent(PolicyAgent):
+    """Learns by Q-learning linear in its observation vector, from its own rewards
+    (docs/learning.md)."""
+
+    behaviour = "linear_q"
+    experience, paid = None, 0.0
+
+
+#: Behaviour names for ``population``.
+BEHAVIOURS = {cls.behaviour: cls for cls in (
+    RandomAgent, HareHunterAgent, StagHunterAgent, CooperatorAgent, PolicyAgent,
+    QLearningAgent, LinearQAgent)}

@@ -179,7 +179,6 @@ class CivicVoterAgent(ScriptedForager):
         return self.action_name(move, vote)
 
 
-#: Behaviour names for ``population``.
 class PolicyAgent(StatePunishmentAgent):
     """Plays the model's ``policy``, deciding at the start of the act phase on what it sees
     then (docs/policies.md)."""
@@ -190,5 +189,22 @@ class PolicyAgent(StatePunishmentAgent):
     choose_action = take_decision
 
 
-BEHAVIOURS = {cls.behaviour: cls for cls in (RandomAgent, GreedyForagerAgent, CivicVoterAgent,
-                                             PolicyAgent)}
+class QLearningAgent(PolicyAgent):
+    """Learns by tabular Q-learning over the game's features, from its own rewards
+    (docs/learning.md)."""
+
+    behaviour = "q_learning"
+    experience, paid = None, 0.0
+
+
+class LinearQAgent(PolicyAgent):
+    """Learns by Q-learning linear in its observation vector, from its own rewards
+    (docs/learning.md)."""
+
+    behaviour = "linear_q"
+    experience, paid = None, 0.0
+
+
+#: Behaviour names for ``population``.
+BEHAVIOURS = {cls.behaviour: cls for cls in (
+    RandomAgent, GreedyForagerAgent, CivicVoterAgent, PolicyAgent, QLearningAgent, LinearQAgent)}

@@ -6,6 +6,9 @@
     dilemmas summary FOLDER [--ci]          a study's statistics per parameter combination
     dilemmas figures [FOLDER ...]           the paper figures of studies, as PDF and PNG
                                             (default: of every study in results/)
+    dilemmas train TRAIN.toml [...]         train learners, resumable, with a progress bar
+    dilemmas evaluate TRAIN.toml [...]      trained learners against random in the same
+                                            seats, beside background behaviours
     dilemmas dashboard [--port P]           the Solara dashboard (app.py) on 127.0.0.1
 
 ``--set`` values are read as TOML values (``beta=0.3``, ``population="firefighter"``,
@@ -95,6 +98,30 @@ def _parser():
                          help="folder for the figures (default: results/figures)")
     figures.set_defaults(command=_figures, name="figures")
 
+    train = commands.add_parser(
+        "train", help="train learning agents from a TOML file",
+        description="Train the learners of a training file (see analysis/training/*.toml): "
+        "each training seed in parallel, checkpointed, so an interrupted training resumes; "
+        "writes learning curves (Parquet) and a learning-curve figure.")
+    train.add_argument("training", type=Path, help="the training file (TOML)")
+    train.add_argument("--out", type=Path, default=Path("results/training"),
+                       help="folder (default: results/training); writes <out>/<name>")
+    _backend_arguments(train)
+    train.set_defaults(command=_train, name="train")
+
+    evaluate = commands.add_parser(
+        "evaluate", help="evaluate trained learners against random in the same seats",
+        description="Play the trained policies of a training file in its learning seats, "
+        "beside background behaviours, and random in the same seats, as a study (resumable); "
+        "print focal and background returns with 95%% intervals over the evaluation seeds.")
+    evaluate.add_argument("training", type=Path, help="the training file (TOML)")
+    evaluate.add_argument("--trained", type=Path, default=Path("results/training"),
+                          help="where it was trained (default: results/training)")
+    evaluate.add_argument("--out", type=Path, default=Path("results"),
+                          help="results folder of the evaluation study (default: results)")
+    _backend_arguments(evaluate)
+    evaluate.set_defaults(command=_evaluate, name="evaluate")
+
     dashboard = commands.add_parser(
         "dashboard", help="serve the dashboard (app.py) on 127.0.0.1",
         description="Fill the front-end cache if needed (dashboard_assets.py, from the npm "
@@ -102,6 +129,14 @@ def _parser():
     dashboard.add_argument("--port", type=int, default=8765, help="port (default 8765)")
     dashboard.set_defaults(command=_dashboard, name="dashboard")
     return parser
+
+
+def _backend_arguments(parser):
+    parser.add_argument("--backend", choices=BACKENDS, default="local",
+                        help="local process pool (default), dask, or serial")
+    parser.add_argument("--workers", type=int, help="processes (default: every core)")
+    parser.add_argument("--scheduler", help="dask scheduler address (default: a LocalCluster)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _first_sentence(text) -> str:
@@ -192,6 +227,40 @@ def _figures(args):
         raise FileNotFoundError(f"no study results in {args.results} (no */study.json)")
     for path in make_figures(folders, args.out):
         print(path)
+
+
+def _train(args):
+    from analysis.training import Training, train
+
+    training = Training.from_file(args.training)
+    report = train(training, args.out, backend=args.backend, workers=args.workers,
+                   scheduler=args.scheduler, progress=not args.no_progress)
+    print(f"{training.name}: {report.seeds} seeds x {training.episodes} episodes, "
+          f"{report.episodes_before} trained before, {report.episodes_played} now; learners "
+          f"in {report.folder}/seed-*/learner.npz, curve in {report.folder}/learning_curve.png")
+
+
+def _evaluate(args):
+    from analysis.evaluation import comparison, evaluation_figure, evaluation_study, returns
+    from analysis.training import Training
+
+    training = Training.from_file(args.training)
+    study = evaluation_study(training, args.trained)
+    report = run_study(study, args.out, backend=args.backend, workers=args.workers,
+                       scheduler=args.scheduler, progress=not args.no_progress)
+    table = returns(report.folder, training.learning_seats)
+    columns = ["population", "policy", "n", "focal_return", "focal_return_low",
+               "focal_return_high", "background_return", "background_return_low",
+               "background_return_high"]
+    with pd.option_context("display.width", 100, "display.max_columns", None,
+                           "display.float_format", "{:.2f}".format):
+        print(f"{study.name}: {report.total} runs ({report.played} played now) in "
+              f"{report.folder}; focal = the first {training.learning_seats} seats\n")
+        print(table[columns].to_string(index=False))
+        print("\ntrained focal seats against random in the same seats")
+        print(comparison(table, training).to_string(index=False))
+    print(f"\nfigure: {evaluation_figure(report.folder, table)}")
+    return 1 if report.failed else 0
 
 
 def _dashboard(args):

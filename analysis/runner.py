@@ -113,7 +113,7 @@ def run_study(study: Study, out="results", *, backend="local", workers=None, sch
     bar = _Progress(total=len(runs), initial=report.already_done, unit="run", desc=study.name,
                disable=not progress)
     try:
-        for played, failed in _play(tasks, backend, workers, scheduler):
+        for played, failed in play(play_batch, tasks, backend, workers, scheduler):
             report.played += played
             report.failed += failed
             bar.update(played)
@@ -148,23 +148,24 @@ def _prepare(study: Study, out) -> Path:
     return folder
 
 
-def _play(tasks, backend, workers, scheduler):
-    """Yield ``(runs played, ids of those that failed)`` as the batches finish."""
+def play(function, tasks, backend, workers, scheduler):
+    """Yield ``function(task)`` for each task as they finish, on the backend (module
+    docstring); also how ``analysis.training`` trains its seeds."""
     if not tasks:
         return
     if backend == "serial":
-        yield from map(play_batch, tasks)
+        yield from map(function, tasks)
     elif backend == "local":
         context = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            for future in as_completed([pool.submit(play_batch, task) for task in tasks]):
+            for future in as_completed([pool.submit(function, task) for task in tasks]):
                 yield future.result()
     else:
-        yield from _play_on_dask(tasks, workers, scheduler)
+        yield from _play_on_dask(function, tasks, workers, scheduler)
 
 
-def _play_on_dask(tasks, workers, scheduler):
+def _play_on_dask(function, tasks, workers, scheduler):
     from dask.distributed import Client, LocalCluster
     from dask.distributed import as_completed as finished
 
@@ -175,7 +176,7 @@ def _play_on_dask(tasks, workers, scheduler):
                                host="127.0.0.1", dashboard_address=None)
         client = Client(cluster)
     try:
-        for future in finished(client.map(play_batch, tasks, pure=False)):
+        for future in finished(client.map(function, tasks, pure=False)):
             yield future.result()
     finally:
         client.close()

@@ -34,6 +34,7 @@ from models import validation as check
 from models.parameters import (Choice, Integer, Parameter, Parameters, Population, Probability,
                                Real, Reals, Select, Slider)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
+from models.learners import learner_parameter
 from models.policies import policy_parameter
 from models.registry import ROOT, Benchmark, Game, register
 
@@ -82,6 +83,7 @@ PARAMETERS = Parameters((
     Parameter("population", "random", Population(count="num_agents"),
               "behaviour of each seat", control=Select(MIXES)),
     policy_parameter(),
+    learner_parameter(),
     _from_scenario("beta", Probability(), "probability that fire spreads to a safe neighbour"),
     _from_scenario("kappa", Real(low=0), "extinguishing efficiency: P = 1 - exp(-kappa*k)"),
     _from_scenario("A", Real(), "team reward weight of the fraction of houses safe"),
@@ -179,6 +181,7 @@ class BucketBrigadeModel(PhasedModel):
         num_agents=4,
         population="random",
         policy=None,
+        learner=None,
         beta=None,
         kappa=None,
         A=None,

@@ -14,6 +14,11 @@ signalled WORK last night (``k``), who signals WORK tonight (``k``; zeros in the
 phase), 1 in the ``act`` phase (1), and the night as a fraction of ``max_steps`` (1).
 After the episode, the observation is the one the next night would open with: the town as
 it ended. The state is the observation without the agent's own houses and seat.
+
+The tabular features (``q_learning``): 1 in the ``act`` phase (else 0), the seat, the states
+of the agent's own houses as one base-3 number (SAFE 0, BURNING 1, RUINED 2; the lowest
+house the lowest digit), the number of burning houses (at most 3: "3 or more") and the
+number of other agents who signal WORK tonight (0 in the ``signal`` phase).
 """
 
 import numpy as np
@@ -75,6 +80,18 @@ class BucketBrigadeInterface(Interface):
         mask[:2] = 1
         mask.flags.writeable = False
         return mask
+
+    def feature_names(self, model) -> tuple[str, ...]:
+        return ("act_phase", "seat", "own_houses", "burning", "others_signal_work")
+
+    def features(self, model, agent, vector) -> tuple[int, ...]:
+        n, k = model.num_houses, model.num_agents
+        states = vector[:3 * n].reshape(n, 3).argmax(axis=1)
+        own = states[vector[3 * n:4 * n] > 0]
+        tonight = vector[4 * n + k + k * n + 2 * k:4 * n + k + k * n + 3 * k]
+        return (int(vector[-2]), agent.seat, int(own @ 3 ** np.arange(len(own))),
+                min(int(np.count_nonzero(states == BURNING)), 3),
+                int(tonight.sum() - tonight[agent.seat]))
 
     def decode(self, model, agent, phase, action):
         mode = MODES[action % 2]

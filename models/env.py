@@ -47,14 +47,18 @@ class Interface:
     ``phases``: the agent phases in which ``policy`` seats decide. A game defines
     ``observation_length(model)``, ``actions(model)`` (the number of actions),
     ``vector(model, agent, phase)`` (the observation vector), ``decode(model, agent, phase,
-    action)`` (the decision the phase's method returns) and ``state(model, phase)``; it may
-    refine ``mask``, ``bounds``, ``deciding`` and ``ended_by_rules``."""
+    action)`` (the decision the phase's method returns), ``state(model, phase)``, and the
+    tabular features of the ``q_learning`` behaviour (``models.learners``): ``feature_names(model)``
+    and ``features(model, agent, vector)``, a tuple of small integers computed from the
+    agent's observation vector and what it knows of itself; it may refine ``mask``,
+    ``bounds``, ``deciding`` and ``ended_by_rules``."""
 
     phases: tuple[str, ...] = ()
 
-    def deciding(self, model) -> list:
-        """The policy seats that decide this round, in seat order."""
-        return model.policy_seats()
+    def deciding(self, model, seats) -> list:
+        """Those of ``seats`` (policy or learning seats) that decide this round, in seat
+        order."""
+        return seats
 
     def bounds(self, model) -> tuple[np.ndarray | float, np.ndarray | float]:
         """Lowest and highest value of each entry of the observation vector."""
@@ -162,7 +166,8 @@ class DilemmaEnv(ParallelEnv):
             seed = int(self._seeds.integers(2 ** 63))
         self.model = self._build(seed)
         self._seats = {self.name(agent): agent for agent in self.model.policy_seats()}
-        self.agents = [self.name(agent) for agent in self.interface.deciding(self.model)]
+        self.agents = [self.name(agent) for agent in
+                       self.interface.deciding(self.model, self.model.policy_seats())]
         self._paid = {name: self._seats[name].reward for name in self.agents}
         self.phase = self.model.advance()
         self._round = self._model_columns()

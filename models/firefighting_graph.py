@@ -32,6 +32,7 @@ from models import validation as check
 from models.parameters import (Boolean, Choice, Custom, Integer, Parameter, Parameters,
                                Population, Probability, Select, Slider)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
+from models.learners import learner_parameter
 from models.policies import policy_parameter
 from models.registry import ROOT, Benchmark, Game, register
 
@@ -99,6 +100,7 @@ PARAMETERS = Parameters((
     Parameter("population", "random", Population(count=firefighters),
               "behaviour of each firefighter", control=Select(MIXES)),
     policy_parameter(),
+    learner_parameter(),
     Parameter("preset", "cognac", Choice(tuple(PRESETS)),
               "named preset whose values the preset parameters take when None",
               control=Select()),
@@ -156,6 +158,7 @@ class FirefightingGraphModel(PhasedModel):
         n_height=5,
         population="random",
         policy=None,
+        learner=None,
         preset="cognac",
         max_fire_level=None,
         p_ignite=None,

@@ -8,7 +8,9 @@ last action and which firefighter it is. The vector: none yet / no flames / flam
 (3), its last action one-hot (2 or 4; zeros before the first step), its seat one-hot
 (``n_agents``), so that one shared policy can tell the firefighters apart. Longer memory is
 the learner's. The
-state is every house's level divided by ``max_fire_level``. The rules end an episode early
+tabular features (``q_learning``) are the seat, the flames seen (0 none yet, 1 no flames, 2
+flames) and the last action (``n_actions`` before the first step). The state is every
+house's level divided by ``max_fire_level``. The rules end an episode early
 when every house is at level 0 (termination); ``max_steps`` truncates it.
 """
 
@@ -43,6 +45,14 @@ class FirefightingGraphInterface(Interface):
         vectors[rows, 3 + model.n_actions + seats] = 1
         mask = self.all_allowed(model)
         return [{"observation": vector, "action_mask": mask} for vector in vectors]
+
+    def feature_names(self, model) -> tuple[str, ...]:
+        return ("seat", "flames", "last_action")
+
+    def features(self, model, agent, vector) -> tuple[int, ...]:
+        actions = vector[3:3 + model.n_actions]
+        last = int(np.argmax(actions)) if actions.any() else model.n_actions
+        return agent.seat, int(np.argmax(vector[:3])), last
 
     def decode(self, model, agent, phase, action):
         return action

@@ -48,8 +48,9 @@ import mesa
 
 from agents.population import parse_population
 from models import validation as check
+from models.learners import LEARNERS
 from models.parameters import Parameters
-from models.policies import LinearPolicy, check_action
+from models.policies import check_action
 
 ORDERS = ("seat", "shuffled", "simultaneous")
 
@@ -125,6 +126,7 @@ class PhasedModel(mesa.Model):
         self._cursor = 0          # the next phase of the round in play (0: between rounds)
         self._supplied = False    # the pending decisions were given by ``supply``
         self.datacollector = None
+        self.learners = {}        # learning behaviour -> its learner (start_data_collection)
 
     def set_parameters(self, given) -> dict:
         """Check every declared parameter's value in ``given`` (the constructor's
@@ -147,21 +149,25 @@ class PhasedModel(mesa.Model):
         """The end of a game's ``__init__``: check that ``policy`` seats have a policy, make
         ``self.datacollector`` for the declared columns and collect the state after
         construction; ``step()`` collects after the phases. With ``collect_data=False``,
-        ``self.datacollector`` stays None."""
-        if self.policy_seats() and getattr(self, "policy", None) is None:
+        ``self.datacollector`` stays None. The learner of each learning behaviour seated is
+        ``self.learners[behaviour]``: the ``learner`` parameter if it is of that kind (and
+        fits the game), else a fresh one."""
+        policy = getattr(self, "policy", None)
+        if self.policy_seats() and policy is None:
             raise ValueError(f"population={self.population!r} seats the behaviour 'policy', "
                              "so the model needs policy=: a callable observation -> action or "
                              "a saved policy file (docs/policies.md)")
-        policy = getattr(self, "policy", None)
-        if isinstance(policy, LinearPolicy):
-            interface = self.game.interface
-            shape = (interface.actions(self), interface.observation_length(self))
-            if policy.weights.shape != shape:
-                where = f"the policy file {str(policy.path)!r}" if policy.path else "the policy"
-                raise ValueError(
-                    f"policy: {where} has weights of {policy.weights.shape[0]} actions x "
-                    f"{policy.weights.shape[1]} inputs, but with these parameters the game has "
-                    f"{shape[0]} actions and observations of length {shape[1]}")
+        self.learners = {}
+        given = getattr(self, "learner", None)
+        for parameter, value in (("policy", policy), ("learner", given)):
+            if hasattr(value, "check_fits"):
+                try:
+                    value.check_fits(self)
+                except ValueError as error:
+                    raise ValueError(f"{parameter}: {error}") from None
+        for behaviour in sorted({agent.behaviour for agent in self.learning_seats()}):
+            kind = LEARNERS[behaviour]
+            self.learners[behaviour] = given if isinstance(given, kind) else kind.fresh(self)
         if self.collect_data:
             self.datacollector = mesa.DataCollector(
                 model_reporters=_columns(self.model_reporters),
@@ -173,6 +179,10 @@ class PhasedModel(mesa.Model):
         """The seats whose behaviour is ``policy``, in seat order."""
         return [agent for agent in getattr(self, "seats", ()) if agent.behaviour == "policy"]
 
+    def learning_seats(self) -> list:
+        """The seats whose behaviour is a learner (``models.learners``), in seat order."""
+        return [agent for agent in getattr(self, "seats", ()) if agent.behaviour in LEARNERS]
+
     def step(self) -> None:
         if not self._cursor:
             self.phases_run = []
@@ -180,6 +190,8 @@ class PhasedModel(mesa.Model):
                 return
         self._play(stop=False)
         self._cursor = 0
+        if not self.running and self.learners:
+            self._learn_last()
         if self.datacollector:
             self.datacollector.collect(self)
 
@@ -204,7 +216,8 @@ class PhasedModel(mesa.Model):
 
     def _bind(self):
         if self._bound_from is not self.phases:
-            interface = self.game.interface if self.policy_seats() else None
+            interface = self.game.interface \
+                if self.policy_seats() or self.learning_seats() else None
             deciding = set(interface.phases) if interface else set()
             self._bound_phases = [(phase.name, phase.bind(self), phase.name in deciding)
                                   for phase in self.phases]
@@ -218,11 +231,15 @@ class PhasedModel(mesa.Model):
         while self._cursor < len(bound):
             name, run, deciding = bound[self._cursor]
             if deciding:
-                if stop and not self._supplied and self.game.interface.deciding(self):
+                interface = self.game.interface
+                if stop and not self._supplied \
+                        and interface.deciding(self, self.policy_seats()):
                     return name
                 if not self._supplied:
                     self._decide(name)
                 self._supplied = False
+                if self.learners:
+                    self._learn_and_decide(name)
             run()
             self.phases_run.append(name)
             self._cursor += 1
@@ -232,11 +249,35 @@ class PhasedModel(mesa.Model):
         """Each policy seat observes and asks ``policy`` (a decision left over from a turn in
         which the seat could not act is replaced)."""
         interface = self.game.interface
-        deciding = interface.deciding(self)
+        deciding = interface.deciding(self, self.policy_seats())
         if deciding:
             count = interface.actions(self)
             observations = interface.observe_all(self, deciding, phase)
+            decide = getattr(self.policy, "decide", None)
             for agent, observation in zip(deciding, observations):
-                action = check_action(self.policy(observation), count,
-                                      f"the policy of seat {agent.seat}")
+                action = decide(self, agent, observation) if decide \
+                    else self.policy(observation)
+                action = check_action(action, count, f"the policy of seat {agent.seat}")
                 agent.decision = interface.decode(self, agent, phase, action)
+
+    def _learn_and_decide(self, phase: str) -> None:
+        """Each learning seat that decides now learns from its transition since its previous
+        decision (the reward it earned in between), then chooses epsilon-greedily."""
+        interface = self.game.interface
+        deciding = interface.deciding(self, self.learning_seats())
+        for agent, observation in zip(deciding, interface.observe_all(self, deciding, phase)):
+            learner = self.learners[agent.behaviour]
+            inputs, mask = learner.inputs(self, agent, observation), observation["action_mask"]
+            if agent.experience is not None:
+                learner.update(*agent.experience, agent.reward - agent.paid, inputs, mask)
+            action = learner.act(inputs, mask, self.rng)
+            agent.experience, agent.paid = (inputs, action), agent.reward
+            agent.decision = interface.decode(self, agent, phase, action)
+
+    def _learn_last(self) -> None:
+        """The episode has ended: each learning seat learns from its last transition."""
+        for agent in self.learning_seats():
+            if agent.experience is not None:
+                self.learners[agent.behaviour].update(
+                    *agent.experience, agent.reward - agent.paid, None, None)
+                agent.experience = None

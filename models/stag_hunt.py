@@ -65,6 +65,7 @@ from models.gridworld import one_hot, walled_grid, window
 from models.parameters import (Boolean, Choice, Custom, Integer, Parameter, Parameters,
                                Population, Probability, Real, Select, Slider)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
+from models.learners import learner_parameter
 from models.policies import policy_parameter
 from models.registry import ROOT, Benchmark, Game, register
 from models.stag_hunt_map import HARE, RANDOM_KIND, STAG, random_layout, read_ascii_map
@@ -126,6 +127,7 @@ PARAMETERS = Parameters((
     Parameter("population", "random", Population(count="num_agents"),
               "behaviour of each seat", control=Select(MIXES)),
     policy_parameter(),
+    learner_parameter(),
     Parameter("agent_config", None,
               Custom(_agent_configs, "None or one mapping per agent with keys kind, "
                                      "can_hunt, can_receive_shared_reward, exclusive_reward",
@@ -287,6 +289,7 @@ class StagHuntModel(PhasedModel):
         num_agents_to_spawn=2,
         population="random",
         policy=None,
+        learner=None,
         agent_config=None,
         random_agent_spawning=True,
         agent_health=5,

@@ -14,21 +14,28 @@ window with its beam channels, the four features, the positional encoding), of l
 turn's attack and punish beams, each a grid of 0 and 1; then, seat by seat (every configured
 seat, zeros while off the grid): on the grid, facing N/E/S/W one-hot, health as a fraction of
 ``agent_health``, attack ready, punish ready, stags and hares held.
+
+The tabular features (``q_learning``), from the window and the agent's own facing: for the
+nearest stag it sees (by Chebyshev distance, ties to the first in row-major order), where it
+lies in the agent's frame, ``3 * (sign(ahead) + 1) + sign(right) + 1`` (9: none seen), 1 if
+it is on a neighbouring cell, and 1 if another hunter stands on a cell next to it; then the
+same direction and neighbour flag for the nearest hare.
 """
 
 import numpy as np
 from gymnasium import spaces
 
 from models.env import Interface
-from models.stag_hunt import ACTIONS, ATTACK, HARE, NOOP, PUNISH, STAG
+from models.stag_hunt import ACTIONS, ATTACK, DIRECTIONS, HARE, HARE_CHANNEL, KIND_CHANNEL, \
+    NOOP, PUNISH, STAG, STAG_CHANNEL
 
 
 class StagHuntInterface(Interface):
     phases = ("act",)
 
-    def deciding(self, model) -> list:
+    def deciding(self, model, seats) -> list:
         playing = set(model.agents)
-        return [agent for agent in model.policy_seats() if agent in playing]
+        return [agent for agent in seats if agent in playing]
 
     def observation_length(self, model) -> int:
         return model.observation_size
@@ -56,6 +63,34 @@ class StagHuntInterface(Interface):
         mask[ATTACK] = agent.next_attack <= model.turn
         mask[PUNISH] = agent.next_punish <= model.turn
         return mask
+
+    def feature_names(self, model) -> tuple[str, ...]:
+        return ("stag_direction", "stag_adjacent", "hunter_at_stag", "hare_direction",
+                "hare_adjacent")
+
+    def features(self, model, agent, vector) -> tuple[int, ...]:
+        side = 2 * model.vision_radius + 1
+        view = vector[:side * side * model.channels].reshape(side, side, model.channels)
+        (fr, fc), (rr, rc) = DIRECTIONS[agent.orientation], \
+            DIRECTIONS[(agent.orientation + 1) % 4]
+        hunters = np.argwhere(view[..., KIND_CHANNEL:model.channels - 2].any(axis=-1))
+        hunters = hunters[np.abs(hunters - model.vision_radius).max(axis=1) > 0]
+        found = []
+        for channel in (STAG_CHANNEL, HARE_CHANNEL):
+            cells = np.argwhere(view[..., channel] > 0)
+            if not len(cells):
+                found.append((9, 0, 0))
+                continue
+            offsets = cells - model.vision_radius
+            nearest = int(np.argmin(np.abs(offsets).max(axis=1)))
+            dr, dc = offsets[nearest]
+            ahead, right = dr * fr + dc * fc, dr * rr + dc * rc
+            partner = bool(len(hunters)) and \
+                bool((np.abs(hunters - cells[nearest]).max(axis=1) == 1).any())
+            found.append((int(3 * (np.sign(ahead) + 1) + np.sign(right) + 1),
+                          int(max(abs(dr), abs(dc)) == 1), int(partner)))
+        (stag, stag_adjacent, partner), (hare, hare_adjacent, _) = found
+        return stag, stag_adjacent, partner, hare, hare_adjacent
 
     def decode(self, model, agent, phase, action):
         return action

@@ -45,6 +45,7 @@ from models.gridworld import one_hot, open_cells, walled_grid, window
 from models.parameters import (Boolean, Choice, Custom, Integer, Parameter, Parameters,
                                Population, Probability, Real, Select, Slider, Subset)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
+from models.learners import learner_parameter
 from models.policies import policy_parameter
 from models.registry import ROOT, Benchmark, Game, register
 
@@ -97,6 +98,7 @@ PARAMETERS = Parameters((
     Parameter("population", "random", Population(count="num_agents"),
               "behaviour of each seat", control=Select(MIXES)),
     policy_parameter(),
+    learner_parameter(),
     Parameter("max_steps", 100, Integer(low=1), "turns in an episode"),
     Parameter("taboo", "ABCDE", Subset("".join(KINDS)),
               "resource kinds whose collection may be punished"),
@@ -196,6 +198,7 @@ class StatePunishmentModel(PhasedModel):
         num_agents=3,
         population="random",
         policy=None,
+        learner=None,
         max_steps=100,
         taboo="ABCDE",
         initial_resources=15,

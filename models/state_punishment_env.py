@@ -12,12 +12,18 @@ The observation vector is the rules' observation flattened: the one-hot view (th
 features (punishment level, the agent's harm not yet applied, a uniform number), as
 float32. The state is each world's walls, resources by kind and agents, then the
 punishment level.
+
+The tabular features (``q_learning``), from the agent's own view: the kind of the nearest
+resource it sees (0 none, 1..5 for A..E; nearest by steps, ties to the first in row-major
+order), the move towards it (0 up, 1 down, 2 left, 3 right: along the longer axis, the rows
+on a tie; 0 when none), 1 if it is one move away, and the punishment level in tenths
+(rounded).
 """
 
 import numpy as np
 
 from models.env import Interface
-from models.state_punishment import AGENT_CHANNEL, KINDS
+from models.state_punishment import AGENT_CHANNEL, KIND_CHANNEL, KINDS
 
 
 class StatePunishmentInterface(Interface):
@@ -44,6 +50,29 @@ class StatePunishmentInterface(Interface):
         observation = model.observe(agent)
         return np.concatenate([observation.view.ravel(),
                                observation.features.astype(np.float32)])
+
+    def feature_names(self, model) -> tuple[str, ...]:
+        return ("nearest_kind", "move_towards", "adjacent", "punishment_tenths")
+
+    def features(self, model, agent, vector) -> tuple[int, ...]:
+        channels = AGENT_CHANNEL + model.num_agents
+        shape = (model.height, model.width) if model.full_view \
+            else (2 * model.vision_radius + 1,) * 2
+        view = vector[:shape[0] * shape[1] * channels].reshape(*shape, channels)
+        if model.full_view:
+            here = np.argwhere(view[..., AGENT_CHANNEL + agent.seat] > 0)[0]
+        else:
+            here = np.array([model.vision_radius] * 2)
+        level = int(round(float(vector[-3]) * 10))
+        cells = np.argwhere(view[..., KIND_CHANNEL["A"]:AGENT_CHANNEL].any(axis=-1))
+        if not len(cells):
+            return 0, 0, 0, level
+        offsets = cells - here
+        nearest = int(np.argmin(np.abs(offsets).sum(axis=1)))
+        (dr, dc), (row, col) = offsets[nearest], cells[nearest]
+        kind = int(np.argmax(view[row, col, KIND_CHANNEL["A"]:AGENT_CHANNEL])) + 1
+        move = (0 if dr < 0 else 1) if abs(dr) >= abs(dc) else (2 if dc < 0 else 3)
+        return kind, move, int(abs(dr) + abs(dc) == 1), level
 
     def decode(self, model, agent, phase, action):
         return model.action_names[action]
