@@ -249,18 +249,22 @@ def _evaluate(args):
     report = run_study(study, args.out, backend=args.backend, workers=args.workers,
                        scheduler=args.scheduler, progress=not args.no_progress)
     table = returns(report.folder, training.learning_seats)
-    columns = ["population", "policy", "n", "focal_return", "focal_return_low",
-               "focal_return_high", "background_return", "background_return_low",
-               "background_return_high"]
-    with pd.option_context("display.width", 100, "display.max_columns", None,
-                           "display.float_format", "{:.2f}".format):
-        print(f"{study.name}: {report.total} runs ({report.played} played now) in "
-              f"{report.folder}; focal = the first {training.learning_seats} seats\n")
-        print(table[columns].to_string(index=False))
-        print("\ntrained focal seats against random in the same seats")
-        print(comparison(table, training).to_string(index=False))
+    shown = table[["population", "policy", "n"]].assign(**{
+        f"{seats} (95% CI)": [_interval(*values) for values in table[
+            [f"{seats}_return", f"{seats}_return_low", f"{seats}_return_high"]].to_numpy()]
+        for seats in ("focal", "background")})
+    versus = comparison(table, training).rename(columns={"standard_errors": "in_SE"})
+    print(f"{study.name}: {report.total} runs, {report.played} played now; focal = the first "
+          f"{training.learning_seats} seats; returns per seat\nresults in {report.folder}\n")
+    print(shown.to_string(index=False))
+    print("\ntrained focal seats against random in the same seats")
+    print(versus.to_string(index=False, float_format="{:.4g}".format))
     print(f"\nfigure: {evaluation_figure(report.folder, table)}")
     return 1 if report.failed else 0
+
+
+def _interval(mean, low, high) -> str:
+    return "" if mean != mean else f"{mean:.4g} [{low:.4g}, {high:.4g}]"
 
 
 def _dashboard(args):
