@@ -52,6 +52,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/games.py
 	$(VENV)/bin/python benchmarks/env.py
 	$(VENV)/bin/python benchmarks/runner.py
+	$(VENV)/bin/python benchmarks/training.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis results $(ASSETS)

@@ -130,13 +130,19 @@ def test_reset_redraws_the_world_of_the_new_model(page, title):
     assert world_image(box) == start
 
 
-def policy_file(tmp_path, title):
-    """A saved linear policy for the game shown under ``title``, of the right shape."""
+def policy_file(tmp_path, title, kind="linear"):
+    """A saved policy for the game shown under ``title``, of the right shape: linear, or a
+    tabular learner's file after one episode of learning."""
     import numpy as np
 
     from models.policies import LinearPolicy, save_policy
 
     shown = game(title)
+    if kind == "tabular":
+        mix = next(m for m in mixes_of(title) if m.startswith("policy"))
+        model = shown.model(population=mix.replace("policy", "q_learning"), rng=0)
+        model.run_model()
+        return model.learners["q_learning"].save(tmp_path / "learner.npz")
     model = shown.model(rng=0)
     shape = (shown.interface.actions(model), shown.interface.observation_length(model))
     weights = np.random.default_rng(5).normal(size=shape)
@@ -144,12 +150,15 @@ def policy_file(tmp_path, title):
                                                             shown.name))
 
 
-@pytest.mark.parametrize("title", [t for t in app.VIEWS if game(t).interface is not None])
-def test_a_saved_policy_plays_in_the_dashboard(page, title, tmp_path):
+@pytest.mark.parametrize("title, kind", [
+    (title, kind) for title in app.VIEWS if game(title).interface is not None
+    for kind in ("linear", "tabular")
+    if kind == "linear" or "q_learning" in game(title).behaviours])
+def test_a_saved_policy_plays_in_the_dashboard(page, title, tmp_path, kind):
     box, rc = page
     pick(rc, title)
     mix = next(m for m in mixes_of(title) if m.startswith("policy"))
-    path = str(policy_file(tmp_path, title))
+    path = str(policy_file(tmp_path, title, kind))
     rc.find(v.Select, label="population").widget.v_model = mix
     field = rc.find(v.TextField, label="policy").widget
     field.v_model = path
