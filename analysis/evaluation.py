@@ -9,8 +9,8 @@ parameters fixed; swept, the population (trained or random focal seats, each bac
 the policy (the final learner of each training seed); ``[evaluate] seeds`` replicates, with
 agent data. (The policy is swept for the random baseline too, where no seat reads it: its
 runs for every policy value are pooled, so the baseline has ``seeds`` times the number of
-training seeds runs.) The runner plays it, so it resumes, runs on Dask and feeds ``dilemmas figures``
-like any study.
+training seeds runs.) The runner plays it, so it resumes, runs on Dask and feeds
+``dilemmas figures`` like any study.
 
 ``returns(folder, focal)`` reads it back: per scenario, the focal and the background
 per-capita returns (the mean final reward of those seats in a run, then mean, standard error

@@ -53,7 +53,7 @@ BACKENDS = ("local", "dask", "serial")
 MAX_BATCH = 50
 
 
-class _Progress(tqdm):
+class Progress(tqdm):
     """tqdm without its monitor thread, so the local pool forks a process with no thread of
     ours running (numpy's own idle threads still make Python warn about fork)."""
 
@@ -110,8 +110,8 @@ def run_study(study: Study, out="results", *, backend="local", workers=None, sch
     tasks = [(study.game, study.collect, batch, str(folder),
               failed_before.intersection(run.run_id for run in batch))
              for batch in (todo[i:i + size] for i in range(0, len(todo), size))]
-    bar = _Progress(total=len(runs), initial=report.already_done, unit="run", desc=study.name,
-               disable=not progress)
+    bar = Progress(total=len(runs), initial=report.already_done, unit="run", desc=study.name,
+                   disable=not progress)
     try:
         for played, failed in play(play_batch, tasks, backend, workers, scheduler):
             report.played += played
@@ -226,10 +226,10 @@ def play_batch(task) -> tuple[int, list[str]]:
     if model_columns:
         name = hashlib.sha256("".join(run.run_id for run in runs).encode()).hexdigest()[:16]
         if agent_tables:
-            write_atomic(folder / "runs" / f"{name}.agent.parquet", _parquet(
+            write_atomic(folder / "runs" / f"{name}.agent.parquet", parquet_bytes(
                 pa.concat_tables(agent_tables, promote_options="permissive")), durable=False)
         write_atomic(folder / "runs" / f"{name}.model.parquet",
-                     _parquet(pa.table(model_columns)), durable=False)
+                     parquet_bytes(pa.table(model_columns)), durable=False)
     return len(runs), failed
 
 
@@ -241,7 +241,7 @@ def _run_columns(run: Run) -> dict:
     return front
 
 
-def _parquet(table: pa.Table) -> bytes:
+def parquet_bytes(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
     return sink.getvalue().to_pybytes()

@@ -65,6 +65,35 @@ def game_parameters(game: str) -> list[str]:
     return GAMES[game].parameters.names
 
 
+def read_toml(path, what: str, keys, required, error) -> dict:
+    """The table of a ``what`` file (a study or a training) with ``name`` defaulting to the
+    file's stem; ``error`` names the file and what is wrong: unreadable, not TOML, a key not
+    in ``keys``, a ``required`` key missing."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as problem:
+        raise error(f"{what} file {str(path)!r} cannot be read: {problem}") from None
+    except tomllib.TOMLDecodeError as problem:
+        raise error(f"{what} file {str(path)!r} is not valid TOML: {problem}") from None
+    unknown = sorted(set(data) - set(keys))
+    if unknown:
+        raise error(f"{what} file {str(path)!r}: unknown key {unknown[0]!r}; allowed: "
+                    f"{list(keys)}")
+    for key in required:
+        if key not in data:
+            raise error(f"{what} file {str(path)!r}: the key {key!r} is missing")
+    data.setdefault("name", path.stem)
+    return data
+
+
+def check_name(where: str, name, error) -> None:
+    """A name usable as a folder name, or ``error``."""
+    if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
+        raise error(f"{where}: name={name!r} must be a non-empty string usable as a folder "
+                    "name")
+
+
 @dataclass(frozen=True)
 class Study:
     """A validated study (see the module docstring); ``Study.from_file`` reads TOML."""
@@ -79,10 +108,7 @@ class Study:
 
     def __post_init__(self):
         where = f"study {self.name!r}" if self.name else "study"
-        if not isinstance(self.name, str) or not self.name or "/" in self.name \
-                or self.name.startswith("."):
-            raise StudyError(f"{where}: name={self.name!r} must be a non-empty string usable "
-                             "as a folder name")
+        check_name(where, self.name, StudyError)
         if self.game not in GAMES:
             raise StudyError(f"{where}: game={self.game!r} is not a game; "
                              f"allowed: {sorted(GAMES)}")
@@ -123,20 +149,7 @@ class Study:
     @classmethod
     def from_file(cls, path) -> "Study":
         """Read and validate a study file; ``StudyError`` names the file and the key."""
-        path = Path(path)
-        try:
-            data = tomllib.loads(path.read_text())
-        except OSError as error:
-            raise StudyError(f"study file {str(path)!r} cannot be read: {error}") from None
-        except tomllib.TOMLDecodeError as error:
-            raise StudyError(f"study file {str(path)!r} is not valid TOML: {error}") from None
-        unknown = sorted(set(data) - set(STUDY_KEYS))
-        if unknown:
-            raise StudyError(f"study file {str(path)!r}: unknown key {unknown[0]!r}; "
-                             f"allowed: {list(STUDY_KEYS)}")
-        if "game" not in data:
-            raise StudyError(f"study file {str(path)!r}: the key 'game' is missing")
-        data.setdefault("name", path.stem)
+        data = read_toml(path, "study", STUDY_KEYS, ("game",), StudyError)
         try:
             return cls(**data)
         except StudyError as error:

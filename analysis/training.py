@@ -52,7 +52,6 @@ parallel on the runner's backends (``analysis.runner``).
 
 import hashlib
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,9 +60,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from agents.population import parse_population
-from analysis.runner import BACKENDS, _Progress, _parquet, play
-from analysis.studies import StudyError, canonical
+from analysis.runner import BACKENDS, Progress, parquet_bytes, play
+from analysis.studies import StudyError, canonical, check_name, read_toml
 from models import GAMES
 from models.files import write_atomic
 from models.learners import LEARNERS, SETTINGS, load_learner
@@ -104,10 +102,7 @@ class Training:
 
     def __post_init__(self):
         where = f"training {self.name!r}"
-        if not isinstance(self.name, str) or not self.name or "/" in self.name \
-                or self.name.startswith("."):
-            raise TrainingError(f"{where}: name={self.name!r} must be a non-empty string "
-                                "usable as a folder name")
+        check_name(where, self.name, TrainingError)
         if self.game not in GAMES:
             raise TrainingError(f"{where}: game={self.game!r} is not a game; allowed: "
                                 f"{sorted(GAMES)}")
@@ -153,23 +148,9 @@ class Training:
 
     @classmethod
     def from_file(cls, path) -> "Training":
-        path = Path(path)
-        try:
-            data = tomllib.loads(path.read_text())
-        except OSError as error:
-            raise TrainingError(f"training file {str(path)!r} cannot be read: {error}") \
-                from None
-        except tomllib.TOMLDecodeError as error:
-            raise TrainingError(f"training file {str(path)!r} is not valid TOML: {error}") \
-                from None
-        unknown = sorted(set(data) - set(KEYS))
-        if unknown:
-            raise TrainingError(f"training file {str(path)!r}: unknown key {unknown[0]!r}; "
-                                f"allowed: {list(KEYS)}")
-        for key in ("game", "population", "episodes"):
-            if key not in data:
-                raise TrainingError(f"training file {str(path)!r}: the key {key!r} is missing")
-        data.setdefault("name", path.stem)
+        """Read and validate a training file; ``TrainingError`` names the file and the key."""
+        data = read_toml(path, "training", KEYS, ("game", "population", "episodes"),
+                         TrainingError)
         try:
             return cls(**data)
         except TrainingError as error:
@@ -276,8 +257,8 @@ def train(training: Training, out="results/training", *, backend="local", worker
     folder = _prepare(training, out)
     done = {index: episodes_done(folder, index) for index in range(training.seeds)}
     report = TrainingReport(folder, training.seeds, episodes_before=sum(done.values()))
-    bar = _Progress(total=training.seeds * training.episodes, initial=report.episodes_before,
-                    unit="episode", desc=training.name, disable=not progress)
+    bar = Progress(total=training.seeds * training.episodes, initial=report.episodes_before,
+                   unit="episode", desc=training.name, disable=not progress)
     try:
         while any(count < training.episodes for count in done.values()):
             tasks = [(training, index, count, str(folder)) for index, count in done.items()
@@ -340,7 +321,7 @@ def train_chunk(task) -> tuple[int, int]:
         model.run_model()
         tables.append(_curve_rows(training, model, index, episode, epsilon, run_id, seed))
     write_atomic(folder / f"seed-{index}" / f"curve-{start:09d}.parquet",
-                 _parquet(pa.concat_tables(tables)))
+                 parquet_bytes(pa.concat_tables(tables)))
     learner.save(checkpoint(folder, index), episodes=np.int64(stop))
     return index, stop
 

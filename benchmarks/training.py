@@ -8,7 +8,8 @@ training builds it. ``collect on``: with the DataCollector, as ``dilemmas train`
 keeps every round for the learning curves); ``collect off``: without it. ``decisions/s``
 counts the learning seats' decisions (seats x rounds x deciding phases; each an observation,
 a feature or vector, an update and a choice). Each figure is the median of ``--repeats``
-runs of ``--seconds`` (default 3 x 1 s). Run: ``make bench`` or ``.venv/bin/python benchmarks/training.py``.
+runs of ``--seconds`` (default 3 x 1 s). Run: ``make bench`` or
+``.venv/bin/python benchmarks/training.py``.
 """
 
 import argparse
