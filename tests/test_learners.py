@@ -9,7 +9,8 @@ from models.learners import LEARNERS, LinearQ, TabularQ, load_learner
 from models.policies import PolicyError, load_policy, save_policy
 from tests.support import assert_rate
 
-GAME_NAMES = ["bucket_brigade", "state_punishment", "stag_hunt", "firefighting_graph"]
+#: Every registered game with an environment interface (the test-only Public Goods too).
+GAME_NAMES = [name for name, game in GAMES.items() if game.interface is not None]
 
 
 def test_tabular_update_is_watkins_q_learning_over_allowed_actions():
@@ -87,7 +88,17 @@ POPULATIONS = {"bucket_brigade": {"population": "q_learning:2,free_rider:2"},
                "state_punishment": {"population": "q_learning:2,greedy_forager:1"},
                "stag_hunt": {"population": "q_learning:2", "num_agents": 2,
                              "num_agents_to_spawn": 2, "max_steps": 30},
-               "firefighting_graph": {"population": "q_learning:3,random:7"}}
+               "firefighting_graph": {"population": "q_learning:3,random:7"},
+               "public_goods": {"population": "q_learning:2,defect:2"}}
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_every_game_with_an_interface_seats_both_learners(name):
+    game = GAMES[name]
+    assert {"q_learning", "linear_q"} <= set(game.behaviours)
+    assert "learner" in game.parameters.names
+    assert name in POPULATIONS
+    assert all(isinstance(n, str) for n in game.interface.feature_names(game.model(rng=0)))
 
 
 @pytest.mark.parametrize("behaviour", list(LEARNERS))

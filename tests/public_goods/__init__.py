@@ -20,6 +20,7 @@ from analysis.figures import bars, pooled, require
 from dashboard import SEAT_COLOURS, View
 from models import Benchmark, Game, register
 from models.env import Interface
+from models.learners import learner_parameter
 from models.policies import policy_parameter
 from models.parameters import Integer, Parameter, Parameters, Population, Real, Select, Slider
 from models.phases import AgentPhase, ModelPhase, PhasedModel
@@ -32,6 +33,7 @@ PARAMETERS = Parameters((
     Parameter("population", "random", Population(count="num_agents"),
               "behaviour of each seat", control=Select(MIXES)),
     policy_parameter(),
+    learner_parameter(),
     Parameter("multiplier", 1.6, Real(low=0), "factor on the pot before it is shared",
               control=Slider(0.0, 4.0, 0.1)),
     Parameter("endowment", 1.0, Real(low=0), "what each player may contribute per round"),
@@ -53,8 +55,8 @@ class PublicGoodsModel(PhasedModel):
         ModelPhase("terminate"),
     )
 
-    def __init__(self, *, num_agents=4, population="random", policy=None, multiplier=1.6,
-                 endowment=1.0, max_steps=20, collect_data=True, rng=None):
+    def __init__(self, *, num_agents=4, population="random", policy=None, learner=None,
+                 multiplier=1.6, endowment=1.0, max_steps=20, collect_data=True, rng=None):
         super().__init__(rng=rng, collect_data=collect_data)
         self.set_parameters(locals())
         behaviours = self.seat_behaviours(self.num_agents)
@@ -132,7 +134,22 @@ class PolicyPlayer(Player):
     choose = take_decision
 
 
-BEHAVIOURS = {cls.behaviour: cls for cls in (RandomPlayer, Cooperator, Defector, PolicyPlayer)}
+class QLearningPlayer(PolicyPlayer):
+    """Learns by tabular Q-learning from its own rewards."""
+
+    behaviour = "q_learning"
+    experience, paid = None, 0.0
+
+
+class LinearQPlayer(PolicyPlayer):
+    """Learns by Q-learning linear in its observation, from its own rewards."""
+
+    behaviour = "linear_q"
+    experience, paid = None, 0.0
+
+
+BEHAVIOURS = {cls.behaviour: cls for cls in (RandomPlayer, Cooperator, Defector, PolicyPlayer,
+                                             QLearningPlayer, LinearQPlayer)}
 
 
 class PublicGoodsInterface(Interface):
@@ -151,6 +168,12 @@ class PublicGoodsInterface(Interface):
             else model.cooperation_rate
         return np.array([shared, float(bool(agent.contributed)),
                          model.round / model.max_steps], dtype=np.float32)
+
+    def feature_names(self, model) -> tuple[str, ...]:
+        return ("shared_tenths", "contributed")
+
+    def features(self, model, agent, vector) -> tuple[int, ...]:
+        return int(round(float(vector[0]) * 10)), int(vector[1])
 
     def decode(self, model, agent, phase, action):
         return bool(action)
