@@ -225,8 +225,11 @@ def _figures(args):
     folders = args.folders or sorted(p.parent for p in args.results.glob("*/study.json"))
     if not folders:
         raise FileNotFoundError(f"no study results in {args.results} (no */study.json)")
-    for path in make_figures(folders, args.out):
+    skipped = []
+    for path in make_figures(folders, args.out, skipped):
         print(path)
+    for reason in skipped:
+        print(f"skipped: {reason}", file=sys.stderr)
 
 
 def _train(args):

@@ -87,17 +87,26 @@ def save(figure: Figure, out_dir, name: str) -> list[Path]:
     return paths
 
 
-def make_figures(folders, out_dir) -> list[Path]:
+def make_figures(folders, out_dir, skipped: list | None = None) -> list[Path]:
     """Draw every figure of each study folder's game and save them in ``out_dir`` as
     ``<study name>_<figure name>.{pdf,png}``; return the paths written. A figure whose study
-    lacks a parameter it needs raises ``ValueError``."""
+    lacks a parameter it needs raises ``ValueError`` -- or, given a list ``skipped``, is left
+    out and its reason appended to the list (a study made for another question, such as an
+    evaluation of trained learners, draws the figures its sweep supports)."""
     if isinstance(folders, (str, Path)):
         folders = [folders]
     paths = []
     for folder in map(Path, folders):
         game = results.game(folder)
         for name, draw in game.figures.items():
-            paths += save(draw(folder), out_dir, f"{folder.name}_{name}")
+            try:
+                figure = draw(folder)
+            except ValueError as error:
+                if skipped is None:
+                    raise
+                skipped.append(str(error))
+                continue
+            paths += save(figure, out_dir, f"{folder.name}_{name}")
     return paths
 
 

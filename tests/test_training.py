@@ -206,3 +206,8 @@ def test_evaluation_plays_trained_and_random_focal_seats_as_a_study(tmp_path, ca
     tables = [line for line in printed.splitlines() if not line.startswith(("results in",
                                                                              "figure:"))]
     assert max(map(len, tables)) <= 100
+    # it feeds the game's figures: those its sweep supports are drawn, the others named
+    assert cli.main(["figures", str(report.folder), "--out", str(tmp_path / "figures")]) == 0
+    streams = capsys.readouterr()
+    assert "small-evaluation_fire_over_time.png" in streams.out
+    assert "skipped: figure 'fire_vs_ignition' needs the parameter 'p_ignite'" in streams.err
