@@ -175,6 +175,16 @@ def test_a_different_training_into_the_same_folder_is_refused(tmp_path):
         train(Training.from_file(changed), tmp_path / "out", backend="serial", progress=False)
 
 
+def test_a_seats_agent_id_is_its_seat_plus_one_in_every_game():
+    # the evaluation tells focal seats from background ones by AgentID in the agent rows
+    from models import GAMES
+
+    for name, game in GAMES.items():
+        model = game.model(rng=0)
+        assert [agent.unique_id for agent in model.seats] == \
+            [seat + 1 for seat in range(len(model.seats))], name
+
+
 def test_evaluation_plays_trained_and_random_focal_seats_as_a_study(tmp_path, capsys):
     path = write(tmp_path)
     training = Training.from_file(path)
