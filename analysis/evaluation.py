@@ -9,7 +9,8 @@ parameters fixed; swept, the population (trained or random focal seats, each bac
 the policy (the final learner of each training seed); ``[evaluate] seeds`` replicates, with
 agent data. (The policy is swept for the random baseline too, where no seat reads it: its
 runs for every policy value are pooled, so the baseline has ``seeds`` times the number of
-training seeds runs.) The runner plays it, so it resumes, runs on Dask and feeds
+training seeds runs.) The policy files are named relative to the working folder where they
+lie inside it: evaluating from the same folder repeats the same seeds and numbers. The runner plays it, so it resumes, runs on Dask and feeds
 ``dilemmas figures`` like any study.
 
 ``returns(folder, focal)`` reads it back: per scenario, the focal and the background
@@ -42,8 +43,19 @@ def policies(training: Training, trained) -> list[str]:
             raise TrainingError(f"training {training.name!r}: seed {index} has trained "
                                 f"{done} of {training.episodes} episodes in {folder}: run "
                                 "`dilemmas train` first")
-        files.append(str(checkpoint(folder, index)))
+        files.append(_relative(checkpoint(folder, index)))
     return files
+
+
+def _relative(path: Path) -> str:
+    """``path`` relative to the working folder where it lies inside it, else absolute: the
+    study's run seeds derive from its parameters, so the same files give the same seeds
+    however the folder was named (``results/x``, ``./results/x``, ``/abs/.../results/x``)."""
+    path = path.resolve()
+    try:
+        return str(path.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def evaluation_study(training: Training, trained="results/training") -> Study:
