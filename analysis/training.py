@@ -241,11 +241,17 @@ def episodes_done(folder: Path, index: int) -> int:
     path = checkpoint(folder, index)
     if not path.exists():
         return 0
-    with np.load(path, allow_pickle=False) as data:
-        if "episodes" not in data.files:
-            raise TrainingError(f"checkpoint {str(path)!r} holds no 'episodes': not a "
-                                "training checkpoint")
-        return int(data["episodes"])
+    try:
+        load_learner(path)
+        with np.load(path, allow_pickle=False) as data:
+            episodes = int(data["episodes"]) if "episodes" in data.files else None
+    except (PolicyError, OSError, ValueError, TypeError) as error:
+        raise TrainingError(f"checkpoint {str(path)!r} cannot be used ({error}); remove its "
+                            "seed's folder to train that seed again") from None
+    if episodes is None:
+        raise TrainingError(f"checkpoint {str(path)!r} holds no 'episodes': not a training "
+                            "checkpoint; remove its seed's folder to train that seed again")
+    return episodes
 
 
 def train(training: Training, out="results/training", *, backend="local", workers=None,

@@ -131,6 +131,29 @@ def test_a_killed_training_resumes_to_the_same_curve(tmp_path):
             learner_arrays(tmp_path / "whole" / "small", index)
 
 
+def test_a_damaged_checkpoint_is_named_and_nothing_is_overwritten(tmp_path):
+    training = Training.from_file(write(tmp_path))
+    train(training, tmp_path / "out", backend="serial", progress=False)
+    folder = tmp_path / "out" / "small"
+    damaged = folder / "seed-1" / "learner.npz"
+    damaged.write_bytes(damaged.read_bytes()[:100])
+    before = {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+    with pytest.raises(TrainingError, match=r"checkpoint '.*seed-1/learner.npz' cannot be "
+                                            r"used .*remove its seed's folder"):
+        train(training, tmp_path / "out", backend="serial", progress=False)
+    assert cli.main(["train", str(tmp_path / "small.toml"), "--out", str(tmp_path / "out"),
+                     "--no-progress"]) == 2
+    assert before == {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+
+def test_training_on_dask_gives_the_same_curve(tmp_path):
+    training = Training.from_file(write(tmp_path))
+    train(training, tmp_path / "serial", backend="serial", progress=False)
+    train(training, tmp_path / "dask", backend="dask", workers=2, progress=False)
+    pd.testing.assert_frame_equal(curves(tmp_path / "serial" / "small"),
+                                  curves(tmp_path / "dask" / "small"))
+
+
 @pytest.mark.parametrize("change, message", [
     ("population = \"random:3\"", "must seat one learning behaviour"),
     ("population = \"random:1,q_learning:2\"", "must seat one learning behaviour"),
