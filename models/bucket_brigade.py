@@ -65,8 +65,8 @@ SCENARIOS = {
 
 #: Behaviour mixes the dashboard offers.
 MIXES = ("random", "always_work", "always_rest", "firefighter", "coordinator", "hero",
-         "free_rider", "liar", "policy:2,free_rider:2", "firefighter:2,free_rider:2",
-         "coordinator:2,liar:2")
+         "free_rider", "liar", "policy:2,free_rider:2", "q_learning:2,free_rider:2",
+         "firefighter:2,free_rider:2", "coordinator:2,liar:2")
 
 
 def _from_scenario(name, kind, description):

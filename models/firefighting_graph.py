@@ -49,7 +49,7 @@ PRESETS = {
 
 #: Behaviour mixes the dashboard offers.
 MIXES = ("random", "fixed0", "fixed1", "belief_tracker", "policy:5,belief_tracker:5",
-         "belief_tracker:5,random:5")
+         "q_learning:5,belief_tracker:5", "belief_tracker:5,random:5")
 
 
 def house_shape(values) -> tuple[int, int]:

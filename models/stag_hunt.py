@@ -92,7 +92,8 @@ AGENT_CONFIG_KEYS = {"kind": str, "can_hunt": bool, "can_receive_shared_reward":
 
 #: Behaviour mixes the dashboard offers.
 MIXES = ("random", "hare_hunter", "stag_hunter", "cooperator", "policy:1,cooperator:2",
-         "cooperator:1,hare_hunter:2", "cooperator:1,stag_hunter:1,hare_hunter:1")
+         "q_learning:1,cooperator:2", "cooperator:1,hare_hunter:2",
+         "cooperator:1,stag_hunter:1,hare_hunter:1")
 
 
 def _map_source(name, value, values):

@@ -77,7 +77,8 @@ ACTION_BY_EFFECT = {mode: {EFFECTS[name]: name for name in names}
 
 #: Behaviour mixes the dashboard offers.
 MIXES = ("random", "greedy_forager", "civic_voter", "policy:1,civic_voter:2",
-         "greedy_forager:2,civic_voter:1", "greedy_forager:1,civic_voter:2")
+         "q_learning:1,civic_voter:2", "greedy_forager:2,civic_voter:1",
+         "greedy_forager:1,civic_voter:2")
 
 
 def _spawn_weights(name, value, values):
