@@ -10,8 +10,8 @@ the policy (the final learner of each training seed); ``[evaluate] seeds`` repli
 agent data. (The policy is swept for the random baseline too, where no seat reads it: its
 runs for every policy value are pooled, so the baseline has ``seeds`` times the number of
 training seeds runs.) The policy files are named relative to the working folder where they
-lie inside it: evaluating from the same folder repeats the same seeds and numbers. The runner plays it, so it resumes, runs on Dask and feeds
-``dilemmas figures`` like any study.
+lie inside it: evaluating from the same folder repeats the same seeds and numbers. The
+runner plays it, so it resumes, runs on Dask and feeds ``dilemmas figures`` like any study.
 
 ``returns(folder, focal)`` reads it back: per scenario, the focal and the background
 per-capita returns (the mean final reward of those seats in a run, then mean, standard error
@@ -118,30 +118,42 @@ def comparison(table: pd.DataFrame, training: Training) -> pd.DataFrame:
 
 
 def evaluation_figure(folder, table: pd.DataFrame):
-    """Focal and background returns per scenario with 95% intervals, as
-    ``<folder>/evaluation.pdf`` and ``.png``; returns the PNG's path."""
+    """One panel per background: the focal and background returns per seat when the focal
+    seats are played by ``random`` or by each training seed's learner, with 95% intervals;
+    saved as ``<folder>/evaluation.pdf`` and ``.png``. Returns the PNG's path."""
     import matplotlib
 
     from analysis.figures import STYLE, PaperFigure, save
 
-    figure = PaperFigure()
+    table = table.assign(background=[population.partition(",")[2] or "(none)"
+                                     for population in table["population"]])
+    backgrounds = list(dict.fromkeys(table["background"]))
+    figure = PaperFigure((1, len(backgrounds)), margin=0.8)
     with matplotlib.rc_context(STYLE):
-        axis = figure.subplots()
-        labels = [f"{row.population}\n{row.policy}".strip() for row in table.itertuples()]
-        x = np.arange(len(table))
-        for offset, column, label, colour in ((-0.2, "focal_return", "focal seats", "C0"),
-                                              (0.2, "background_return", "background seats",
-                                               "C1")):
-            if table[column].isna().all():
-                continue
-            errors = np.vstack([table[column] - table[f"{column}_low"],
-                                table[f"{column}_high"] - table[column]])
-            axis.bar(x + offset, table[column], 0.4, yerr=errors, color=colour, label=label,
-                     capsize=3)
-        axis.set_xticks(x, labels, fontsize=7, rotation=20, ha="right")
-        axis.axhline(0, color="0.5", linewidth=0.8)
-        axis.set_ylabel("return per seat (episode)")
-        axis.legend(frameon=False)
-        figure.suptitle(f"{Path(folder).name}: mean over {int(table['n'].min())} or more "
-                        "evaluation seeds (95% intervals)")
+        axes = np.atleast_1d(figure.subplots(1, len(backgrounds), sharey=True, squeeze=False)
+                             .ravel())
+        for axis, background in zip(axes, backgrounds):
+            here = table[table["background"] == background]
+            here = pd.concat([here[here["policy"] == "(random)"],
+                              here[here["policy"] != "(random)"]])
+            x = np.arange(len(here))
+            shown = [(column, label, colour) for column, label, colour in (
+                ("focal_return", "focal seats", "C0"),
+                ("background_return", "background seats", "C1"))
+                if not here[column].isna().all()]
+            width = 0.8 / len(shown)
+            for index, (column, label, colour) in enumerate(shown):
+                errors = np.vstack([here[column] - here[f"{column}_low"],
+                                    here[f"{column}_high"] - here[column]])
+                axis.bar(x + (index - (len(shown) - 1) / 2) * width, here[column], width,
+                         yerr=errors, color=colour, label=label, capsize=3)
+            axis.set_xticks(x, [policy.strip("()") for policy in here["policy"]])
+            axis.axhline(0, color="0.5", linewidth=0.8)
+            axis.set_title(f"background {background}")
+            axis.set_xlabel("focal seats played by")
+        axes[0].set_ylabel("return per seat in an episode")
+        axes[0].legend(frameon=False)
+        figure.suptitle(f"{Path(folder).name}: trained learners (one per training seed) and "
+                        f"random in the focal seats\n(mean and 95% interval over "
+                        f"{int(table['n'].min())} or more evaluation seeds)")
     return save(figure, folder, "evaluation")[-1]
