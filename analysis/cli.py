@@ -46,7 +46,8 @@ def main(argv=None) -> int:
 def _parser():
     parser = argparse.ArgumentParser(
         prog="dilemmas", description="Social-dilemma games as Mesa models: play an "
-        "episode, run a study, summarise its results, draw its figures.")
+        "episode, run a study, summarise its results, draw its figures, train and evaluate "
+        "learning agents.")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     games = commands.add_parser(

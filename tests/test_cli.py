@@ -14,7 +14,7 @@ from analysis.studies import Study
 from models import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["games", "play", "run", "summary", "figures", "dashboard"]
+COMMANDS = ["games", "play", "run", "summary", "figures", "train", "evaluate", "dashboard"]
 
 STUDY = """\
 game = "bucket_brigade"
