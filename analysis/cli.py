@@ -14,7 +14,9 @@
 ``--set`` values are read as TOML values (``beta=0.3``, ``population="firefighter"``,
 ``spawn_weights=[1, 1, 1, 1, 2]``); a bare word that is not TOML is taken as a string.
 Errors in the input (an unknown game, a bad study file, a bad parameter) print one line
-naming what is wrong and exit with status 2.
+naming what is wrong and exit with status 2. Ctrl-C prints one line and exits with status
+130 (``run``, ``train`` and ``evaluate`` resume when run again); a closed pipe (``| head``)
+ends the command quietly with status 141, as it would a Unix tool.
 """
 
 import argparse
@@ -41,6 +43,17 @@ def main(argv=None) -> int:
     except (StudyError, ValueError, FileNotFoundError) as error:
         print(f"dilemmas {args.name}: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        again = " (run the same command again to resume)" if args.name in RESUMABLE else ""
+        print(f"\ndilemmas {args.name}: interrupted{again}", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (``| head``): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
+#: Commands that pick up where an interrupted run of them stopped.
+RESUMABLE = ("run", "train", "evaluate")
 
 
 def _parser():

@@ -11,6 +11,7 @@ statistic of a study, per combination of its swept parameters (``dilemmas summar
 """
 
 import json
+from analysis import manifest
 from pathlib import Path
 
 import pandas as pd
@@ -52,7 +53,7 @@ def load(folder, level: str = "model") -> pd.DataFrame:
     if level not in ("model", "agent"):
         raise ValueError(f"level={level!r} is invalid: must be 'model' or 'agent'")
     definition(folder)
-    paths = sorted((Path(folder) / "runs").glob(f"*.{level}.parquet"))
+    paths = manifest.files(folder, level)
     if not paths:
         raise FileNotFoundError(f"{folder} holds no {level} results yet")
     frame = pd.concat([pq.read_table(path).to_pandas() for path in paths], ignore_index=True)

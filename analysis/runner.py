@@ -17,11 +17,15 @@
   is an error, so results of two studies never mix.
 
 Every file is written to a temporary name and renamed (``models.files.write_atomic``; run
-files without waiting for the disk, which would cost more than a short run: a file a crash
-of the machine left unreadable is found and removed when the study resumes): an
-interrupted study leaves no partial file that counts, and running it again plays only the
-runs found in no model file (stale temporary files, and agent files whose batch has no model
-file, are removed).
+files without waiting for the disk, which would cost more than a short run), and the main
+process records each finished batch with its files' checksums in ``manifest.jsonl``
+(``analysis.manifest``). Resuming checks every recorded file against its checksum and plays
+again the runs of any batch that is damaged, unrecorded or cut short, so an interrupted or
+damaged study never counts a partial file nor stores a run twice; stale temporary files are
+removed. One runner writes a folder at a time (a lock the operating system drops if the
+runner dies); the local pool's workers ignore Ctrl-C (the main process stops them after
+their batch) and die with the main process if it is killed. A study's size is checked
+before anything is built (``analysis.studies``, ``max_runs``).
 
 Backends: ``"local"`` -- a process pool on this machine (``workers`` processes, default every
 core; forked on Linux, so the workers start without importing anything again);
@@ -32,10 +36,13 @@ another (for debugging). A run's data depends only on its parameters and seed, s
 backend, number of workers and batch size gives the same rows.
 """
 
+import ctypes
 import hashlib
 import json
 import multiprocessing
 import os
+import signal
+import sys
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -45,6 +52,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
+from analysis import manifest
 from analysis.studies import Run, Study, StudyError, canonical
 from models import GAMES
 from models.files import write_atomic
@@ -76,20 +84,6 @@ def study_folder(study: Study, out) -> Path:
     return Path(out) / study.name
 
 
-def done_runs(folder: Path) -> set[str]:
-    """The ids of the runs whose model data is on disk. A file that cannot be read (cut
-    short by a crash of the machine: run files are renamed into place without waiting for
-    the disk) is removed with its agent file, and its runs are played again."""
-    done = set()
-    for path in (folder / "runs").glob("*.model.parquet"):
-        try:
-            done.update(pq.read_table(path, columns=["run_id"]).column(0).to_pylist())
-        except (pa.ArrowException, OSError):
-            path.unlink()
-            path.with_name(path.name.replace(".model.", ".agent.")).unlink(missing_ok=True)
-    return done
-
-
 def run_study(study: Study, out="results", *, backend="local", workers=None, scheduler=None,
               batch_size=None, progress=True) -> Report:
     """Play the runs of ``study`` not yet done into ``<out>/<study.name>`` (module
@@ -99,9 +93,16 @@ def run_study(study: Study, out="results", *, backend="local", workers=None, sch
     for name, value in (("workers", workers), ("batch_size", batch_size)):
         if value is not None and (type(value) is not int or value < 1):
             raise ValueError(f"{name}={value!r} is invalid: must be None or an integer >= 1")
-    folder = _prepare(study, out)
+    folder = study_folder(study, out)
+    (folder / "runs").mkdir(parents=True, exist_ok=True)
+    with manifest.lock(folder):
+        _prepare(study, folder)
+        return _run(study, folder, backend, workers, scheduler, batch_size, progress)
+
+
+def _run(study, folder, backend, workers, scheduler, batch_size, progress) -> Report:
     runs = study.runs()
-    done = done_runs(folder)
+    done = manifest.verify(folder)
     todo = [run for run in runs if run.run_id not in done]
     report = Report(folder, len(runs), already_done=len(runs) - len(todo))
     workers = workers or os.cpu_count() or 1
@@ -113,7 +114,9 @@ def run_study(study: Study, out="results", *, backend="local", workers=None, sch
     bar = Progress(total=len(runs), initial=report.already_done, unit="run", desc=study.name,
                    disable=not progress)
     try:
-        for played, failed in play(play_batch, tasks, backend, workers, scheduler):
+        for played, failed, entry in play(play_batch, tasks, backend, workers, scheduler):
+            if entry:
+                manifest.record(folder, entry)
             report.played += played
             report.failed += failed
             bar.update(played)
@@ -122,17 +125,17 @@ def run_study(study: Study, out="results", *, backend="local", workers=None, sch
     return report
 
 
-def _prepare(study: Study, out) -> Path:
+def _prepare(study: Study, folder: Path) -> None:
     """The study's folder, with its definition; stale temporary files removed."""
-    folder = study_folder(study, out)
-    (folder / "runs").mkdir(parents=True, exist_ok=True)
     (folder / "failed").mkdir(exist_ok=True)
     definition = folder / "study.json"
     if definition.exists():
         try:
             existing = canonical(json.loads(definition.read_text()))
         except ValueError:
-            existing = None
+            raise StudyError(f"study {study.name!r}: {definition} cannot be read (cut short "
+                             "or damaged); if it is this study's folder, delete study.json and "
+                             "run again to resume") from None
         if existing != canonical(study.definition()):
             raise StudyError(
                 f"study {study.name!r}: {folder} holds results of a different study "
@@ -142,10 +145,6 @@ def _prepare(study: Study, out) -> Path:
         write_atomic(definition, text.encode())
     for stale in [*folder.glob(".*.tmp"), *folder.glob("*/.*.tmp")]:
         stale.unlink(missing_ok=True)
-    for agents in (folder / "runs").glob("*.agent.parquet"):  # its batch was cut short
-        if not agents.with_name(agents.name.replace(".agent.", ".model.")).exists():
-            agents.unlink()
-    return folder
 
 
 def play(function, tasks, backend, workers, scheduler):
@@ -158,11 +157,29 @@ def play(function, tasks, backend, workers, scheduler):
     elif backend == "local":
         context = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            for future in as_completed([pool.submit(function, task) for task in tasks]):
-                yield future.result()
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                 initializer=_worker_start, initargs=(os.getpid(),)) as pool:
+            futures = [pool.submit(function, task) for task in tasks]
+            try:
+                for future in as_completed(futures):
+                    yield future.result()
+            except BaseException:  # Ctrl-C, or the caller stopped: start no further batch
+                for future in futures:
+                    future.cancel()
+                raise
     else:
         yield from _play_on_dask(function, tasks, workers, scheduler)
+
+
+def _worker_start(parent: int) -> None:
+    """A local worker ignores Ctrl-C (its main process stops the pool) and, on Linux, is
+    killed if its main process dies, so no orphan goes on writing."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the main process died before that took effect
+            os._exit(1)
 
 
 def _play_on_dask(function, tasks, workers, scheduler):
@@ -184,9 +201,10 @@ def _play_on_dask(function, tasks, workers, scheduler):
             cluster.close()
 
 
-def play_batch(task) -> tuple[int, list[str]]:
+def play_batch(task) -> tuple[int, list[str], dict | None]:
     """Play a batch of runs and write their data (in a worker); a run that raises is
-    recorded in ``failed/`` instead. Returns ``(runs played, ids of the failed ones)``."""
+    recorded in ``failed/`` instead. Returns ``(runs played, ids of the failed ones, the
+    batch's manifest line or None)``."""
     game, collect, runs, folder, failed_before = task
     folder = Path(folder)
     model_columns: dict[str, list] = {}
@@ -223,14 +241,19 @@ def play_batch(task) -> tuple[int, list[str]]:
         model_columns.setdefault("Step", []).extend(range(steps))
         for column, values in reported.items():
             model_columns.setdefault(column, []).extend(values)
-    if model_columns:
-        name = hashlib.sha256("".join(run.run_id for run in runs).encode()).hexdigest()[:16]
-        if agent_tables:
-            write_atomic(folder / "runs" / f"{name}.agent.parquet", parquet_bytes(
-                pa.concat_tables(agent_tables, promote_options="permissive")), durable=False)
-        write_atomic(folder / "runs" / f"{name}.model.parquet",
-                     parquet_bytes(pa.table(model_columns)), durable=False)
-    return len(runs), failed
+    if not model_columns:
+        return len(runs), failed, None
+    name = hashlib.sha256("".join(run.run_id for run in runs).encode()).hexdigest()[:16]
+    files = {}
+    if agent_tables:
+        files[f"{name}.agent.parquet"] = parquet_bytes(
+            pa.concat_tables(agent_tables, promote_options="permissive"))
+    files[f"{name}.model.parquet"] = parquet_bytes(pa.table(model_columns))
+    for file, data in files.items():
+        write_atomic(folder / "runs" / file, data, durable=False)
+    done = sorted(set(model_columns["run_id"]))
+    return len(runs), failed, {"runs": done, "files": {file: manifest.digest(data)
+                                                        for file, data in files.items()}}
 
 
 def _run_columns(run: Run) -> dict:

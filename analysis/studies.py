@@ -38,7 +38,9 @@ from typing import NamedTuple
 from models import GAMES
 
 COLLECT = ("model", "agent")
-STUDY_KEYS = ("name", "game", "seed", "replicates", "collect", "fixed", "sweep")
+STUDY_KEYS = ("name", "game", "seed", "replicates", "collect", "fixed", "sweep", "max_runs")
+#: The most runs (combinations x replicates) a study may hold unless it sets ``max_runs``.
+MAX_RUNS = 100_000
 
 
 class StudyError(ValueError):
@@ -88,10 +90,13 @@ def read_toml(path, what: str, keys, required, error) -> dict:
 
 
 def check_name(where: str, name, error) -> None:
-    """A name usable as a folder name, or ``error``."""
-    if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
-        raise error(f"{where}: name={name!r} must be a non-empty string usable as a folder "
-                    "name")
+    """A name usable as a folder name on any system (letters, digits, ``._-``, not starting
+    with a dot, at most 100 characters), or ``error``."""
+    if not isinstance(name, str) or not 0 < len(name) <= 100 or name.startswith(".") \
+            or not all(c.isascii() and (c.isalnum() or c in "._-") for c in name):
+        shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:57] + "..."
+        raise error(f"{where}: name={shown} must be 1 to 100 letters, digits, '.', '_' or '-' "
+                    "(a folder name), not starting with '.'")
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,7 @@ class Study:
     seed: int = 0
     collect: tuple = ("model",)
     name: str = ""
+    max_runs: int = MAX_RUNS
 
     def __post_init__(self):
         where = f"study {self.name!r}" if self.name else "study"
@@ -118,6 +124,7 @@ class Study:
             raise StudyError(f"{where}: seed={self.seed!r} must be an integer >= 0")
         collect = (self.collect,) if isinstance(self.collect, str) else self.collect
         if not isinstance(collect, (list, tuple)) or not collect \
+                or not all(isinstance(c, str) for c in collect) \
                 or not set(collect) <= set(COLLECT) or "model" not in collect:
             raise StudyError(f"{where}: collect={self.collect!r} must be ['model'] or "
                              "['model', 'agent']")
@@ -138,6 +145,16 @@ class Study:
             if not isinstance(values, (list, tuple)) or not values:
                 raise StudyError(f"{where}: [sweep] {key}={values!r} must be a non-empty "
                                  "list of values")
+        if type(self.max_runs) is not int or self.max_runs < 1:
+            raise StudyError(f"{where}: max_runs={self.max_runs!r} must be an integer >= 1")
+        size = self.replicates
+        for values in self.sweep.values():
+            size *= len(values)
+        if size > self.max_runs:
+            raise StudyError(f"{where}: {size:,} runs ({self.replicates:,} replicates of "
+                             f"{size // self.replicates:,} combinations) is more than "
+                             f"max_runs={self.max_runs:,}; split the study, or set max_runs "
+                             "in the study file if you mean it")
         for combination in self.combinations():
             try:
                 GAMES[self.game].model(**combination, rng=0, collect_data=False)

@@ -5,6 +5,10 @@ replaces the target in one ``os.replace``: a reader sees the old file or the new
 half of either. ``durable=False`` skips waiting for the disk (``fsync``): a killed process
 still leaves no half file, but after a crash of the machine itself the file may be empty or
 cut short, so use it only where the reader checks what it reads.
+
+The file gets the permissions an ordinary ``open`` would give it, ``0o666`` less the
+process's umask (a temporary file alone would be private to its owner), so collaborators
+read results as they read any other file.
 """
 
 import os
@@ -17,6 +21,7 @@ def write_atomic(path, data: str | bytes, durable: bool = True) -> Path:
     mode = "wb" if isinstance(data, bytes) else "w"
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~umask())
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
             f.write(data)
             f.flush()
@@ -27,3 +32,17 @@ def write_atomic(path, data: str | bytes, durable: bool = True) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def umask() -> int:
+    """The process's umask: read from Linux's ``/proc`` without touching it, elsewhere by
+    setting it and putting it back."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
