@@ -13,7 +13,9 @@ def parse_population(population, num_agents: int, behaviours: Mapping[str, type]
     """Return the behaviour class of each seat, in seat order."""
 
     def invalid(why):
-        return ValueError(f"population={population!r} is invalid: {why}")
+        shown = repr(population)
+        shown = shown if len(shown) <= 80 else f"{shown[:60]}... ({len(population):,} characters)"
+        return ValueError(f"population={shown} is invalid: {why}")
 
     if not isinstance(population, str) or not population.strip():
         raise invalid("must be a string of 'name' or 'name:count' entries separated by commas")
@@ -27,9 +29,14 @@ def parse_population(population, num_agents: int, behaviours: Mapping[str, type]
         if not sep:
             count = num_agents if len(entries) == 1 else 1
         else:
-            if not count_text.strip().isdecimal():
-                raise invalid(f"count {count_text.strip()!r} of {name!r} is not a whole number")
-            count = int(count_text)
+            digits = count_text.strip()
+            if not (digits.isascii() and digits.isdigit()):
+                raise invalid(f"count {digits[:20]!r} of {name!r} is not a whole number "
+                              "written in the digits 0-9")
+            if len(digits.lstrip("0")) > len(str(num_agents)):
+                raise invalid(f"count of {name!r} ({len(digits):,} digits) is more than the "
+                              f"game's {num_agents} agents")
+            count = int(digits)
             if count < 1:
                 raise invalid(f"count of {name!r} must be at least 1, got {count}")
         names_and_counts.append((name, count))

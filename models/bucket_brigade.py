@@ -31,8 +31,8 @@ from typing import NamedTuple
 
 
 from models import validation as check
-from models.parameters import (Choice, Integer, Parameter, Parameters, Population, Probability,
-                               Real, Reals, Select, Slider)
+from models.parameters import (MAX_STEPS, Choice, Integer, Parameter, Parameters, Population,
+                               Probability, Real, Reals, Select, Slider)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
 from models.learners import learner_parameter
 from models.policies import policy_parameter
@@ -77,7 +77,7 @@ PARAMETERS = Parameters((
     Parameter("scenario", "default", Choice(tuple(SCENARIOS)),
               "named scenario whose values the scenario parameters (beta ... N_spark) take "
               "when None", control=Select(), attribute="scenario_name"),
-    Parameter("num_houses", 10, Integer(low=3), "houses on the ring"),
+    Parameter("num_houses", 10, Integer(low=3, high=1000), "houses on the ring"),
     Parameter("num_agents", 4, Integer(low=4, high=10), "agents (seats)",
               control=Slider(4, 10)),
     Parameter("population", "random", Population(count="num_agents"),
@@ -102,7 +102,7 @@ PARAMETERS = Parameters((
               "each agent's cost of work (None: c for every agent)", optional=True),
     Parameter("rules", "spec", Choice(RULE_SETS),
               "'spec': this project's rules; 'reference': the earlier implementation's"),
-    Parameter("max_steps", 200, Integer(low=1), "cap on nights"),
+    Parameter("max_steps", 200, Integer(low=1, high=MAX_STEPS), "cap on nights"),
 ))
 
 #: Model reporters (docs/rules/bucket_brigade.md, "Data collected"), in order; each is a

@@ -29,7 +29,7 @@ import numpy as np
 from mesa.discrete_space import OrthogonalVonNeumannGrid
 
 from models import validation as check
-from models.parameters import (Boolean, Choice, Custom, Integer, Parameter, Parameters,
+from models.parameters import (MAX_STEPS, Boolean, Choice, Custom, Integer, Parameter, Parameters,
                                Population, Probability, Select, Slider)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
 from models.learners import learner_parameter
@@ -94,9 +94,9 @@ def _from_preset(name, kind, description, **options):
 PARAMETERS = Parameters((
     Parameter("layout", "row", Choice(LAYOUTS), "houses in a row, or a grid",
               control=Select()),
-    Parameter("n_agents", 10, Integer(low=1), "firefighters on the row"),
-    Parameter("n_width", 5, Integer(low=1), "cells across the grid"),
-    Parameter("n_height", 5, Integer(low=1), "cells down the grid"),
+    Parameter("n_agents", 10, Integer(low=1, high=10_000), "firefighters on the row"),
+    Parameter("n_width", 5, Integer(low=1, high=100), "cells across the grid"),
+    Parameter("n_height", 5, Integer(low=1, high=100), "cells down the grid"),
     Parameter("population", "random", Population(count=firefighters),
               "behaviour of each firefighter", control=Select(MIXES)),
     policy_parameter(),
@@ -124,7 +124,7 @@ PARAMETERS = Parameters((
               Custom(_initial_levels, "integers from 0 to max_fire_level, one per house",
                      invalid=([-1] * 11, [0] * 10)),
               "fire levels at the start (None: drawn uniformly)", optional=True),
-    Parameter("max_steps", 100, Integer(low=1), "steps in an episode"),
+    Parameter("max_steps", 100, Integer(low=1, high=MAX_STEPS), "steps in an episode"),
 ))
 
 MODEL_REPORTERS = {"step": "t", "mean_fire": "mean_fire", "max_fire": "max_fire",

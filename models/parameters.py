@@ -30,6 +30,11 @@ from typing import Any
 from agents.population import parse_population
 from models import validation as check
 
+#: The most rounds any game's episode may last (``max_steps``, and the cooldowns and delays
+#: counted in rounds): every accepted configuration plays its episode in bounded time.
+MAX_STEPS = 1_000_000
+
+
 def _resolve(bound, values: Mapping):
     """A bound given as the name of an earlier parameter takes that parameter's value."""
     return values[bound] if isinstance(bound, str) else bound

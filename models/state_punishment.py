@@ -42,7 +42,7 @@ import numpy as np
 
 from models import validation as check
 from models.gridworld import one_hot, open_cells, walled_grid, window
-from models.parameters import (Boolean, Choice, Custom, Integer, Parameter, Parameters,
+from models.parameters import (MAX_STEPS, Boolean, Choice, Custom, Integer, Parameter, Parameters,
                                Population, Probability, Real, Select, Slider, Subset)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
 from models.learners import learner_parameter
@@ -83,8 +83,8 @@ MIXES = ("random", "greedy_forager", "civic_voter", "policy:1,civic_voter:2",
 
 def _spawn_weights(name, value, values):
     weights = check.reals(name, value, len(KINDS), low=0)
-    if sum(weights) <= 0:
-        raise ValueError(f"{name}={value!r} is invalid: must have a positive sum")
+    if not 0 < sum(weights) < math.inf:
+        raise ValueError(f"{name}={value!r} is invalid: must have a positive sum, and a finite one")
     return weights
 
 
@@ -93,17 +93,18 @@ def _vision_radius(name, value, values):
 
 
 PARAMETERS = Parameters((
-    Parameter("width", 10, Integer(low=3), "grid columns, border walls included"),
-    Parameter("height", 10, Integer(low=3), "grid rows, border walls included"),
-    Parameter("num_agents", 3, Integer(low=1), "agents (seats)", control=Slider(1, 10)),
+    Parameter("width", 10, Integer(low=3, high=200), "grid columns, border walls included"),
+    Parameter("height", 10, Integer(low=3, high=200), "grid rows, border walls included"),
+    Parameter("num_agents", 3, Integer(low=1, high=100), "agents (seats)", control=Slider(1, 10)),
     Parameter("population", "random", Population(count="num_agents"),
               "behaviour of each seat", control=Select(MIXES)),
     policy_parameter(),
     learner_parameter(),
-    Parameter("max_steps", 100, Integer(low=1), "turns in an episode"),
+    Parameter("max_steps", 100, Integer(low=1, high=MAX_STEPS), "turns in an episode"),
     Parameter("taboo", "ABCDE", Subset("".join(KINDS)),
               "resource kinds whose collection may be punished"),
-    Parameter("initial_resources", 15, Integer(low=0), "resources placed at the start"),
+    Parameter("initial_resources", 15, Integer(low=0, high=40_000),
+              "resources placed at the start"),
     Parameter("spawn_prob", 0.05, Probability(), "probability an empty cell grows a resource "
                                                  "each turn"),
     Parameter("spawn_weights", (1, 1, 1, 1, 1),

@@ -41,16 +41,35 @@ def integer(name, value, *, low=None, high=None):
     """An integer in [low, high] (either bound may be open)."""
     if (type(value) is not int and (isinstance(value, bool) or not isinstance(value, Integral))
             or (low is not None and value < low) or (high is not None and value > high)):
-        raise _invalid(name, value, _bounds("an integer", low, high))
+        raise _invalid(name, _shown(value), _bounds("an integer", low, high))
     return int(value)
 
 
 def real(name, value, *, low=None, high=None):
-    """A finite real number in [low, high] (either bound may be open)."""
-    if (not _is_real(value) or not math.isfinite(value)
-            or (low is not None and value < low) or (high is not None and value > high)):
-        raise _invalid(name, value, _bounds("a finite number", low, high))
-    return float(value)
+    """A finite real number in [low, high] (either bound may be open); an integer too large
+    for a float is not finite."""
+    try:
+        number = float(value) if _is_real(value) else math.nan
+    except OverflowError:
+        number = math.nan
+    if (not math.isfinite(number)
+            or (low is not None and number < low) or (high is not None and number > high)):
+        raise _invalid(name, _shown(value), _bounds("a finite number", low, high))
+    return number
+
+
+def _shown(value):
+    """``value`` for an error message: an integer of more than 20 digits by its size, so a
+    5,000-digit count neither floods the message nor trips Python's digit limit."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return _Text(f"<an integer of about {int(value.bit_length() * math.log10(2)) + 1:,} "
+                     "digits>")
+    return value
+
+
+class _Text(str):
+    def __repr__(self):
+        return str(self)
 
 
 def probability(name, value):
@@ -104,7 +123,8 @@ def subset(name, value, allowed: str):
     collection of letters."""
     letters = tuple(value) if isinstance(value, str) else value
     if not isinstance(letters, (tuple, list, set, frozenset)) or not all(
-            isinstance(letter, str) and letter in allowed for letter in letters):
+            isinstance(letter, str) and len(letter) == 1 and letter in allowed
+            for letter in letters):
         raise _invalid(name, value, f"must be a set of names from {allowed}, e.g. "
                                     f"{allowed!r} or {tuple(allowed[:2])!r}")
     return frozenset(letters)

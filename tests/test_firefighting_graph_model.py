@@ -424,7 +424,7 @@ def test_grid_actions_two_and_three_are_the_lower_corners(monkeypatch):
 BAD = [
     (dict(max_fire_level=2**63 - 1), "max_fire_level", "from 1 to 1000000000"),
     (dict(layout="row", n_width="abc"), "n_width", "integer"),
-    (dict(layout="grid", n_agents=-5), "n_agents", ">= 1"),
+    (dict(layout="grid", n_agents=-5), "n_agents", "from 1 to 10000"),
     (dict(initial_levels=[[1, 2], [3]]), "initial_levels", "11 integers"),
     (dict(p_observe=(0.2, 1.2, 0.8)), r"p_observe\[1\]", r"\[0, 1\]"),
     (dict(p_observe=(-0.2, 0.5, 0.8)), r"p_observe\[0\]", r"\[0, 1\]"),

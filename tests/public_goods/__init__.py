@@ -22,7 +22,8 @@ from models import Benchmark, Game, register
 from models.env import Interface
 from models.learners import learner_parameter
 from models.policies import policy_parameter
-from models.parameters import Integer, Parameter, Parameters, Population, Real, Select, Slider
+from models.parameters import (MAX_STEPS, Integer, Parameter, Parameters, Population, Real,
+                               Select, Slider)
 from models.phases import AgentPhase, ModelPhase, PhasedModel
 
 HERE = Path(__file__).parent
@@ -37,7 +38,7 @@ PARAMETERS = Parameters((
     Parameter("multiplier", 1.6, Real(low=0), "factor on the pot before it is shared",
               control=Slider(0.0, 4.0, 0.1)),
     Parameter("endowment", 1.0, Real(low=0), "what each player may contribute per round"),
-    Parameter("max_steps", 20, Integer(low=1), "rounds in an episode"),
+    Parameter("max_steps", 20, Integer(low=1, high=MAX_STEPS), "rounds in an episode"),
 ))
 
 
