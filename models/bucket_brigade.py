@@ -90,10 +90,11 @@ PARAMETERS = Parameters((
     _from_scenario("L", Real(), "team penalty weight of the fraction of houses ruined"),
     _from_scenario("c", Real(low=0), "cost of one night's work"),
     _from_scenario("rho_ignite", Probability(), "fraction of houses burning at the start"),
-    _from_scenario("N_min", Integer(low=0), "nights before the game may end"),
+    _from_scenario("N_min", Integer(low=0, high=MAX_STEPS), "nights before the game may end"),
     _from_scenario("p_spark", Probability(), "probability a safe house ignites on a night "
                                              "<= N_spark"),
-    _from_scenario("N_spark", Integer(low=0), "last night on which sparks can ignite houses"),
+    _from_scenario("N_spark", Integer(low=0, high=MAX_STEPS),
+                   "last night on which sparks can ignite houses"),
     Parameter("gamma", 0.1, Real(), "weight of the town's outcome in each agent's reward"),
     Parameter("lambda_own", 2.0, Real(), "penalty per owned ruined house"),
     Parameter("alpha_own", 1.0, Real(), "reward per owned house saved"),

@@ -232,7 +232,8 @@ class StatePunishmentModel(PhasedModel):
         if open_per_world < per_world + self.initial_resources:
             raise ValueError(
                 f"width={width}, height={height} is too small: {open_per_world} open cells "
-                f"per world cannot hold {per_world} agents and initial_resources="
+                f"per world cannot hold {per_world} agents (num_agents={self.num_agents}, "
+                f"num_worlds={self.num_worlds}) and initial_resources="
                 f"{self.initial_resources}")
         if self.activation == "sequential":
             self.phases = tuple(dataclasses.replace(phase, order="seat")
