@@ -11,6 +11,7 @@ recorded parameters and seed and says whether it comes out the same.
 """
 
 import json
+import math
 from numbers import Real
 from pathlib import Path
 
@@ -73,6 +74,8 @@ def load_replay(path) -> dict:
         raise ReplayError(f"{path}: cannot read the replay: {error}") from error
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ReplayError(f"{path}: not a JSON replay: {error}") from error
+    except RecursionError:
+        raise ReplayError(f"{path}: not a replay: its JSON is nested too deeply") from None
     validate_replay(data, source=str(path))
     return data
 
@@ -108,31 +111,42 @@ def validate_replay(data, source="replay") -> None:
 
     def int_list(field, values, length, low, high):
         if not isinstance(values, list) or len(values) != length:
-            fail(field, f"must be a list of {length} integers, got {values!r}")
+            fail(field, f"must be a list of {length} integers, got {shown(values)}")
         for i, value in enumerate(values):
             if type(value) is not int or not low <= value <= high:
-                fail(f"{field}[{i}]", f"must be an integer from {low} to {high}, got {value!r}")
+                fail(f"{field}[{i}]", f"must be an integer from {low} to {high}, got "
+                                      f"{shown(value)}")
 
     def number_list(field, values, length):
         if not isinstance(values, list) or len(values) != length:
-            fail(field, f"must be a list of {length} numbers, got {values!r}")
+            fail(field, f"must be a list of {length} numbers, got {shown(values)}")
         for i, value in enumerate(values):
-            if isinstance(value, bool) or not isinstance(value, Real):
-                fail(f"{field}[{i}]", f"must be a number, got {value!r}")
+            try:
+                finite = not isinstance(value, bool) and isinstance(value, Real) \
+                    and math.isfinite(value)
+            except OverflowError:
+                finite = False
+            if not finite:
+                fail(f"{field}[{i}]", f"must be a finite number, got {shown(value)}")
+
+    def shown(value):
+        text = repr(value)
+        return text if len(text) <= 80 else f"{text[:60]}... ({len(text):,} characters)"
 
     if not isinstance(data, dict):
         fail("replay", f"must be a JSON object, got {type(data).__name__}")
     if data.get("format") != FORMAT:
         fail("format", f"must be {FORMAT!r}, got {data.get('format')!r}")
-    if data.get("version") != VERSION:
-        fail("version", f"this version of dilemmas reads version {VERSION}, got {data.get('version')!r}")
+    if type(data.get("version")) is not int or data["version"] != VERSION:
+        fail("version", f"this version of dilemmas reads version {VERSION} (an integer), got "
+                        f"{shown(data.get('version'))}")
     rules = require(data, "rules", str, "a rule set name")
     if rules not in RULE_SETS:
         fail("rules", f"must be one of {list(RULE_SETS)}, got {rules!r}")
     if "seed" not in data:
         fail("seed", "missing")
-    if type(data["seed"]) is not int or data["seed"] < 0:
-        fail("seed", f"must be an integer >= 0, got {data['seed']!r}")
+    if type(data["seed"]) is not int or not 0 <= data["seed"] < 2 ** 63:
+        fail("seed", f"must be an integer from 0 to 2**63 - 1, got {shown(data['seed'])}")
     parameters = require(data, "parameters", dict, "an object of model parameters")
     missing = [name for name in PARAMETERS if name not in parameters]
     unknown = [name for name in parameters if name not in PARAMETERS]
@@ -146,8 +160,10 @@ def validate_replay(data, source="replay") -> None:
 
     behaviours = require(data, "behaviours", list, "a list of behaviour names")
     known = BucketBrigadeModel.game.behaviours
-    if len(behaviours) != agents or any(name not in known for name in behaviours):
-        fail("behaviours", f"must be {agents} names from {sorted(known)}, got {behaviours!r}")
+    if len(behaviours) != agents or any(not isinstance(name, str) or name not in known
+                                        for name in behaviours):
+        fail("behaviours", f"must be {agents} names from {sorted(known)}, got "
+                           f"{shown(behaviours)}")
     int_list("initial_houses", require(data, "initial_houses", list, "a list"), houses, 0, 2)
     int_list("initial_locations", require(data, "initial_locations", list, "a list"),
              agents, 0, houses - 1)
@@ -158,19 +174,22 @@ def validate_replay(data, source="replay") -> None:
         where = f"nights[{i}]"
         if not isinstance(night, dict):
             fail(where, f"must be an object, got {night!r}")
-        if night.get("night") != i + 1:
-            fail(f"{where}.night", f"must be {i + 1} (nights count from 1), got {night.get('night')!r}")
+        if type(night.get("night")) is not int or night["night"] != i + 1:
+            fail(f"{where}.night", f"must be the integer {i + 1} (nights count from 1), got "
+                                   f"{shown(night.get('night'))}")
         int_list(f"{where}.houses", night.get("houses"), houses, 0, 2)
         signals = night.get("signals")
         if not isinstance(signals, list) or len(signals) != agents \
                 or any(signal not in (WORK, REST) for signal in signals):
-            fail(f"{where}.signals", f"must be {agents} of {WORK!r}/{REST!r}, got {signals!r}")
+            fail(f"{where}.signals", f"must be {agents} of {WORK!r}/{REST!r}, got "
+                                     f"{shown(signals)}")
         int_list(f"{where}.locations", night.get("locations"), agents, 0, houses - 1)
         actions = night.get("actions")
         if not isinstance(actions, list) or len(actions) != agents or not all(
                 isinstance(a, list) and len(a) == 2 and type(a[0]) is int
                 and 0 <= a[0] < houses and a[1] in (WORK, REST) for a in actions):
-            fail(f"{where}.actions", f"must be {agents} [house, mode] pairs, got {actions!r}")
+            fail(f"{where}.actions", f"must be {agents} [house, mode] pairs, got "
+                                     f"{shown(actions)}")
         if [house for house, _ in actions] != night["locations"]:
             fail(f"{where}.locations", "must be the houses of that night's actions")
         number_list(f"{where}.rewards", night.get("rewards"), agents)
@@ -185,4 +204,4 @@ def validate_replay(data, source="replay") -> None:
     if final is not None:
         number_list("final_rewards", final, agents)
     if not isinstance(data.get("finished"), bool):
-        fail("finished", f"must be true or false, got {data.get('finished')!r}")
+        fail("finished", f"must be true or false, got {shown(data.get('finished'))}")

@@ -14,7 +14,7 @@ import numpy as np
 
 
 def _invalid(name, value, allowed):
-    return ValueError(f"{name}={value!r} is invalid: {allowed}")
+    return ValueError(f"{name}={_shown(value)!r} is invalid: {allowed}")
 
 
 def _is_real(value):
@@ -41,7 +41,7 @@ def integer(name, value, *, low=None, high=None):
     """An integer in [low, high] (either bound may be open)."""
     if (type(value) is not int and (isinstance(value, bool) or not isinstance(value, Integral))
             or (low is not None and value < low) or (high is not None and value > high)):
-        raise _invalid(name, _shown(value), _bounds("an integer", low, high))
+        raise _invalid(name, value, _bounds("an integer", low, high))
     return int(value)
 
 
@@ -54,7 +54,7 @@ def real(name, value, *, low=None, high=None):
         number = math.nan
     if (not math.isfinite(number)
             or (low is not None and number < low) or (high is not None and number > high)):
-        raise _invalid(name, _shown(value), _bounds("a finite number", low, high))
+        raise _invalid(name, value, _bounds("a finite number", low, high))
     return number
 
 
