@@ -397,8 +397,10 @@ class StagHuntModel(PhasedModel):
                              .tolist()))
         if self.random_agent_spawning:
             if len(open_free) < len(players):
+                source = "ascii_map" if self.ascii_map is not None else \
+                    f"height={self.height}, width={self.width}, wall_density={self.wall_density}"
                 raise ValueError(
-                    f"the map has {len(open_free)} free open cells, too few for "
+                    f"the map ({source}) has {len(open_free)} free open cells, too few for "
                     f"num_agents_to_spawn={self.num_agents_to_spawn}")
             cells = self.random.sample(open_free, len(players))
             self.spawn_points = ()
