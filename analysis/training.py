@@ -44,7 +44,8 @@ the learner, ``epsilon`` for ``e`` and a seed derived from the training seed, ``
 * ``learning_curve.pdf`` / ``.png`` -- returns per episode, mean over the training seeds
   with a 95% band.
 
-Every ``checkpoint_every`` episodes a seed writes its curve rows, then its checkpoint, each
+One ``dilemmas train`` writes a folder at a time (``analysis.manifest.lock``). Every
+``checkpoint_every`` episodes a seed writes its curve rows, then its checkpoint, each
 atomically; a training killed at any moment resumes from the last checkpoint (curve files
 beyond it are removed) and gives the same curve as one never stopped. The seeds train in
 parallel on the runner's backends (``analysis.runner``).
@@ -60,6 +61,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analysis import manifest
 from analysis.runner import BACKENDS, Progress, parquet_bytes, play
 from analysis.studies import StudyError, canonical, check_name, read_toml
 from models import GAMES
@@ -260,7 +262,14 @@ def train(training: Training, out="results/training", *, backend="local", worker
     draw the learning curve (module docstring)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend={backend!r} is invalid: must be one of {list(BACKENDS)}")
-    folder = _prepare(training, out)
+    folder = folder_of(training, out)
+    folder.mkdir(parents=True, exist_ok=True)
+    with manifest.lock(folder):
+        return _train(training, folder, backend, workers, scheduler, progress)
+
+
+def _train(training, folder, backend, workers, scheduler, progress) -> TrainingReport:
+    _prepare(training, folder)
     done = {index: episodes_done(folder, index) for index in range(training.seeds)}
     report = TrainingReport(folder, training.seeds, episodes_before=sum(done.values()))
     bar = Progress(total=training.seeds * training.episodes, initial=report.episodes_before,
@@ -279,9 +288,7 @@ def train(training: Training, out="results/training", *, backend="local", worker
     return report
 
 
-def _prepare(training: Training, out) -> Path:
-    folder = folder_of(training, out)
-    folder.mkdir(parents=True, exist_ok=True)
+def _prepare(training: Training, folder: Path) -> None:
     definition = folder / "training.json"
     if definition.exists():
         try:
@@ -302,7 +309,6 @@ def _prepare(training: Training, out) -> Path:
         for curve in seed_folder.glob("curve-*.parquet"):  # beyond the checkpoint
             if int(curve.stem.split("-")[1]) >= done:
                 curve.unlink()
-    return folder
 
 
 def train_chunk(task) -> tuple[int, int]:
