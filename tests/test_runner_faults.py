@@ -267,3 +267,34 @@ def test_malformed_study_files_name_what_is_wrong(tmp_path, text, message):
         Study.from_file(path)
     assert cli.main(["run", str(path), "--out", str(tmp_path / "out")]) == 2
     assert not (tmp_path / "out").exists()
+
+
+def test_killed_at_random_moments_again_and_again_the_study_ends_whole(tmp_path):
+    # Five kills at moments drawn from a seeded generator, alternately of the main process
+    # alone (its workers must die with it) and of the whole process group, each followed
+    # by a resume; then one run to the end. The rows are those of a study never stopped.
+    import random
+
+    study_file = tmp_path / "slow.toml"
+    study_file.write_text(SLOW)
+    moments = random.Random(2026)
+    for attempt in range(5):
+        process = start(study_file, tmp_path / "out", "--workers", "2", "--batch-size", "2")
+        time.sleep(moments.uniform(0.3, 2.0))
+        if process.poll() is None:
+            if attempt % 2:
+                os.killpg(process.pid, signal.SIGKILL)
+            else:
+                process.send_signal(signal.SIGKILL)
+        process.wait()
+        time.sleep(0.3)
+    final = subprocess.run(
+        [sys.executable, "-m", "analysis", "run", str(study_file), "--out",
+         str(tmp_path / "out"), "--no-progress"], cwd=ROOT, capture_output=True, text=True,
+        timeout=300)
+    assert final.returncode == 0, final.stderr
+    whole = run_study(Study.from_file(study_file), tmp_path / "whole", workers=2,
+                      progress=False)
+    assert_same(tmp_path / "out" / "slow", rows(whole.folder))
+    leftovers = [p for p in (tmp_path / "out" / "slow").rglob("*.tmp")]
+    assert leftovers == []
