@@ -96,8 +96,9 @@ def boolean(name, value):
 
 def reals(name, values, length, *, low=None):
     """A list, tuple or 1-D array of ``length`` finite numbers, each at least ``low``."""
-    if not isinstance(values, (list, tuple, np.ndarray)) or np.ndim(values) != 1 \
-            or len(values) != length:
+    shaped = values.ndim == 1 if isinstance(values, np.ndarray) \
+        else isinstance(values, (list, tuple))
+    if not shaped or len(values) != length:
         raise _invalid(name, values, f"must be a list or tuple of {length} numbers")
     return tuple(real(f"{name}[{i}]", value, low=low) for i, value in enumerate(values))
 

@@ -165,3 +165,33 @@ def test_any_population_text_is_played_or_refused_naming_population(game, text):
 def test_the_fuzzed_parameters_cover_every_game():
     assert {game for game, _ in CASES} == set(GAMES)
     assert len(CASES) > 60
+
+
+JUNK = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=12),
+              st.sampled_from([10 ** 400, "random", "A", ".", "#", "policy.npz"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=6),
+                            st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=12)
+CUSTOM = [(name, parameter.name) for name, game in GAMES.items()
+          for parameter in game.parameters
+          if type(parameter.kind).__name__ in ("Custom", "Population")]
+
+
+@pytest.mark.parametrize("game, name", CUSTOM, ids=[f"{g}-{n}" for g, n in CUSTOM])
+def test_any_value_of_a_structured_parameter_plays_or_is_refused_naming_it(game, name):
+    """Maps, per-agent settings, lists, policies, learners, populations: whatever is given
+    (JSON-like junk, nested, huge, not finite) plays to the end or raises a ValueError naming
+    the parameter -- never another exception."""
+    @FUZZ
+    @given(value=JUNK)
+    def attempt(value):
+        try:
+            model = build(game, name, value)
+        except ValueError as error:
+            assert name in str(error), error
+            return
+        while model.running:
+            model.step()
+
+    attempt()
