@@ -127,9 +127,13 @@ def test_a_truncated_study_definition_is_named_not_called_another_study(tmp_path
 # --- One writer ----------------------------------------------------------------------------
 
 def start(study_file, out, *extra):
+    """``dilemmas run`` in its own process group, with Ctrl-C's signal handled as in a
+    terminal (a job started in the background by a shell, as CI may start the tests,
+    inherits SIGINT ignored)."""
     command = [sys.executable, "-m", "analysis", "run", str(study_file), "--out", str(out),
                "--no-progress", *extra]
     return subprocess.Popen(command, cwd=ROOT, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
