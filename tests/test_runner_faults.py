@@ -191,6 +191,25 @@ def test_killing_the_main_process_stops_its_workers_and_frees_the_folder(tmp_pat
     assert_same(folder, rows(whole.folder))
 
 
+def test_killing_the_main_process_stops_its_dask_workers_too(tmp_path):
+    study_file = tmp_path / "slow.toml"
+    study_file.write_text(LONG)
+    folder = tmp_path / "out" / "slow"
+    process = start(study_file, tmp_path / "out", "--backend", "dask", "--workers", "1",
+                    "--batch-size", "1")
+    wait_for(lambda: recorded(folder) >= 2, process, "recorded batch", seconds=120)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    time.sleep(5)                            # the cluster's workers notice their parent
+    files = sorted(p.name for p in (folder / "runs").iterdir())
+    time.sleep(2)
+    assert sorted(p.name for p in (folder / "runs").iterdir()) == files, \
+        "a Dask worker went on writing after the runner died"
+    resumed = run_study(Study.from_file(study_file), tmp_path / "out", backend="serial",
+                        batch_size=50, progress=False)
+    assert resumed.already_done >= 2 and resumed.already_done + resumed.played == 300
+
+
 def test_ctrl_c_stops_with_one_line_and_status_130_and_the_study_resumes(tmp_path):
     study_file = tmp_path / "slow.toml"
     study_file.write_text(LONG)
