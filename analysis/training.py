@@ -340,9 +340,10 @@ def train_chunk(task) -> tuple[int, int]:
 
 def _curve_rows(training, model, index, episode, epsilon, run_id, seed) -> pa.Table:
     rows = model.datacollector.get_model_vars_dataframe().reset_index(drop=True)
-    learning = [agent.reward for agent in model.learning_seats() if _played(model, agent)]
+    played, learners = set(model.agents), set(model.learning_seats())
+    learning = [agent.reward for agent in model.seats if agent in learners and agent in played]
     others = [agent.reward for agent in model.seats
-              if agent not in model.learning_seats() and _played(model, agent)]
+              if agent not in learners and agent in played]
     front = {"run_id": run_id, "replicate": index, "seed": seed,
              **{key: canonical(value) if isinstance(value, (list, tuple, dict)) else value
                 for key, value in {**training.parameters,
@@ -354,11 +355,6 @@ def _curve_rows(training, model, index, episode, epsilon, run_id, seed) -> pa.Ta
     columns["Step"] = list(range(len(rows)))
     columns.update({column: rows[column].tolist() for column in rows.columns})
     return pa.table(columns)
-
-
-def _played(model, agent) -> bool:
-    """Whether the seat played this episode (Stag Hunt: spawned)."""
-    return agent in set(model.agents)
 
 
 # --- Reading the curves ----------------------------------------------------------------------

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from models import validation as check
 from models.policies import LinearPolicy, PolicyError, TabularPolicy, read_policy_file, \
     save_policy
 
@@ -49,13 +50,9 @@ class Learning:
     """What both learners share: settings, epsilon-greedy acting, the TD target."""
 
     def _settings(self, learning_rate, discount, epsilon):
-        for name, value in (("learning_rate", learning_rate), ("discount", discount),
-                            ("epsilon", epsilon)):
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) \
-                    or not 0 <= value <= 1:
-                raise ValueError(f"{name}={value!r} is invalid: must be a number from 0 to 1")
-        self.learning_rate, self.discount, self.epsilon = \
-            float(learning_rate), float(discount), float(epsilon)
+        self.learning_rate = check.probability("learning_rate", learning_rate)
+        self.discount = check.probability("discount", discount)
+        self.epsilon = check.probability("epsilon", epsilon)
 
     def settings(self) -> dict:
         return {"learning_rate": self.learning_rate, "discount": self.discount,
