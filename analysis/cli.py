@@ -9,6 +9,10 @@
     dilemmas train TRAIN.toml [...]         train learners, resumable, with a progress bar
     dilemmas evaluate TRAIN.toml [...]      trained learners against random in the same
                                             seats, beside background behaviours
+    dilemmas rank GAME [...]                rank behaviours by their value to a team
+    dilemmas schelling GAME [...]           a Schelling diagram and its diagnostics
+    dilemmas evolve GAME [...]              replicator and Moran dynamics, Nash equilibria
+    dilemmas optimal [...]                  exact optimal Firefighting Graph baselines
     dilemmas dashboard [--port P]           the Solara dashboard (app.py) on 127.0.0.1
 
 ``--set`` values are read as TOML values (``beta=0.3``, ``population="firefighter"``,
@@ -53,7 +57,7 @@ def main(argv=None) -> int:
 
 
 #: Commands that pick up where an interrupted run of them stopped.
-RESUMABLE = ("run", "train", "evaluate")
+RESUMABLE = ("run", "train", "evaluate", "rank", "schelling", "evolve")
 
 
 def _parser():
@@ -136,6 +140,32 @@ def _parser():
     _backend_arguments(evaluate)
     evaluate.set_defaults(command=_evaluate, name="evaluate")
 
+    rank = commands.add_parser(
+        "rank", help="rank behaviours by their value to a team",
+        description="Play teams of GAME's seats mixed from BEHAVIOURS (a study, resumable), "
+        "fit each behaviour's value to the team's mean reward per seat (additive model, "
+        "Bayesian ridge regression) and print its marginal value with 95%% intervals, the "
+        "next teams that would most narrow them, and a figure (docs/game-theory.md).")
+    _mix_arguments(rank, replicates=10)
+    rank.add_argument("--teams", type=int, default=120,
+                      help="at most this many teams: every mix if fewer, else the pure "
+                      "teams and a sample (default 120)")
+    rank.add_argument("--propose", type=int, default=10, metavar="K",
+                      help="propose the next K teams to play (default 10)")
+    rank.set_defaults(command=_rank, name="rank")
+
+    schelling = commands.add_parser(
+        "schelling", help="a Schelling diagram: cooperator and defector payoffs",
+        description="Play every mix of GAME's seats over a cooperative and a selfish "
+        "behaviour (a study, resumable); print each one's payoff against the number of "
+        "other cooperators with 95%% intervals, the dilemma's diagnostics, and a figure "
+        "(docs/game-theory.md).")
+    _mix_arguments(schelling, replicates=30, behaviours=False)
+    schelling.add_argument("--cooperator", help="the cooperative behaviour (default: the "
+                           "game's, see docs/game-theory.md)")
+    schelling.add_argument("--defector", help="the selfish behaviour (default: the game's)")
+    schelling.set_defaults(command=_schelling, name="schelling")
+
     dashboard = commands.add_parser(
         "dashboard", help="serve the dashboard (app.py) on 127.0.0.1",
         description="Fill the front-end cache if needed (dashboard_assets.py, from the npm "
@@ -151,6 +181,90 @@ def _backend_arguments(parser):
     parser.add_argument("--workers", type=int, help="processes (default: every core)")
     parser.add_argument("--scheduler", help="dask scheduler address (default: a LocalCluster)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _mix_arguments(parser, replicates: int, behaviours: bool = True):
+    """The arguments of a command that plays a study of behaviour mixes of a game."""
+    parser.add_argument("game", choices=sorted(GAMES), metavar="GAME",
+                        help=f"one of {', '.join(sorted(GAMES))}")
+    if behaviours:
+        parser.add_argument("--behaviours", metavar="NAME,NAME,...",
+                            help="the behaviours (default: every fixed behaviour of GAME)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a model parameter fixed for every run (repeatable)")
+    parser.add_argument("--replicates", type=int, default=replicates,
+                        help=f"runs per mix (default {replicates})")
+    parser.add_argument("--seed", type=int, default=0, help="the study's seed (default 0)")
+    parser.add_argument("--name", dest="study_name", help=f"the study's name (default GAME-{parser.prog.split()[-1]}"
+                        "); its results go to <out>/<name>")
+    parser.add_argument("--out", type=Path, default=Path("results"),
+                        help="results folder (default: results)")
+    _backend_arguments(parser)
+
+
+def _play_mixes(args, study):
+    """Run a mix study and say where its results are."""
+    report = run_study(study, args.out, backend=args.backend, workers=args.workers,
+                       scheduler=args.scheduler, progress=not args.no_progress)
+    print(f"{study.name}: {report.total} runs, {report.played} played now, "
+          f"{len(report.failed)} failed; results in {report.folder}")
+    if report.failed:
+        raise ValueError(f"{len(report.failed)} runs failed (see {report.folder}/failed); "
+                         "nothing to analyse until they succeed")
+    return report.folder
+
+
+def _behaviour_list(text):
+    return None if text is None else [name.strip() for name in text.split(",") if name.strip()]
+
+
+def _rank(args):
+    from analysis.figures import save
+    from analysis.ranking import fit, propose, ranking_figure, ranking_study
+
+    study = ranking_study(args.game, _behaviour_list(args.behaviours),
+                          fixed=_settings(args.game, args.set), replicates=args.replicates,
+                          seed=args.seed, teams=args.teams, name=args.study_name)
+    folder = _play_mixes(args, study)
+    ranking = fit(folder)
+    print(f"\nteam outcome: mean final reward per seat of {ranking.players} seats; "
+          f"{ranking.runs} runs; residual sd {ranking.sigma:.4g}")
+    shown = ranking.table[["rank", "behaviour"]].assign(**{
+        f"{column} (95% CI)": [_interval(*values) for values in ranking.table[
+            [column, f"{column}_low", f"{column}_high"]].to_numpy()]
+        for column in ("value", "marginal")})
+    print(shown.to_string(index=False))
+    print(f"\nnext teams that most narrow the intervals (trace of the values' covariance "
+          f"after each):")
+    print(propose(ranking, args.propose).to_string(index=False,
+                                                   float_format="{:.4g}".format))
+    path = save(ranking_figure(ranking, study.name), folder, "ranking")[-1]
+    print(f"\nfigure: {path}")
+
+
+def _schelling(args):
+    from analysis.figures import save
+    from analysis.schelling import diagnostics, diagram, schelling_figure, schelling_study
+
+    study = schelling_study(args.game, args.cooperator, args.defector,
+                            fixed=_settings(args.game, args.set),
+                            replicates=args.replicates, seed=args.seed, name=args.study_name)
+    folder = _play_mixes(args, study)
+    curves, team = diagram(folder)
+    shown = curves.assign(**{"payoff (95% CI)": [
+        _interval(*values) for values in curves[["payoff", "payoff_low", "payoff_high"]]
+        .to_numpy()]})[["role", "behaviour", "others", "n", "payoff (95% CI)"]]
+    print("\npayoff per seat against the number of other cooperators")
+    print(shown.to_string(index=False))
+    print("\nteam payoff per seat against the number of cooperators")
+    print(team.assign(**{"payoff (95% CI)": [
+        _interval(*values) for values in team[["payoff", "payoff_low", "payoff_high"]]
+        .to_numpy()]})[["cooperators", "n", "payoff (95% CI)"]].to_string(index=False))
+    print("\ndiagnostics (difference of the two sides, and in standard errors)")
+    print(diagnostics(curves, team).to_string(index=False, float_format="{:.4g}".format,
+                                              na_rep=""))
+    path = save(schelling_figure(folder, study.name), folder, "schelling")[-1]
+    print(f"\nfigure: {path}")
 
 
 def _first_sentence(text) -> str:
@@ -189,16 +303,22 @@ def _value(text: str):
         return text
 
 
-def _play(args):
+def _settings(game: str, items) -> dict:
+    """The parameters of ``--set KEY=VALUE`` items."""
     parameters = {}
-    for item in args.set:
+    for item in items:
         key, sep, text = item.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"--set {item!r} must be KEY=VALUE")
-        if key.strip() not in game_parameters(args.game):
-            raise ValueError(f"--set {key.strip()}: not a parameter of {args.game}; "
-                             f"allowed: {game_parameters(args.game)}")
+        if key.strip() not in game_parameters(game):
+            raise ValueError(f"--set {key.strip()}: not a parameter of {game}; "
+                             f"allowed: {game_parameters(game)}")
         parameters[key.strip()] = _value(text.strip())
+    return parameters
+
+
+def _play(args):
+    parameters = _settings(args.game, args.set)
     game = GAMES[args.game]
     model = game.model(**parameters, rng=args.seed)
     model.run_model()

@@ -435,4 +435,5 @@ GAME = register(Game(
     rules=ROOT / "docs" / "rules" / "bucket_brigade.md",
     round="night",
     benchmarks=[Benchmark(f"{n} agents", {"num_agents": n}) for n in (4, 10)],
+    dilemma=("firefighter", "free_rider"),
 ))

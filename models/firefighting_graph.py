@@ -324,4 +324,5 @@ GAME = register(Game(
     benchmarks=[Benchmark("row, 10 firefighters"),
                 Benchmark("grid 5 x 5", {"layout": "grid"}),
                 Benchmark("grid 50 x 50", {"layout": "grid", "n_width": 50, "n_height": 50})],
+    dilemma=("random", "belief_tracker"),
 ))

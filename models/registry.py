@@ -14,6 +14,8 @@ whatever the game contributes besides its model:
   which makes it a PettingZoo environment (``models.parallel_env``) and gives the
   ``policy`` behaviour its observations; None for a game without one;
 * ``study``: an example study file (TOML), which the main job runs;
+* ``dilemma``: its cooperative and its selfish behaviour, the pair of its Schelling diagram
+  (``analysis.schelling``); None for a game without one;
 * ``benchmarks``: the configurations its benchmark plays;
 * ``rules``: its rules document, whose DataCollector columns the contract suite checks.
 
@@ -77,12 +79,13 @@ class Game:
 
     def __init__(self, *, name: str, title: str, model: type, behaviours, statistics,
                  figures, view, study, rules, benchmarks=(), round: str = "round",
-                 interface=None):
+                 interface=None, dilemma: tuple[str, str] | None = None):
         self.name, self.title, self.model, self.round = name, title, model, round
         self.references = {"behaviours": behaviours, "statistics": statistics,
                            "figures": figures, "view": view, "interface": interface}
         self.study, self.rules = Path(study), Path(rules)
         self.benchmarks = tuple(benchmarks)
+        self.dilemma = None if dilemma is None else tuple(dilemma)
 
     @property
     def parameters(self):

@@ -691,4 +691,5 @@ GAME = register(Game(
     rules=ROOT / "docs" / "rules" / "stag_hunt.md",
     round="turn",
     benchmarks=[Benchmark("random"), Benchmark("observing every action", observe=True)],
+    dilemma=("cooperator", "hare_hunter"),
 ))

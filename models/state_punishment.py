@@ -422,4 +422,5 @@ GAME = register(Game(
     rules=ROOT / "docs" / "rules" / "state_punishment.md",
     round="turn",
     benchmarks=[Benchmark("random"), Benchmark("observing every action", observe=True)],
+    dilemma=("civic_voter", "greedy_forager"),
 ))

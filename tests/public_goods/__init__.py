@@ -225,4 +225,5 @@ GAME = register(Game(
     round="round",
     benchmarks=[Benchmark("random")],
     interface=PublicGoodsInterface(),
+    dilemma=("cooperate", "defect"),
 ))
