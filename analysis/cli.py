@@ -195,8 +195,9 @@ def _mix_arguments(parser, replicates: int, behaviours: bool = True):
     parser.add_argument("--replicates", type=int, default=replicates,
                         help=f"runs per mix (default {replicates})")
     parser.add_argument("--seed", type=int, default=0, help="the study's seed (default 0)")
-    parser.add_argument("--name", dest="study_name", help=f"the study's name (default GAME-{parser.prog.split()[-1]}"
-                        "); its results go to <out>/<name>")
+    parser.add_argument("--name", dest="study_name",
+                        help="the study's name (default: GAME-ranking, GAME-schelling, "
+                        "GAME-evolution); its results go to <out>/<name>")
     parser.add_argument("--out", type=Path, default=Path("results"),
                         help="results folder (default: results)")
     _backend_arguments(parser)
@@ -207,7 +208,7 @@ def _play_mixes(args, study):
     report = run_study(study, args.out, backend=args.backend, workers=args.workers,
                        scheduler=args.scheduler, progress=not args.no_progress)
     print(f"{study.name}: {report.total} runs, {report.played} played now, "
-          f"{len(report.failed)} failed; results in {report.folder}")
+          f"{len(report.failed)} failed\nresults: {report.folder}")
     if report.failed:
         raise ValueError(f"{len(report.failed)} runs failed (see {report.folder}/failed); "
                          "nothing to analyse until they succeed")
