@@ -30,6 +30,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from analysis import results
@@ -229,14 +230,16 @@ def _rank(args):
     folder = _play_mixes(args, study)
     ranking = fit(folder)
     print(f"\nteam outcome: mean final reward per seat of {ranking.players} seats; "
-          f"{ranking.runs} runs; residual sd {ranking.sigma:.4g}")
+          f"{ranking.runs} runs; residual sd {ranking.sigma:.4g};\nthe additive model "
+          f"explains {ranking.r_squared:.0%} of its variance over runs")
     shown = ranking.table[["rank", "behaviour"]].assign(**{
         f"{column} (95% CI)": [_interval(*values) for values in ranking.table[
             [column, f"{column}_low", f"{column}_high"]].to_numpy()]
         for column in ("value", "marginal")})
     print(shown.to_string(index=False))
-    print(f"\nnext teams that most narrow the intervals (trace of the values' covariance "
-          f"after each):")
+    print(f"\nthe next {args.propose} runs that most narrow the intervals: teams, runs each,"
+          f"\nand the trace of the values' covariance after them (now "
+          f"{np.trace(ranking.covariance):.4g})")
     print(propose(ranking, args.propose).to_string(index=False,
                                                    float_format="{:.4g}".format))
     path = save(ranking_figure(ranking, study.name), folder, "ranking")[-1]

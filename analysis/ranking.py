@@ -23,7 +23,10 @@ the outcome when one seat of a team switches from a behaviour drawn uniformly fr
 to ``k``; behaviours are ranked by it (the same order as the values). ``propose`` picks the
 next batch of teams that most reduces the uncertainty: greedily, the team whose one more run
 most lowers the trace of the values' posterior covariance (A-optimal design), updating the
-covariance after each pick.
+covariance after each pick; a team may be picked more than once (under the additive model
+the pure teams are the most informative, so they often are). ``Ranking.r_squared`` says how
+much of the outcome's variance over runs the additive model explains: a low value means the
+behaviours interact, or that the outcome is mostly noise.
 """
 
 from dataclasses import dataclass
@@ -77,7 +80,8 @@ class Ranking:
     """A fitted ranking: ``table`` (one row per behaviour, best first: ``value``,
     ``marginal`` and their intervals, ``rank``), the posterior ``mean`` and ``covariance``
     of the values (in ``behaviours`` order), the noise ``sigma``, ``runs``, team size
-    ``players`` and ``prior``."""
+    ``players``, ``prior`` and ``r_squared``, the share of the outcome's variance the model
+    explains."""
 
     behaviours: tuple
     players: int
@@ -87,6 +91,7 @@ class Ranking:
     sigma: float
     runs: int
     prior: float
+    r_squared: float
 
 
 def fit_outcomes(behaviours, counts: np.ndarray, outcomes: np.ndarray, prior: float = PRIOR,
@@ -122,8 +127,10 @@ def fit_outcomes(behaviours, counts: np.ndarray, outcomes: np.ndarray, prior: fl
         "marginal_high": marginal + quantile * marginal_se,
     }).sort_values("marginal", ascending=False, kind="stable").reset_index(drop=True)
     table.insert(0, "rank", np.arange(1, m + 1))
+    spread = (y - centre) @ (y - centre)
+    r_squared = 1 - residuals @ residuals / spread if spread > 0 else np.nan
     return Ranking(tuple(behaviours), players, table, mean, covariance, float(np.sqrt(sigma2)),
-                   runs, prior)
+                   runs, prior, float(r_squared))
 
 
 def fit(folder, prior: float = PRIOR, confidence: float = CONFIDENCE) -> Ranking:
@@ -136,9 +143,10 @@ def fit(folder, prior: float = PRIOR, confidence: float = CONFIDENCE) -> Ranking
 
 
 def propose(ranking: Ranking, batch: int = 10, candidates=None) -> pd.DataFrame:
-    """The next ``batch`` teams to play (module docstring), each with the trace of the
-    values' covariance after it (``uncertainty``); ``candidates`` (rows of counts) default to
-    every mix."""
+    """The next ``batch`` runs to play (module docstring): one row per team picked, in the
+    order first picked, with ``runs`` (how many of the batch) and ``uncertainty``, the trace
+    of the values' covariance once the batch has played up to that team's last run;
+    ``candidates`` (rows of counts) default to every mix."""
     if type(batch) is not int or batch < 1:
         raise ValueError(f"batch={batch!r} must be an integer >= 1")
     if candidates is None:
@@ -159,7 +167,9 @@ def propose(ranking: Ranking, batch: int = 10, candidates=None) -> pd.DataFrame:
             noise + spread[best] @ shares[best])
         rows.append({"population": population(ranking.behaviours, candidates[best]),
                      "uncertainty": float(np.trace(covariance))})
-    return pd.DataFrame(rows)
+    picks = pd.DataFrame(rows)
+    return picks.groupby("population", sort=False).agg(
+        runs=("uncertainty", "size"), uncertainty=("uncertainty", "last")).reset_index()
 
 
 def ranking_figure(ranking: Ranking, title: str = ""):

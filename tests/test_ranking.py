@@ -87,6 +87,7 @@ def test_ranking_recovers_planted_public_goods_contributions(tmp_path):
         assert table.loc[name, "marginal_low"] <= margin <= table.loc[name, "marginal_high"]
     assert list(fitted.table["behaviour"]) == ["cooperate", "random", "defect"]
     assert fitted.table["rank"].tolist() == [1, 2, 3]
+    assert 0.9 < fitted.r_squared <= 1  # additive by construction: only random adds noise
 
 
 def test_proposal_goes_where_the_uncertainty_is():
@@ -97,8 +98,9 @@ def test_proposal_goes_where_the_uncertainty_is():
                       + [[3, 0, 1]])
     outcomes = counts / 4 @ np.array([1.0, 2.0, 3.0]) + rng.normal(0, 0.5, len(counts))
     fitted = ranking.fit_outcomes("abc", counts, outcomes)
-    proposal = ranking.propose(fitted, 3)
+    proposal = ranking.propose(fitted, 6)
     assert "c:" in proposal["population"].iloc[0]
+    assert proposal["runs"].sum() == 6
     trace = [np.trace(fitted.covariance), *proposal["uncertainty"]]
     assert all(later < earlier for earlier, later in zip(trace, trace[1:]))
 
