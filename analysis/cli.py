@@ -167,6 +167,44 @@ def _parser():
     schelling.add_argument("--defector", help="the selfish behaviour (default: the game's)")
     schelling.set_defaults(command=_schelling, name="schelling")
 
+    evolve = commands.add_parser(
+        "evolve", help="evolutionary dynamics over behaviours from a payoff table",
+        description="Play every mix of GAME's seats over BEHAVIOURS (a study, resumable) and "
+        "print, from the resulting payoff table, the symmetric Nash equilibria, where the "
+        "replicator dynamics ends, and Moran fixation probabilities, each with a bootstrap "
+        "95%% interval over the runs; and a figure (docs/game-theory.md).")
+    _mix_arguments(evolve, replicates=10)
+    evolve.add_argument("--population-size", type=int, default=100, metavar="Z",
+                        help="population of the Moran process (default 100)")
+    evolve.add_argument("--selection", type=float, default=1.0,
+                        help="selection strength in units of 1/(payoff range of the table), "
+                        "default 1: the best payoff e times as fit as the worst")
+    evolve.add_argument("--resamples", type=int, default=100,
+                        help="bootstrap resamples of the runs (default 100)")
+    evolve.set_defaults(command=_evolve, name="evolve")
+
+    optimal = commands.add_parser(
+        "optimal", help="exact optimal Firefighting Graph values and how far behaviours are",
+        description="The exact optimal expected team reward of the Firefighting Graph "
+        "Dec-POMDP (oliehoek preset, row of houses, uniform initial fire levels) for each "
+        "instance, by two independent exact methods, an optimal joint policy, and each "
+        "behaviour's simulated mean against it; writes a table and a figure "
+        "(docs/game-theory.md).")
+    optimal.add_argument("--cases", default="2x1,2x2,2x3,3x1,3x2", metavar="NxH,...",
+                         help="instances: firefighters x horizon (default "
+                         "2x1,2x2,2x3,3x1,3x2)")
+    optimal.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                         help="a Firefighting Graph parameter (default preset=\"oliehoek\")")
+    optimal.add_argument("--episodes", type=int, default=2000,
+                         help="simulated episodes per behaviour and instance (default 2000)")
+    optimal.add_argument("--learner-episodes", type=int, default=10_000,
+                         help="training episodes of the q_learning baseline (default 10000)")
+    optimal.add_argument("--seed", type=int, default=0, help="first episode's rng (default 0)")
+    optimal.add_argument("--out", type=Path, default=Path("results/optimal"),
+                         help="folder of optimal.csv, baselines.csv and the figure "
+                         "(default: results/optimal)")
+    optimal.set_defaults(command=_optimal, name="optimal")
+
     dashboard = commands.add_parser(
         "dashboard", help="serve the dashboard (app.py) on 127.0.0.1",
         description="Fill the front-end cache if needed (dashboard_assets.py, from the npm "
@@ -269,6 +307,100 @@ def _schelling(args):
                                               na_rep=""))
     path = save(schelling_figure(folder, study.name), folder, "schelling")[-1]
     print(f"\nfigure: {path}")
+
+
+def _evolve(args):
+    from analysis import evolution
+    from analysis.figures import save
+    from analysis.payoffs import empirical_game
+
+    study = evolution.evolution_study(args.game, _behaviour_list(args.behaviours),
+                                      fixed=_settings(args.game, args.set),
+                                      replicates=args.replicates, seed=args.seed,
+                                      name=args.study_name)
+    folder = _play_mixes(args, study)
+    game = empirical_game(folder)
+    beta = evolution.selection_strength(game, args.selection)
+    uncertain = evolution.uncertainty(game, args.resamples, args.seed,
+                                      population_size=args.population_size, selection=beta)
+    tables = evolution.report(game, args.population_size, beta, uncertain)
+    print(f"\npayoff table: {len(game.counts)} mixes of {game.players} seats, "
+          f"{min(len(s) for s in game.samples)} or more runs each;\nintervals: 95% "
+          f"percentile bootstrap over {args.resamples} resamples of the runs")
+    print("\nsymmetric Nash equilibria (shares of the population)")
+    for index, row in tables["equilibria"].iterrows():
+        print(f"  {index + 1}. {row['support']}\n     {row['stability']} under the replicator "
+              f"dynamics, payoff {row['payoff']:.4g}, found in "
+              f"{row['found in resamples']:.0%} of resamples")
+        for name in game.behaviours:
+            if row[name] > 0:
+                low, high = row[f"{name} 95% low"], row[f"{name} 95% high"]
+                print(f"     {name} {_interval(row[name], low, high)}")
+    print("\nwhere the replicator dynamics ends, from a lattice of interior starting points")
+    for _, row in tables["rest_points"].iterrows():
+        shares = ", ".join(f"{name} {row[name]:.3g}" for name in game.behaviours
+                           if row[name] > 0) if row["settled"] else "does not settle"
+        print(f"  {row['share of starts']:.0%} of starts: {shares}")
+    print(f"\nMoran process, Z = {args.population_size}, selection {args.selection:g} per "
+          f"payoff range (beta = {beta:.4g}):\nfixation probability of one mutant among "
+          f"residents; neutral 1/Z = {1 / args.population_size:.3g}")
+    moran = tables["fixation"]
+    print(moran[["resident", "mutant"]].assign(**{"fixation (95% CI)": [
+        _interval(*values) for values in moran[["fixation probability", "95% low",
+                                                "95% high"]].to_numpy()]},
+        **{"x neutral": moran["rho Z (1 = neutral)"].map("{:.3g}".format)})
+        .to_string(index=False))
+    figure = evolution.evolution_figure(game, args.population_size, beta, uncertain,
+                                        title=f"{study.name}: {game.players} seats")
+    print(f"\nfigure: {save(figure, folder, 'evolution')[-1]}")
+
+
+def _cases(text: str) -> list[tuple[int, int]]:
+    cases = []
+    for item in text.split(","):
+        firefighters, sep, horizon = item.strip().partition("x")
+        if not (sep and firefighters.isdigit() and horizon.isdigit()):
+            raise ValueError(f"--cases {item.strip()!r} must be FIREFIGHTERSxHORIZON, e.g. 2x3")
+        cases.append((int(firefighters), int(horizon)))
+    return cases
+
+
+def _optimal(args):
+    from analysis import optimal
+    from analysis.figures import save
+
+    parameters = {"preset": "oliehoek", **_settings("firefighting_graph", args.set)}
+    cases = _cases(args.cases)
+    for name, value in (("episodes", args.episodes), ("learner-episodes",
+                                                       args.learner_episodes)):
+        if value < 2:
+            raise ValueError(f"--{name} {value} must be at least 2")
+    for firefighters, horizon in cases:  # every instance checked before any is solved
+        optimal.tables("firefighting_graph", horizon, **parameters, n_agents=firefighters)
+    values = optimal.optimal_table(cases, **parameters)
+    print(f"exact optimal expected total team reward, {parameters}")
+    print(values.to_string(index=False, float_format="{:.6g}".format))
+    baselines = optimal.baseline_table(cases, args.episodes, args.seed,
+                                       learner_episodes=args.learner_episodes, **parameters)
+    print(f"\neach behaviour in every seat, {args.episodes} episodes each (rng = {args.seed} "
+          f"+ episode); gap = optimum - mean")
+    shown = baselines[["firefighters", "horizon", "behaviour", "mean", "se", "exact", "gap",
+                       "gap_se"]].rename(columns={"gap_se": "gap_in_se"})
+    print(shown.to_string(index=False, float_format="{:.4g}".format, na_rep=""))
+    for firefighters, horizon in cases:
+        found = optimal.optimal_value("firefighting_graph", horizon, **parameters,
+                                      n_agents=firefighters)
+        print(f"\nan optimal joint policy, {firefighters} firefighters, horizon {horizon} "
+              "(flames seen so far -> action)")
+        for seat, table in enumerate(found.policy):
+            print(f"  firefighter {seat}: " + ", ".join(
+                f"{''.join(map(str, history)) or '-'}:{action}"
+                for history, action in table.items()))
+    args.out.mkdir(parents=True, exist_ok=True)
+    values.to_csv(args.out / "optimal.csv", index=False)
+    baselines.to_csv(args.out / "baselines.csv", index=False)
+    path = save(optimal.optimal_figure(baselines), args.out, "optimal")[-1]
+    print(f"\ntables: {args.out / 'optimal.csv'}, {args.out / 'baselines.csv'}\nfigure: {path}")
 
 
 def _first_sentence(text) -> str:

@@ -49,7 +49,8 @@ SETTINGS = {"learning_rate": 0.1, "discount": 0.95, "epsilon": 0.1}
 class Learning:
     """What both learners share: settings, epsilon-greedy acting, the TD target."""
 
-    def _settings(self, learning_rate, discount, epsilon):
+    def configure(self, learning_rate, discount, epsilon):
+        """Set the learning settings, each checked."""
         self.learning_rate = check.probability("learning_rate", learning_rate)
         self.discount = check.probability("discount", discount)
         self.epsilon = check.probability("epsilon", epsilon)
@@ -92,7 +93,7 @@ class TabularQ(Learning, TabularPolicy):
                  learning_rate=SETTINGS["learning_rate"], discount=SETTINGS["discount"],
                  epsilon=SETTINGS["epsilon"]):
         TabularPolicy.__init__(self, actions, keys, values, game, path)
-        self._settings(learning_rate, discount, epsilon)
+        self.configure(learning_rate, discount, epsilon)
 
     @classmethod
     def fresh(cls, model, **settings):
@@ -120,7 +121,7 @@ class LinearQ(Learning, LinearPolicy):
                  learning_rate=SETTINGS["learning_rate"], discount=SETTINGS["discount"],
                  epsilon=SETTINGS["epsilon"]):
         LinearPolicy.__init__(self, weights, bias, game, path)
-        self._settings(learning_rate, discount, epsilon)
+        self.configure(learning_rate, discount, epsilon)
 
     @classmethod
     def fresh(cls, model, **settings):

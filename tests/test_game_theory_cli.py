@@ -34,7 +34,7 @@ def run(capsys, *argv):
 def test_rank(game, tmp_path, capsys):
     argv = ["rank", game, *SMALL[game], "--out", str(tmp_path), "--propose", "3"]
     out = run(capsys, *argv)
-    assert "marginal (95% CI)" in out and "next teams" in out
+    assert "marginal (95% CI)" in out and "runs that most narrow the intervals" in out
     assert (tmp_path / f"{game}-ranking" / "ranking.png").exists()
     assert (tmp_path / f"{game}-ranking" / "ranking.pdf").exists()
     assert ", 0 played now" in run(capsys, *argv)
@@ -62,3 +62,39 @@ def test_bad_input_is_one_line(argv, message, tmp_path, capsys):
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("game", REAL_GAMES)
+def test_evolve(game, tmp_path, capsys):
+    behaviours = ",".join(GAMES[game].dilemma)
+    options = [a for a in SMALL[game] if "," not in a and a != "--behaviours"]
+    argv = ["evolve", game, *options, "--behaviours", behaviours, "--out", str(tmp_path),
+            "--resamples", "5", "--population-size", "20"]
+    out = run(capsys, *argv)
+    assert "symmetric Nash equilibria" in out and "fixation (95% CI)" in out
+    assert "where the replicator dynamics ends" in out
+    assert (tmp_path / f"{game}-evolution" / "evolution.png").exists()
+
+
+def test_optimal(tmp_path, capsys):
+    status = main(["optimal", "--cases", "2x1,3x1", "--episodes", "50",
+                   "--learner-episodes", "20", "--out", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "-2.48148" in out  # 2 firefighters, horizon 1: -67/27
+    assert "firefighter 2:" in out and "belief_tracker" in out and "q_learning" in out
+    assert {p.name for p in tmp_path.iterdir()} == {"optimal.csv", "baselines.csv",
+                                                    "optimal.pdf", "optimal.png"}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["optimal", "--cases", "2by3"], "must be FIREFIGHTERSxHORIZON"),
+    (["optimal", "--cases", "2x0"], "horizon"),
+    (["optimal", "--cases", "9x9"], "joint policies"),
+    (["optimal", "--set", "p_ignite=2"], "p_ignite"),
+    (["evolve", "stag_hunt", "--behaviours", "cooperator"], "at least 2"),
+])
+def test_bad_optimal_and_evolve_input_is_one_line(argv, message, tmp_path, capsys):
+    assert main([*argv, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
