@@ -336,10 +336,11 @@ def _evolve(args):
             if row[name] > 0:
                 low, high = row[f"{name} 95% low"], row[f"{name} 95% high"]
                 print(f"     {name} {_interval(row[name], low, high)}")
-    print("\nwhere the replicator dynamics ends, from a lattice of interior starting points")
+    print("\nwhere the replicator dynamics ends, from a lattice of interior starting points"
+          "\n(shares below 0.0005 not shown)")
     for _, row in tables["rest_points"].iterrows():
         shares = ", ".join(f"{name} {row[name]:.3g}" for name in game.behaviours
-                           if row[name] > 0) if row["settled"] else "does not settle"
+                           if row[name] >= 5e-4) if row["settled"] else "does not settle"
         print(f"  {row['share of starts']:.0%} of starts: {shares}")
     print(f"\nMoran process, Z = {args.population_size}, selection {args.selection:g} per "
           f"payoff range (beta = {beta:.4g}):\nfixation probability of one mutant among "
