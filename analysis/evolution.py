@@ -378,7 +378,8 @@ def _interior_roots(table: _Table, support: tuple) -> list[np.ndarray]:
     return found
 
 
-def nash_equilibria(game: EmpiricalGame, tolerance: float = 1e-8) -> list[Equilibrium]:
+def nash_equilibria(game: EmpiricalGame, tolerance: float = 1e-8,
+                    supports=None) -> list[Equilibrium]:
     """The symmetric Nash equilibria of the empirical game: shares x at which every behaviour
     of the support earns the most, f_k(x) = max_j f_j(x) (Nash 1951: a symmetric game has
     one). Support enumeration (e.g. Porter, Nudelman & Shoham 2008): for every support S,
@@ -388,12 +389,17 @@ def nash_equilibria(game: EmpiricalGame, tolerance: float = 1e-8) -> list[Equili
     outside S earns more, within ``tolerance`` (units of the payoff range). Equilibria closer
     than ``SAME_EQUILIBRIUM`` are one (the smaller support kept). Isolated equilibria only: a
     face on which behaviours tie everywhere holds a continuum, of which only the equilibria
-    on its boundary are found. Needs the complete table."""
+    on its boundary are found. ``supports`` (tuples of behaviour names) limits the search to
+    those supports (the bootstrap's). Needs the complete table."""
     table, m = _Table(game), len(game.behaviours)
     table.complete()
     slack, found = tolerance * table.spread, []
+    wanted = None if supports is None else {
+        tuple(sorted(game.behaviours.index(name) for name in support)) for support in supports}
     for size in range(1, m + 1):
         for support in itertools.combinations(range(m), size):
+            if wanted is not None and support not in wanted:
+                continue
             if size == 1:
                 candidates = [np.eye(m)[support[0]]]
             elif size == 2:
@@ -509,8 +515,7 @@ class Uncertainty:
     resamples of its runs: ``fixation`` (resamples, m, m) and its percentile interval
     ``fixation_low``/``_high``; for each point-estimate equilibrium (``equilibria``), the
     share of resamples with an equilibrium of the same support (``found``) and the interval
-    of its shares over those (``shares_low``/``_high``, (E, m)); ``unmatched`` (resamples,)
-    the bootstrap equilibria matched to none; ``ends`` (resamples, m) where the trajectory
+    of its shares over those (``shares_low``/``_high``, (E, m)); ``ends`` (resamples, m) where the trajectory
     from the barycentre settles (NaN if it does not) and its interval ``end_low``/``_high``."""
     behaviours: tuple
     population_size: int
@@ -525,7 +530,6 @@ class Uncertainty:
     found: np.ndarray
     shares_low: np.ndarray
     shares_high: np.ndarray
-    unmatched: np.ndarray
     ends: np.ndarray
     end_low: np.ndarray
     end_high: np.ndarray
@@ -545,7 +549,8 @@ def uncertainty(game: EmpiricalGame, resamples: int = 200, seed: int = 0, *,
     """Percentile bootstrap (Efron & Tibshirani 1993) of the fixation probabilities, the Nash
     equilibria and the end of the replicator trajectory from the barycentre: ``resamples``
     payoff tables drawn by ``game.resample`` with ``np.random.default_rng(seed)`` (the runs of
-    each mix with replacement), so the same seed gives the same result. A bootstrap
+    each mix with replacement), so the same seed gives the same result. Each resample is
+    searched for equilibria on the supports of the point-estimate ones only; a bootstrap
     equilibrium matches the point-estimate equilibrium of the same support nearest to it in
     shares (each used once). A game with one run per mix gives intervals of width 0."""
     _population(game, population_size)
@@ -557,12 +562,13 @@ def uncertainty(game: EmpiricalGame, resamples: int = 200, seed: int = 0, *,
     rng = np.random.default_rng(seed)
     fix = np.empty((resamples, m, m))
     matched = np.full((len(point), resamples, m), np.nan)
-    unmatched, ends = np.zeros(resamples, dtype=np.int64), np.empty((resamples, m))
+    ends = np.empty((resamples, m))
+    supports = [equilibrium.support for equilibrium in point]
     for r in range(resamples):
         boot = game.resample(rng)
         fix[r] = fixation(boot, population_size, selection)
         ends[r] = _barycentre_end(boot)
-        candidates = nash_equilibria(boot)
+        candidates = nash_equilibria(boot, supports=supports)
         free = set(range(len(candidates)))
         for e, equilibrium in enumerate(point):
             same = [b for b in free if candidates[b].support == equilibrium.support]
@@ -571,14 +577,13 @@ def uncertainty(game: EmpiricalGame, resamples: int = 200, seed: int = 0, *,
                                                       - equilibrium.shares).sum())
                 matched[e, r] = candidates[best].shares
                 free.discard(best)
-        unmatched[r] = len(free)
     shares = [_interval(samples, confidence) for samples in matched]
     return Uncertainty(
         game.behaviours, population_size, float(selection), resamples, seed, confidence,
         fix, *_interval(fix, confidence), tuple(point),
         (~np.isnan(matched[..., 0])).mean(axis=1) if point else np.zeros(0),
         np.array([s[0] for s in shares]).reshape(-1, m),
-        np.array([s[1] for s in shares]).reshape(-1, m), unmatched, ends,
+        np.array([s[1] for s in shares]).reshape(-1, m), ends,
         *_interval(ends, confidence))
 
 
