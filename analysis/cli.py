@@ -265,6 +265,8 @@ def _rank(args):
     study = ranking_study(args.game, _behaviour_list(args.behaviours),
                           fixed=_settings(args.game, args.set), replicates=args.replicates,
                           seed=args.seed, teams=args.teams, name=args.study_name)
+    if args.propose < 1:
+        raise ValueError(f"--propose {args.propose} must be at least 1")
     folder = _play_mixes(args, study)
     ranking = fit(folder)
     print(f"\nteam outcome: mean final reward per seat of {ranking.players} seats; "
@@ -312,12 +314,20 @@ def _schelling(args):
 def _evolve(args):
     from analysis import evolution
     from analysis.figures import save
-    from analysis.payoffs import empirical_game
+    from analysis.payoffs import empirical_game, seats
 
-    study = evolution.evolution_study(args.game, _behaviour_list(args.behaviours),
-                                      fixed=_settings(args.game, args.set),
+    fixed = _settings(args.game, args.set)
+    study = evolution.evolution_study(args.game, _behaviour_list(args.behaviours), fixed=fixed,
                                       replicates=args.replicates, seed=args.seed,
                                       name=args.study_name)
+    players = seats(args.game, fixed)
+    if not max(players, 2) <= args.population_size <= evolution.MAX_POPULATION:
+        raise ValueError(f"--population-size {args.population_size} must be from the "
+                         f"game's {players} seats (and 2) to {evolution.MAX_POPULATION:,}")
+    if not 0 <= args.selection < float("inf"):
+        raise ValueError(f"--selection {args.selection} must be a finite number >= 0")
+    if args.resamples < 2:
+        raise ValueError(f"--resamples {args.resamples} must be at least 2")
     folder = _play_mixes(args, study)
     game = empirical_game(folder)
     beta = evolution.selection_strength(game, args.selection)
@@ -366,11 +376,22 @@ def _cases(text: str) -> list[tuple[int, int]]:
     return cases
 
 
+#: Parameters that ``dilemmas optimal`` sets from ``--cases`` (or does not vary).
+OPTIMAL_FIXED = ("n_agents", "max_steps", "layout", "n_width", "n_height", "population",
+                 "policy", "learner")
+
+
 def _optimal(args):
     from analysis import optimal
     from analysis.figures import save
 
     parameters = {"preset": "oliehoek", **_settings("firefighting_graph", args.set)}
+    for name in OPTIMAL_FIXED:
+        if name in parameters:
+            raise ValueError(f"--set {name}: not settable here: the instances are rows of "
+                             "houses whose firefighters and horizon --cases gives")
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed} must be an integer >= 0")
     cases = _cases(args.cases)
     for name, value in (("episodes", args.episodes), ("learner-episodes",
                                                        args.learner_episodes)):

@@ -59,6 +59,10 @@ SAME = 1e-3
 SAME_EQUILIBRIUM = 1e-6
 #: Integration tolerances (solve_ivp, RK45).
 RTOL, ATOL = 1e-8, 1e-12
+#: The largest population of the Moran process.
+MAX_POPULATION = 1_000_000
+#: Starting points of the root finder near the faces, per support of 3 or more behaviours.
+EDGE_STARTS = 30
 #: Replicator Jacobian eigenvalues within this of 0 (units of payoff range) are "neutral".
 EIGEN_TOLERANCE = 1e-6
 
@@ -67,7 +71,8 @@ def evolution_study(game: str, behaviours=None, *, fixed=None, replicates: int =
                     seed: int = 0, name: str | None = None):
     """The study of the payoff table of ``behaviours`` (default: every fixed behaviour of
     ``game``): every mix of the game's seats over them, ``replicates`` runs each."""
-    behaviours = payoffs.check_behaviours(game, behaviours or payoffs.scripted(game), 2)
+    behaviours = payoffs.check_behaviours(
+        game, payoffs.scripted(game) if behaviours is None else behaviours, 2)
     players = payoffs.seats(game, fixed)
     return payoffs.mix_study(game, name or f"{game}-evolution", behaviours,
                              all_mixes(behaviours, players), fixed=fixed,
@@ -272,9 +277,9 @@ class RestPoint:
 
 def rest_points(game: EmpiricalGame, starts=None, horizon: float = HORIZON) -> list[RestPoint]:
     """Where replicator trajectories end: from each of ``starts`` (an array (n, m) of shares,
-    or an integer lattice resolution; default about 40 interior points evenly over the
-    simplex), integrate until every trajectory has settled or until ``horizon``; group the
-    end points closer than ``SAME``. Shares below 1e-6 are reported as 0 (a face is only
+    or an integer lattice resolution; default up to 40 interior points, 11 for two
+    behaviours, evenly over the simplex), integrate until every trajectory has settled or
+    until ``horizon``; group the end points closer than ``SAME``. Shares below 1e-6 are reported as 0 (a face is only
     reached asymptotically). Trajectories still moving are pooled in one unsettled entry.
     Ordered by basin, largest first."""
     table, m = _Table(game), len(game.behaviours)
@@ -357,7 +362,9 @@ def _interior_roots(table: _Table, support: tuple) -> list[np.ndarray]:
     """Shares in the relative interior of the face ``support`` (3 or more behaviours) at
     which every behaviour of the support earns the same: roots (scipy.optimize.root, hybr)
     of f_{s_i} - f_{s_0}, i >= 1, in logit coordinates x_s ~ exp(z_s), z_{s_0} = 0, from a
-    lattice of starting points over the face."""
+    lattice of starting points over the face and ``EDGE_STARTS`` more drawn from a
+    Dirichlet(1/2) (fixed seed), which reach roots close to the face's boundary. A root
+    finder from finitely many starts can still miss an equilibrium."""
     m, size, chosen = len(table.game.behaviours), len(support), list(support)
 
     def shares(z):
@@ -371,7 +378,9 @@ def _interior_roots(table: _Table, support: tuple) -> list[np.ndarray]:
         return f[1:] - f[0]
 
     found = []
-    for start in _lattice(size, _resolution(size, 15)):
+    edge = np.random.default_rng(size).dirichlet(np.full(size, 0.5), EDGE_STARTS)
+    for start in np.concatenate([_lattice(size, _resolution(size, 15)),
+                                 np.clip(edge, 1e-6, None)]):
         z = optimize.root(residual, np.log(start[1:] / start[0]), method="hybr").x
         if np.isfinite(z).all():
             found.append(shares(z))
@@ -425,9 +434,10 @@ def _population(game: EmpiricalGame, population_size) -> int:
         z = operator.index(population_size)
     except TypeError:
         z = None
-    if z is None or isinstance(population_size, bool) or z < max(game.players, 2):
-        raise ValueError(f"population_size must be an integer >= the game's {game.players} "
-                         f"players (and >= 2); got {population_size!r}")
+    if z is None or isinstance(population_size, bool) or not \
+            max(game.players, 2) <= z <= MAX_POPULATION:
+        raise ValueError(f"population_size must be an integer from the game's {game.players} "
+                         f"players (and 2) to {MAX_POPULATION:,}; got {population_size!r}")
     return z
 
 
@@ -515,8 +525,8 @@ class Uncertainty:
     resamples of its runs: ``fixation`` (resamples, m, m) and its percentile interval
     ``fixation_low``/``_high``; for each point-estimate equilibrium (``equilibria``), the
     share of resamples with an equilibrium of the same support (``found``) and the interval
-    of its shares over those (``shares_low``/``_high``, (E, m)); ``ends`` (resamples, m) where the trajectory
-    from the barycentre settles (NaN if it does not) and its interval ``end_low``/``_high``."""
+    of its shares over those (``shares_low``/``_high``, (E, m)); ``ends`` (resamples, m)
+    where the trajectory from the barycentre settles (NaN if it does not) and its interval ``end_low``/``_high``."""
     behaviours: tuple
     population_size: int
     selection: float

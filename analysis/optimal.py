@@ -480,8 +480,9 @@ def train_learner(horizon: int, episodes: int, seed: int, **parameters):
     as the ``policy``."""
     learner = None
     for episode in range(episodes):
-        model = GAMES[GAME].model(**parameters, max_steps=horizon, population="q_learning",
-                                  learner=learner, rng=seed + episode, collect_data=False)
+        model = GAMES[GAME].model(**{**parameters, "max_steps": horizon},
+                                  population="q_learning", learner=learner, rng=seed + episode,
+                                  collect_data=False)
         if learner is None:
             learner = model.learners["q_learning"]
             learner.configure(**LEARNER_SETTINGS)

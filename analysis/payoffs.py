@@ -30,13 +30,21 @@ ADAPTIVE = ("policy", "q_learning", "linear_q")
 
 def seats(game: str, fixed: dict | None = None) -> int:
     """The number of seats of ``game`` with the parameters ``fixed`` (its defaults otherwise),
-    read from a model built with them."""
+    read from a model built with them; a StudyError if some seats do not play an episode
+    (the Stag Hunt spawns ``num_agents_to_spawn`` of its ``num_agents`` seats): a mix's
+    payoffs are those of the behaviours that play together."""
     fixed = dict(fixed or {})
     fixed.pop("population", None)
     try:
-        model = GAMES[game].model(**fixed, rng=0, collect_data=False)
+        model = GAMES[game].model(**fixed, rng=0)
     except (ValueError, TypeError) as error:
         raise StudyError(f"{game}: {error}") from None
+    playing = len(model.datacollector.get_agent_vars_dataframe())
+    if playing != len(model.seats):
+        raise StudyError(f"{game}: only {playing} of its {len(model.seats)} seats play an "
+                         "episode with these parameters; the analyses of mixes need every "
+                         "seat to play (e.g. set num_agents_to_spawn equal to num_agents, or "
+                         f"num_agents={playing})")
     return len(model.seats)
 
 
@@ -49,6 +57,8 @@ def check_behaviours(game: str, behaviours, least: int = 1) -> tuple[str, ...]:
     """``behaviours`` as a tuple of distinct registered behaviours of ``game``, at least
     ``least`` of them, or a StudyError naming the one at fault."""
     behaviours = tuple(behaviours)
+    if not behaviours:
+        raise StudyError(f"{game}: no behaviours given")
     known = GAMES[game].behaviours
     for name in behaviours:
         if name not in known:

@@ -30,7 +30,6 @@ behaviours interact, or that the outcome is mostly noise.
 """
 
 from dataclasses import dataclass
-from math import comb
 
 import numpy as np
 import pandas as pd
@@ -43,6 +42,8 @@ from analysis.studies import StudyError
 CONFIDENCE = 0.95
 #: At most this many teams unless ``teams`` says otherwise: every mix if there are fewer.
 TEAMS = 120
+#: Teams ``propose`` considers at most (a sample, as ``design`` draws it, beyond).
+CANDIDATES = 100_000
 #: Precision of the prior, in runs of a pure team (module docstring).
 PRIOR = 1e-3
 
@@ -68,7 +69,8 @@ def ranking_study(game: str, behaviours=None, *, fixed=None, replicates: int = 1
                   seed: int = 0, teams: int = TEAMS, name: str | None = None):
     """The study of a ranking (module docstring): ``behaviours`` (default: every fixed
     behaviour of the game) in teams of the game's seats with the parameters ``fixed``."""
-    behaviours = payoffs.check_behaviours(game, behaviours or payoffs.scripted(game), 2)
+    behaviours = payoffs.check_behaviours(
+        game, payoffs.scripted(game) if behaviours is None else behaviours, 2)
     players = payoffs.seats(game, fixed)
     return payoffs.mix_study(game, name or f"{game}-ranking", behaviours,
                              design(behaviours, players, teams, seed), fixed=fixed,
@@ -146,25 +148,25 @@ def propose(ranking: Ranking, batch: int = 10, candidates=None) -> pd.DataFrame:
     """The next ``batch`` runs to play (module docstring): one row per team picked, in the
     order first picked, with ``runs`` (how many of the batch) and ``uncertainty``, the trace
     of the values' covariance once the batch has played up to that team's last run;
-    ``candidates`` (rows of counts) default to every mix."""
+    ``candidates`` (rows of counts) default to every mix, or to ``design``'s sample of
+    ``CANDIDATES`` teams when there are more."""
     if type(batch) is not int or batch < 1:
         raise ValueError(f"batch={batch!r} must be an integer >= 1")
     if candidates is None:
-        if comb(ranking.players + len(ranking.behaviours) - 1, len(ranking.behaviours) - 1) \
-                > 100_000:
-            raise ValueError("too many teams to consider: give candidates")
-        candidates = all_mixes(ranking.behaviours, ranking.players)
+        candidates = design(ranking.behaviours, ranking.players,
+                            max(CANDIDATES, len(ranking.behaviours)))
     candidates = np.asarray(candidates, dtype=np.int64)
     shares = candidates / ranking.players
     covariance, noise = ranking.covariance.copy(), ranking.sigma ** 2
     rows = []
     for _ in range(batch):
         spread = shares @ covariance  # (candidates, m): Sigma x for each candidate
-        gain = np.einsum("ij,ij->i", spread, spread) / (
-            noise + np.einsum("ij,ij->i", spread, shares))
+        denominator = noise + np.einsum("ij,ij->i", spread, shares)
+        gain = np.divide(np.einsum("ij,ij->i", spread, spread), denominator,
+                         out=np.zeros(len(shares)), where=denominator > 0)
         best = int(np.argmax(gain))
-        covariance = covariance - np.outer(spread[best], spread[best]) / (
-            noise + spread[best] @ shares[best])
+        if denominator[best] > 0:  # else nothing is uncertain: the covariance stays 0
+            covariance = covariance - np.outer(spread[best], spread[best]) / denominator[best]
         rows.append({"population": population(ranking.behaviours, candidates[best]),
                      "uncertainty": float(np.trace(covariance))})
     picks = pd.DataFrame(rows)

@@ -52,6 +52,9 @@ def schelling_study(game: str, cooperator=None, defector=None, *, fixed=None,
     """The study of a Schelling diagram of ``game`` (module docstring)."""
     pair = behaviours_of(game, cooperator, defector)
     players = payoffs.seats(game, fixed)
+    if players < 2:
+        raise StudyError(f"{game}: a Schelling diagram needs at least 2 seats, these "
+                         f"parameters give {players}")
     mixes = np.array([[k, players - k] for k in range(players, -1, -1)])
     return payoffs.mix_study(game, name or f"{game}-schelling", pair, mixes, fixed=fixed,
                              replicates=replicates, seed=seed)
@@ -119,8 +122,8 @@ def diagnostics(curves: pd.DataFrame, team: pd.DataFrame) -> pd.DataFrame:
     gaps = d["payoff"] - c["payoff"]
     rows.append({"property": "defection dominant: D(i) > C(i) at every i",
                  "holds": bool((gaps > 0).all()), "difference": gaps.min(),
-                 "in_se": min(_in_se(gap, a, b) for gap, a, b in
-                              zip(gaps, d["payoff_se"], c["payoff_se"]))})
+                 "in_se": _in_se(gaps.min(), d["payoff_se"].loc[gaps.idxmin()],
+                                 c["payoff_se"].loc[gaps.idxmin()])})
     best = team.loc[team["payoff"].idxmax()]
     worst_case = team.loc[team["cooperators"] == 0].iloc[0]
     rows.append({"property": f"social optimum: {int(best['cooperators'])} cooperators",

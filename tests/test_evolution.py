@@ -327,3 +327,20 @@ def test_evolution_study_of_public_goods_finds_defection(tmp_path):
     assert len(ends) == 1 and np.allclose(ends[0].shares, [0, 1, 0])
     assert evolution.selection_strength(game, 2.0) == pytest.approx(
         2.0 / (np.nanmax(game.means) - np.nanmin(game.means)))
+
+
+def test_an_equilibrium_close_to_a_face_is_found():
+    """A random three-behaviour game (found in review) whose interior equilibrium lies
+    within 0.01 of a face: the root finder's starts near the faces reach it, and every
+    behaviour earns the same there."""
+    rng = np.random.default_rng(7)
+    for trial in range(12):
+        players = int(rng.choice([3, 4, 5]))
+        counts = all_mixes(range(3), players)
+        means = np.where(counts > 0, rng.normal(size=counts.shape), np.nan)
+        rng.dirichlet(np.ones(3), 400)
+    game = EmpiricalGame.from_means(["a", "b", "c"], players, counts, means)
+    near = [e for e in evolution.nash_equilibria(game)
+            if np.abs(e.shares - [0.009, 0.086, 0.905]).max() < 2e-3]
+    assert len(near) == 1
+    assert np.ptp(evolution.expected_payoffs(game, near[0].shares)) < 1e-8

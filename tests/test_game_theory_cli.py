@@ -11,7 +11,8 @@ from models import GAMES
 SMALL = {
     "bucket_brigade": ["--behaviours", "firefighter,free_rider,hero"],
     "state_punishment": ["--set", "max_steps=20"],
-    "stag_hunt": ["--set", "max_steps=30", "--behaviours", "hare_hunter,cooperator"],
+    "stag_hunt": ["--set", "max_steps=30", "--set", "num_agents=2", "--behaviours",
+                  "hare_hunter,cooperator"],
     "firefighting_graph": ["--set", "n_agents=3", "--set", "max_steps=20"],
 }
 REAL_GAMES = sorted(SMALL)
@@ -56,6 +57,10 @@ def test_schelling(game, tmp_path, capsys):
     (["schelling", "stag_hunt", "--cooperator", "policy"], "not a fixed behaviour"),
     (["rank", "bucket_brigade", "--set", "num_agents=99"], "num_agents"),
     (["schelling", "bucket_brigade", "--set", "colour=3"], "not a parameter"),
+    (["schelling", "stag_hunt"], "only 2 of its 3 seats play"),
+    (["schelling", "firefighting_graph", "--set", "n_agents=1"], "at least 2 seats"),
+    (["rank", "bucket_brigade", "--behaviours", ","], "no behaviours given"),
+    (["rank", "bucket_brigade", "--propose", "0"], "--propose 0"),
 ])
 def test_bad_input_is_one_line(argv, message, tmp_path, capsys):
     assert main([*argv, "--out", str(tmp_path), "--no-progress"]) == 2
@@ -92,7 +97,17 @@ def test_optimal(tmp_path, capsys):
     (["optimal", "--cases", "2x0"], "horizon"),
     (["optimal", "--cases", "9x9"], "joint policies"),
     (["optimal", "--set", "p_ignite=2"], "p_ignite"),
-    (["evolve", "stag_hunt", "--behaviours", "cooperator"], "at least 2"),
+    (["evolve", "stag_hunt", "--set", "num_agents=2", "--behaviours", "cooperator"],
+     "at least 2"),
+    (["evolve", "bucket_brigade", "--population-size", "10000000000"], "--population-size"),
+    (["evolve", "bucket_brigade", "--population-size", "3"], "--population-size"),
+    (["evolve", "bucket_brigade", "--selection", "-1"], "--selection"),
+    (["evolve", "bucket_brigade", "--selection", "nan"], "--selection"),
+    (["evolve", "bucket_brigade", "--resamples", "1"], "--resamples"),
+    (["optimal", "--set", "n_agents=3"], "not settable here"),
+    (["optimal", "--set", "max_steps=1"], "not settable here"),
+    (["optimal", "--set", 'layout="grid"'], "not settable here"),
+    (["optimal", "--seed", "-5"], "--seed"),
 ])
 def test_bad_optimal_and_evolve_input_is_one_line(argv, message, tmp_path, capsys):
     assert main([*argv, "--out", str(tmp_path)]) == 2

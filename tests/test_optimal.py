@@ -230,8 +230,9 @@ def test_optimal_table_and_figure(tmp_path):
     assert (table["difference"] <= 1e-9).all() and (table["seconds"] >= 0).all()
     assert table["optimum"].iloc[0] == pytest.approx(-67 / 27)
     assert isinstance(optimal_figure(table), Figure)
-    played = optimal.baseline_table(((2, 1), (2, 2)), episodes=30, seed=0)
-    assert set(played["behaviour"]) == set(optimal.BEHAVIOURS) and len(played) == 10
+    played = optimal.baseline_table(((2, 1), (2, 2)), episodes=30, seed=0, learner_episodes=50)
+    assert set(played["behaviour"]) == set(optimal.BEHAVIOURS)
+    assert len(played) == 2 * len(optimal.BEHAVIOURS)
     figure = optimal_figure(played)
     paths = save(figure, tmp_path, "optimal")
     assert all(path.stat().st_size > 0 for path in paths)
