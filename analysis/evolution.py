@@ -279,9 +279,9 @@ def rest_points(game: EmpiricalGame, starts=None, horizon: float = HORIZON) -> l
     """Where replicator trajectories end: from each of ``starts`` (an array (n, m) of shares,
     or an integer lattice resolution; default up to 40 interior points, 11 for two
     behaviours, evenly over the simplex), integrate until every trajectory has settled or
-    until ``horizon``; group the end points closer than ``SAME``. Shares below 1e-6 are reported as 0 (a face is only
-    reached asymptotically). Trajectories still moving are pooled in one unsettled entry.
-    Ordered by basin, largest first."""
+    until ``horizon``; group the end points closer than ``SAME``. Shares below 1e-6 are
+    reported as 0 (a face is only reached asymptotically). Trajectories still moving are
+    pooled in one unsettled entry. Ordered by basin, largest first."""
     table, m = _Table(game), len(game.behaviours)
     if starts is None or np.ndim(starts) == 0:
         starts = _lattice(m, _resolution(m, 40) if starts is None else operator.index(starts))
@@ -526,7 +526,8 @@ class Uncertainty:
     ``fixation_low``/``_high``; for each point-estimate equilibrium (``equilibria``), the
     share of resamples with an equilibrium of the same support (``found``) and the interval
     of its shares over those (``shares_low``/``_high``, (E, m)); ``ends`` (resamples, m)
-    where the trajectory from the barycentre settles (NaN if it does not) and its interval ``end_low``/``_high``."""
+    where the trajectory from the barycentre settles (NaN if it does not) and its interval
+    ``end_low``/``_high``."""
     behaviours: tuple
     population_size: int
     selection: float
