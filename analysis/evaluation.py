@@ -24,7 +24,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from analysis import results
 from analysis.studies import Study
@@ -88,11 +87,9 @@ def returns(folder, focal: int) -> pd.DataFrame:
     for (policy, population), group in per_run.groupby(["policy", "population"]):
         row = {"population": population, "policy": policy, "n": len(group)}
         for column in ("focal_return", "background_return"):
-            values = group[column].dropna()
-            mean, se = values.mean(), values.sem()
-            half = se * stats.t.ppf(0.5 + CONFIDENCE / 2, max(len(values) - 1, 1))
-            row.update({column: mean, f"{column}_se": se, f"{column}_low": mean - half,
-                        f"{column}_high": mean + half})
+            found = results.mean_interval(group[column], CONFIDENCE)
+            row.update({column: found["mean"], f"{column}_se": found["se"],
+                        f"{column}_low": found["low"], f"{column}_high": found["high"]})
         rows.append(row)
     return pd.DataFrame(rows)
 

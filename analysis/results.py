@@ -14,6 +14,7 @@ import json
 from analysis import manifest
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 from scipy import stats
@@ -78,6 +79,18 @@ def episodes(folder, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     statistics = game(folder).statistics(rows, "run_id")
     first = rows.groupby("run_id", sort=True)[columns[1:]].first()
     return first.join(statistics).reset_index()
+
+
+def mean_interval(values, confidence: float = 0.95) -> dict:
+    """Of the non-NaN ``values``: their number ``n``, ``mean``, standard error ``se`` and
+    the Student-t confidence interval of the mean ``low``, ``high`` (NaN below two)."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    n = len(values)
+    mean = values.mean() if n else np.nan
+    se = values.std(ddof=1) / np.sqrt(n) if n >= 2 else np.nan
+    half = se * stats.t.ppf(0.5 + confidence / 2, max(n - 1, 1))
+    return {"n": n, "mean": mean, "se": se, "low": mean - half, "high": mean + half}
 
 
 def aggregate(table: pd.DataFrame, by, columns, confidence: float = 0.95) -> pd.DataFrame:

@@ -29,7 +29,6 @@ Each comparison carries its difference and the difference in standard errors
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from analysis import payoffs, results
 from analysis.studies import StudyError
@@ -66,12 +65,9 @@ def _pair(folder) -> tuple[str, str]:
 
 
 def _interval(values: np.ndarray, confidence: float) -> dict:
-    values = values[~np.isnan(values)]
-    n, mean = len(values), values.mean()
-    se = values.std(ddof=1) / np.sqrt(n) if n >= 2 else np.nan
-    half = se * stats.t.ppf(0.5 + confidence / 2, max(n - 1, 1))
-    return {"n": n, "payoff": mean, "payoff_se": se, "payoff_low": mean - half,
-            "payoff_high": mean + half}
+    found = results.mean_interval(values, confidence)
+    return {"n": found["n"], **{f"payoff{suffix}": found[key] for key, suffix in (
+        ("mean", ""), ("se", "_se"), ("low", "_low"), ("high", "_high"))}}
 
 
 def diagram(folder, confidence: float = CONFIDENCE) -> tuple[pd.DataFrame, pd.DataFrame]:
