@@ -13,13 +13,13 @@ ASSETS := .solara-assets
 ASSETS_STAMP := $(ASSETS)/.filled-stamp
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test bench clean dashboard assets chromium
+.PHONY: run test bench clean dashboard assets chromium docs notebooks
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "dilemmas needs Python 3.12+, but $(PYTHON) is " + sys.version.split()[0] + "; install 3.12 with pyenv or run make PYTHON=python3.12")'
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -m pip install --quiet -e '.[dev]'
+	$(VENV)/bin/python -m pip install --quiet -e '.[dev,docs]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -48,6 +48,18 @@ chromium:
 dashboard: $(ASSETS_STAMP)
 	SOLARA_ASSETS_PROXY_CACHE_DIR=$(abspath $(ASSETS)) $(VENV)/bin/solara run app.py --host 127.0.0.1
 
+# The documentation site in docs/_build/html (open index.html); its notebooks and executable
+# pages are run while it builds, and kept in a cache until their code changes
+docs: $(STAMP)
+	$(VENV)/bin/sphinx-build -b html -W --keep-going -j 2 docs docs/_build/html
+	@echo "open docs/_build/html/index.html"
+
+# JupyterLab on the notebooks, on 127.0.0.1, with no news feed or update check (offline)
+notebooks: $(STAMP)
+	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --notebook-dir notebooks \
+		--LabApp.news_url=None \
+		--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate
+
 bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/games.py
 	$(VENV)/bin/python benchmarks/env.py
@@ -55,4 +67,4 @@ bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/training.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis results $(ASSETS)
+	rm -rf $(VENV) .pytest_cache .hypothesis results $(ASSETS) docs/_build docs/reference/generated

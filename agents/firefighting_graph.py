@@ -7,6 +7,7 @@ flames (1) or not (0) at the house it visited, after the transition.
 
 ``belief_tracker`` -- meets a partner at a shared house, then keeps, for each house it
 guards, a probability that it burns, from its own flames and the public rules:
+
   1. First step: it goes to the house it shares with its partner, the next firefighter
      along its row of cells: one in an even column (row layout: an even seat) takes action 1
      (its right-hand house), one in an odd column action 0 (its left-hand house). Two
@@ -20,6 +21,7 @@ guards, a probability that it burns, from its own flames and the public rules:
   3. It stays at its house while it believes it burns with probability below 1/2 (so one
      false alarm, flames at level 0, does not move it); otherwise it goes to the house it
      believes least likely to burn (ties to the lower action).
+
 On the default row game this earns a mean cumulative reward near -25, against about -490 for
 ``random`` (200 seeds). It earns it by guarding what it put out: the five pairs keep five
 houses at 0 and leave the six others to burn, so the town ends with about 8 times the fire of

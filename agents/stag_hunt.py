@@ -10,6 +10,7 @@ first found). "In place" at a resource means on a free cell next to it (four nei
 facing it; "in my footprint" means my attack, fired now, would hit it.
 
 ``hare_hunter`` -- goes for hares:
+
   1. Attack when off cooldown and a hare is in my footprint.
   2. Otherwise go to the nearest hare (by path) and, in place, turn to face it (and wait
      there while on cooldown).
@@ -18,14 +19,17 @@ facing it; "in my footprint" means my attack, fired now, would hit it.
 ``stag_hunter`` -- hunts stags alone: a stag is *taken* while another agent on the grid is
 within the attack's reach of it (Chebyshev distance ``model.attack_reach``: anyone farther
 cannot hit it).
+
   1. Attack when off cooldown and my footprint holds a stag and no taken stag.
   2. Otherwise go to the nearest stag that is not taken and face it; with none reachable, a
      random move.
+
   Two stag hunters therefore never hit one stag in the same turn: whoever hits a stag is
   within reach of it all turn. With ``heal_delay=1`` they never kill a stag of 2 health.
 
 ``cooperator`` -- joins another agent at a stag so both strike in the same turn. A
 *partner* is another agent on the grid with ``can_hunt``.
+
   1. Attack when off cooldown and a stag in my footprint is wounded (someone struck it:
      with ``heal_delay=1``, this very turn) -- joining the strike.
   2. Attack when off cooldown and a stag in my footprint is also in the footprint of a
@@ -36,6 +40,7 @@ cannot hit it).
      would wait for ever).
   4. Otherwise go to a stag: one a partner waits at (has in its footprint) if I can reach
      it, else the nearest; face it in place; with none reachable, a random move.
+
   A cooperator without ``can_hunt`` cannot harm stags: it plays ``hare_hunter``.
 """
 

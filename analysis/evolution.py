@@ -393,8 +393,8 @@ def nash_equilibria(game: EmpiricalGame, tolerance: float = 1e-8,
     of the support earns the most, f_k(x) = max_j f_j(x) (Nash 1951: a symmetric game has
     one). Support enumeration (e.g. Porter, Nudelman & Shoham 2008): for every support S,
     the points of the relative interior of its face where the behaviours of S earn the same
-    -- pure for |S| = 1, the roots of a polynomial for |S| = 2 (``_edge_roots``), numerical
-    roots from several starts for |S| >= 3 -- kept if those payoffs agree and no behaviour
+    -- pure for ``|S| = 1``, the roots of a polynomial for ``|S| = 2`` (``_edge_roots``), numerical
+    roots from several starts for ``|S| >= 3`` -- kept if those payoffs agree and no behaviour
     outside S earns more, within ``tolerance`` (units of the payoff range). Equilibria closer
     than ``SAME_EQUILIBRIUM`` are one (the smaller support kept). Isolated equilibria only: a
     face on which behaviours tie everywhere holds a continuum, of which only the equilibria

@@ -9,7 +9,7 @@ counted once) and the sum of the firefighters' rewards with ``shared_reward=Fals
 team reward over ``horizon`` steps (the model's ``max_steps``) of a deterministic joint
 policy -- firefighter ``i``'s action at step ``t + 1`` a function of its flame bits
 ``(o_1, ..., o_t)``, a dict from that tuple to the action -- with the levels drawn as the
-rules draw them (each house uniform over ``0 .. max_fire_level``; ``initial_levels``: that
+rules draw them (each house uniform over 0 to ``max_fire_level``; ``initial_levels``: that
 one state). It is computed exactly from the rules' tables (``tables``), never by simulation:
 
 * ``method="search"`` (default): depth-first search over occupancy states (the
@@ -95,7 +95,7 @@ def house_transition(max_fire_level, p_ignite, p_grow_neighbour, p_grow_alone,
                      p_reduce_neighbour, p_reduce_alone, p_two_agents) -> np.ndarray:
     """``P[crew, near, level, level']`` of one house ("Round", transition table): crew 0, 1
     or 2+ firefighters, ``near`` a burning neighbour; the effect +1, -1 or "set to 0" with the
-    case's probability, the level then clipped to ``0 .. max_fire_level``."""
+    case's probability, the level then clipped to 0 to ``max_fire_level``."""
     top = max_fire_level
     table = np.zeros((3, 2, top + 1, top + 1))
     for near, level in itertools.product((0, 1), range(top + 1)):
@@ -149,7 +149,7 @@ def _model(game, horizon, parameters):
 
 def joint_policy_count(n_agents, n_actions, horizon) -> int:
     """Deterministic joint policies: ``n_actions`` per flame history of length
-    ``0 .. horizon - 1`` (``2 ** horizon - 1`` of them) of each firefighter."""
+    0 to ``horizon - 1`` (``2 ** horizon - 1`` of them) of each firefighter."""
     return n_actions ** (n_agents * (2 ** horizon - 1))
 
 
@@ -221,7 +221,7 @@ def _tables(model, horizon, parameters) -> Tables:
 
 def histories(horizon: int) -> list[tuple]:
     """Every flame history a firefighter can have when it acts: tuples of 0/1 of length
-    ``0 .. horizon - 1``, shortest first, then in binary order."""
+    0 to ``horizon - 1``, shortest first, then in binary order."""
     return [h for t in range(horizon) for h in itertools.product((0, 1), repeat=t)]
 
 
