@@ -56,7 +56,7 @@ docs: $(STAMP)
 
 # JupyterLab on the notebooks, on 127.0.0.1, with no news feed or update check (offline)
 notebooks: $(STAMP)
-	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --notebook-dir notebooks \
+	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --notebook-dir notebooks $(if $(filter 0,$(shell id -u)),--allow-root,) \
 		--LabApp.news_url=None \
 		--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate
 
