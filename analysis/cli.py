@@ -1,5 +1,7 @@
 """The ``dilemmas`` command (also ``python -m analysis``): play, run studies, summarise, draw.
 
+::
+
     dilemmas games [GAME]                   the games; a game's parameters and behaviours
     dilemmas play GAME [--set k=v ...]      one episode, and its summary
     dilemmas run STUDY.toml [...]           a study, resumable, with a progress bar
@@ -31,9 +33,9 @@ import tomllib
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from analysis import results
+from analysis.describe import first_sentence
 from analysis.runner import BACKENDS, run_study
 from analysis.studies import Study, StudyError, game_parameters
 from models import GAMES
@@ -101,9 +103,13 @@ def _parser():
 
     summary = commands.add_parser("summary", help="summarise a study's results",
                                   description="Mean of each episode statistic over the seeds "
-                                  "of each parameter combination of a study.")
+                                  "of each parameter combination of a study, in the study's "
+                                  "order, as a table at most 100 characters wide (split into "
+                                  "blocks of columns, each repeating the parameters).")
     summary.add_argument("folder", type=Path, help="the study's results folder")
-    summary.add_argument("--ci", action="store_true", help="add 95%% confidence intervals")
+    summary.add_argument("--ci", action="store_true",
+                         help="each cell as mean [low, high], the 95%% confidence interval "
+                         "(inside the statistic's range)")
     summary.set_defaults(command=_summary, name="summary")
 
     figures = commands.add_parser("figures", help="draw the figures of studies",
@@ -425,12 +431,6 @@ def _optimal(args):
     print(f"\ntables: {args.out / 'optimal.csv'}, {args.out / 'baselines.csv'}\nfigure: {path}")
 
 
-def _first_sentence(text) -> str:
-    words = " ".join((text or "").split())
-    end = words.find(". ")
-    return words if end < 0 else words[:end + 1]
-
-
 def _games(args):
     if args.game is None:
         width = max(map(len, GAMES))
@@ -451,7 +451,7 @@ def _games(args):
     print("\nbehaviours (for population)")
     width = max(map(len, game.behaviours))
     for name, behaviour in game.behaviours.items():
-        print(f"  {name:<{width}}  {_first_sentence(behaviour.__doc__)}")
+        print(f"  {name:<{width}}  {first_sentence(behaviour.__doc__)}")
 
 
 def _value(text: str):
@@ -506,9 +506,7 @@ def _run(args):
 
 
 def _summary(args):
-    with pd.option_context("display.width", 200, "display.max_columns", None,
-                           "display.float_format", "{:.3f}".format):
-        print(results.summary(args.folder, args.ci).to_string(index=False))
+    print(results.summary_text(args.folder, args.ci))
 
 
 def _figures(args):

@@ -18,8 +18,16 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis import results
-from analysis.figures import ci_text, lines_in_panels, pooled, require
+from analysis.figures import behaviour_notes, lines_in_panels, require
 from models.firefighting_graph import FirefightingGraphModel
+
+#: The range of each episode statistic (``Game.ranges``, for confidence intervals that stay
+#: inside it), from the rules: steps, fire levels and house counts from 0 (their upper ends,
+#: ``max_fire_level`` and the number of houses, depend on the parameters), ``flame_rate`` in
+#: [0, 1]; every reward is minus a fire level, so the mean reward is at most 0.
+RANGES = {"steps": (0, None), "mean_fire": (0, None), "final_fire": (0, None),
+          "burning": (0, None), "doubled": (0, None), "flame_rate": (0, 1),
+          "mean_reward": (None, 0)}
 
 
 def statistics(steps: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
@@ -50,14 +58,59 @@ def _fire_label(folder, what: str) -> str:
     return f"{what} (house level)"
 
 
+#: Why each behaviour leaves the fire it does over an episode, on the row (the default
+#: layout) with the default ``cognac`` preset (docs/rules/firefighting_graph.md, "Round" and
+#: "Behaviours"; agents/firefighting_graph.py).
+FIRE_NOTES = {
+    "belief_tracker": "belief_tracker ends with the most fire by doing well for itself (a "
+                      "firefighter's reward is minus the level of the house it visits): the "
+                      "two firefighters of each pair meet at the house they share, put it out "
+                      "at once (two firefighters set a burning house to 0, p_two_agents = 1) "
+                      "and mostly stay there, since a house at 0 with a firefighter cannot "
+                      "catch fire and is the one they believe least likely to burn; the houses "
+                      "no pair shares (the even ones, 6 of 11) are never visited again and "
+                      "grow, so its curve drops at step 1, then climbs",
+    "fixed0": "fixed0 sends firefighter i to house i: each house but the last has one "
+              "firefighter, who lowers it one level at a time, and the last burns unguarded: "
+              "a slow, steady fall",
+    "fixed1": "fixed1 is fixed0 mirrored (the first house is the unguarded one)",
+    "random": "random firefighters pick either of their two houses by chance, so the two "
+              "guards of an inner house meet there one step in four and put it out: the "
+              "least fire, nearly all of it on the two end houses, which have one guard each",
+}
+#: The same, in brief, for the episode means.
+FIRE_NOTES_BRIEF = {
+    "belief_tracker": "belief_tracker pairs put out the house they share and then guard "
+                      "only it, leaving the houses no pair shares (6 of 11) to burn",
+    "fixed0": "fixed0 keeps one firefighter at every house but the last, each lowering its "
+              "house one level at a time",
+    "fixed1": "fixed1 the same, mirrored",
+    "random": "random firefighters often meet two at a house and put it out at once",
+}
+
+
+def _notes(folder, table, notes=FIRE_NOTES, more="") -> str:
+    """The reasons of the behaviours shown (``notes``), on the row layout (the only one
+    they describe), ``more`` before the final full stop."""
+    study = results.definition(folder)
+    if "layout" in study["sweep"] or study["fixed"].get("layout", "row") != "row":
+        return ""
+    populations = table["population"] if "population" in table else []
+    text = behaviour_notes(populations, notes, lead="Why the order, on the row: ")
+    return f"{text[:-1]}{more}." if text else ""
+
+
 def fire_over_time(folder) -> Figure:
-    """Mean fire level against step, one line per population, one panel per ``p_ignite``."""
+    """Mean fire level against step (binned), one line per population, one panel per
+    ``p_ignite``."""
     rows = results.load(folder)
     return lines_in_panels(
         folder, rows, x="step", y="mean_fire", line="population", panel="p_ignite",
-        panel_title="p_ignite", marker=None, bounds=(0, None),
-        title="Firefighting Graph: fire left in the town over an episode, one panel per "
-              f"p_ignite\n({ci_text(folder)}{pooled(folder, 'population', 'p_ignite')})",
+        panel_title="p_ignite", bounds=(0, None), window="auto",
+        title="Firefighting Graph: fire left in the town over an episode",
+        caption="Mean fire level of the houses during an episode, one line per behaviour "
+                "(every firefighter plays it), one panel per p_ignite. Lower is better. "
+                + _notes(folder, rows),
         xlabel="step", ylabel=_fire_label(folder, "fire level per house"),
         line_title="population")
 
@@ -65,11 +118,15 @@ def fire_over_time(folder) -> Figure:
 def fire_vs_ignition(folder) -> Figure:
     """Mean fire per episode against ``p_ignite``, one line per population."""
     require(folder, "fire_vs_ignition", "p_ignite")
+    table = results.episodes(folder)
     return lines_in_panels(
-        folder, results.episodes(folder), x="p_ignite", y="mean_fire",
-        line="population", bounds=(0, None),
-        title="Firefighting Graph: mean fire of an episode against the ignition "
-              f"probability\n({ci_text(folder)}{pooled(folder, 'population', 'p_ignite')})",
+        folder, table, x="p_ignite", y="mean_fire", line="population",
+        title="Firefighting Graph: fire against the ignition probability",
+        caption="Mean fire level of the houses over an episode's steps against p_ignite, the "
+                "probability that a house at level 0 with no firefighter and a burning "
+                "neighbour catches fire; one line per behaviour (every firefighter plays it). "
+                "Lower is better. " + _notes(folder, table, FIRE_NOTES_BRIEF,
+                                             more=" (more in fire_over_time)"),
         xlabel="p_ignite (ignition probability per step)",
         ylabel=_fire_label(folder, "fire level per house, episode mean"),
         line_title="population")

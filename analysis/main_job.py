@@ -11,8 +11,6 @@ episode statistics over the seeds (``dilemmas summary``).
 import argparse
 from pathlib import Path
 
-import pandas as pd
-
 from analysis import results
 from analysis.figures import make_figures
 from analysis.runner import run_study
@@ -41,11 +39,9 @@ def main(argv=None):
                            progress=not args.no_progress)
         folders.append(report.folder)
         swept = " x ".join(study.sweep) or "replicates"
-        with pd.option_context("display.width", 200, "display.max_columns", None,
-                               "display.float_format", "{:.3f}".format):
-            print(f"\n{game.title}: {swept}: {report.total} runs ({report.played} played "
-                  f"now, {len(report.failed)} failed) in {report.folder}\n")
-            print(results.summary(report.folder).to_string(index=False))
+        print(f"\n{game.title}: {swept}: {report.total} runs ({report.played} played "
+              f"now, {len(report.failed)} failed) in {report.folder}\n")
+        print(results.summary_text(report.folder))
     figures = make_figures(folders, args.out / "figures")
     print(f"\n{len(figures)} figure files (PDF and PNG) in {args.out / 'figures'}:")
     for path in figures:

@@ -10,15 +10,25 @@
 
 ``FIGURES``: ``coordinated_kills_vs_heal_delay`` -- how often do hunters kill stags
 together, and does stag healing (``heal_delay``, 0 = never heals) change it, for each
-behaviour? All stag kills are drawn dashed: healing is what stops a lone hunter from killing
-stags. ``catch_by_behaviour`` -- what does each behaviour catch: stags, hares, or neither?
+behaviour? All stag kills (left panel) beside the coordinated ones (right panel): healing is
+what stops a lone hunter from killing stags. ``catch_by_behaviour`` -- what does each
+behaviour catch: stags, hares, or neither?
 """
 
 import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis import results
-from analysis.figures import CONFIDENCE, bars, ci_text, lines_in_panels, pooled, require
+from analysis.colours import STAG_HUNT_RESOURCES
+from analysis.figures import bars, behaviour_notes, lines_in_panels, require
+
+#: The range of each episode statistic (``Game.ranges``, for confidence intervals that stay
+#: inside it), from the rules: the counts from 0, ``stag_share`` in [0, 1]; the mean reward
+#: can take either sign (``stag_reward`` and ``hare_reward`` may be any finite number, costs
+#: are subtracted).
+RANGES = {"turns": (0, None), "stags": (0, None), "hares": (0, None),
+          "coordinated": (0, None), "stag_share": (0, 1), "attacks": (0, None),
+          "punishments": (0, None), "removals": (0, None), "mean_reward": (None, None)}
 
 
 def statistics(turns: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
@@ -39,29 +49,67 @@ def statistics(turns: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
     })
 
 
+#: Why each behaviour kills stags as it does (docs/rules/stag_hunt.md, "Behaviours").
+KILL_NOTES = {
+    "random": "random and hare_hunter hit stags only by chance",
+    "hare_hunter": "random and hare_hunter hit stags only by chance",
+    "stag_hunter": "stag_hunter hunts alone and leaves the stags within another hunter's "
+                   "reach, so it never strikes together with another hunter",
+    "cooperator": "cooperator waits at a stag for a partner and strikes in the same turn",
+}
+#: The two panels of ``coordinated_kills_vs_heal_delay``: label -> episode statistic.
+KILLS = {"all stag kills": "stags",
+         "coordinated kills (2+ hunters hit it that turn)": "coordinated"}
+
+
 def coordinated_kills_vs_heal_delay(folder) -> Figure:
-    """Coordinated stag kills per episode against ``heal_delay``, one line per population."""
+    """Stag kills per episode against ``heal_delay``, one line per population: all of them
+    (left panel) and the coordinated ones (right panel)."""
     require(folder, "coordinated_kills_vs_heal_delay", "heal_delay")
+    table = results.episodes(folder)
+    kills = pd.concat([table.assign(kind=kind, kills=table[column])
+                       for kind, column in KILLS.items()], ignore_index=True)
+    kills["kind"] = pd.Categorical(kills["kind"], categories=list(KILLS), ordered=True)
     return lines_in_panels(
-        folder, results.episodes(folder), x="heal_delay", y="coordinated",
-        line="population", bounds=(0, None),
-        dashed=("stags", "all stag kills", f"coordinated kills\n(with {CONFIDENCE:.0%} CI)"),
-        title="Stag Hunt: stags killed together (solid) and in all (dashed) against stag "
-              "healing\n"
-              f"({ci_text(folder)}{pooled(folder, 'population', 'heal_delay')})",
+        folder, kills, x="heal_delay", y="kills", line="population", panel="kind",
+        bounds=(0, None),
+        title="Stag Hunt: stag kills against stag healing",
+        caption="Stags killed per episode against heal_delay, the turns after its last hit "
+                "at which a wounded stag heals (0: never); left all stag kills, right the "
+                "coordinated ones, in which two or more hunters hit the stag in the same "
+                "turn; one line per behaviour (every seat plays it). A stag takes "
+                "stag_health hits (2 by default) and a hunter strikes at most every other "
+                "turn (attack_cooldown 1 by default), so a stag that heals within two turns "
+                "cannot be killed by a lone hunter: only heal_delay 0 leaves lone kills, the "
+                "gap between the panels. "
+                + behaviour_notes(table["population"] if "population" in table else [],
+                                  KILL_NOTES, lead=""),
         xlabel="heal_delay (turns until a hit stag heals; 0 = never)",
         ylabel="stag kills (per episode)", line_title="population")
+
+
+#: What each behaviour goes for (docs/rules/stag_hunt.md, "Behaviours").
+CATCH_NOTES = {
+    "random": "random moves and attacks by chance",
+    "hare_hunter": "hare_hunter goes for hares",
+    "stag_hunter": "stag_hunter hunts stags alone, which kills them only where stags never "
+                   "heal (heal_delay 0)",
+    "cooperator": "cooperator waits at a stag for a partner to strike with",
+}
 
 
 def catch_by_behaviour(folder) -> Figure:
     """Stags and hares defeated per episode by population (grouped bars)."""
     require(folder, "catch_by_behaviour", "population")
+    table = results.episodes(folder)
     return bars(
-        folder, results.episodes(folder), columns=["stags", "hares"],
-        names=["stags", "hares"], category="population", bounds=(0, None),
-        legend_title="defeated",
-        title="Stag Hunt: what each behaviour catches\n(mean and "
-              f"{CONFIDENCE:.0%} CI over the runs of each mix{pooled(folder, 'population')})",
+        folder, table, columns=["stags", "hares"], names=["stags", "hares"],
+        category="population", legend_title="defeated",
+        colours_of=[STAG_HUNT_RESOURCES["stag"], STAG_HUNT_RESOURCES["hare"]],
+        title="Stag Hunt: what each behaviour catches",
+        caption="Stags (brown) and hares (tan) defeated per episode, by behaviour (every "
+                "seat plays it). A stag takes 2 hits and pays 100, a hare 1 hit and pays 3 "
+                "(the defaults). " + behaviour_notes(table["population"], CATCH_NOTES, lead=""),
         xlabel="population (behaviour)", ylabel="resources defeated (per episode)")
 
 

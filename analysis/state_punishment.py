@@ -20,8 +20,17 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis import results
-from analysis.figures import ci_text, lines_in_panels, pooled, require
+from analysis.figures import behaviour_notes, lines_in_panels, require
 from models.state_punishment import KINDS
+
+#: The range of each episode statistic (``Game.ranges``, for confidence intervals that stay
+#: inside it), from the rules: punishment levels in [0, 1]; turns, votes, resources and the
+#: harm dealt (every kind's harm is positive) from 0; the punishment and vote cost totals are
+#: sums of values <= 0 (``punishment_magnitude <= 0``, ``vote_cost >= 0``); the mean reward
+#: can take either sign.
+RANGES = {"turns": (0, None), "mean_p": (0, 1), "final_p": (0, 1), "votes_up": (0, None),
+          "votes_down": (0, None), "collected": (0, None), "harm": (0, None),
+          "punishment": (None, 0), "vote_cost": (None, 0), "mean_reward": (None, None)}
 
 
 def statistics(turns: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
@@ -43,16 +52,43 @@ def statistics(turns: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
     })
 
 
+#: Why the punishment level goes where it goes (docs/rules/state_punishment.md,
+#: "Behaviours"), for the behaviours of the mixes shown.
+VOTE_NOTES = {
+    "civic_voter": "civic voters vote p up only once harm done to them is pending (at least "
+                   "0.5; they avoid the most harmful kinds A, B and D themselves) and down "
+                   "only while p is at least 0.5, so on their own they bring a high start "
+                   "down below 0.5 and hold it there",
+    "greedy_forager": "a greedy forager votes p down whenever punishment is what makes a "
+                      "visible resource not worth taking, so any greedy forager pulls p "
+                      "towards 0, and civic voters push it back up only after harm",
+    "random": "random agents vote up and down alike, by chance",
+}
+#: Why the harm differs between mixes, for the behaviours of the mixes shown.
+HARM_NOTES = {
+    "greedy_forager": "greedy foragers take whatever pays after punishment, the harmful "
+                      "kinds included, and vote punishment down within a few turns "
+                      "(punishment_over_time), so harm grows with their number and the "
+                      "initial level matters little",
+    "civic_voter": "civic voters avoid the most harmful kinds (A, B and D)",
+    "random": "random agents collect whatever they step on",
+}
+
+
 def punishment_over_time(folder) -> Figure:
-    """Mean punishment level against turn, one line per population, one panel per initial
-    punishment level."""
+    """Mean punishment level against turn (binned), one line per population, one panel per
+    initial punishment level."""
     rows = results.load(folder)
     return lines_in_panels(
         folder, rows, x="turn", y="punishment_level", line="population",
-        panel="initial_punishment", marker=None, bounds=(0, 1),
-        title="State Punishment: punishment level over an episode, one panel per initial "
-              f"punishment\n({ci_text(folder)}"
-              f"{pooled(folder, 'population', 'initial_punishment')})",
+        panel="initial_punishment", bounds=(0, 1), window="auto",
+        title="State Punishment: punishment level over an episode",
+        caption="The punishment level p (the probability that collecting a taboo resource is "
+                "punished, set by the agents' votes) during an episode, one line per mix of "
+                "behaviours (solid: one behaviour; dashed with open markers: a mix, in the "
+                "colour of its larger part), one panel per initial level. "
+                + behaviour_notes(rows["population"] if "population" in rows else [],
+                                  VOTE_NOTES),
         xlabel="turn", ylabel="punishment level (probability)", line_title="population",
         panel_title="initial punishment")
 
@@ -61,11 +97,16 @@ def harm_vs_initial_punishment(folder) -> Figure:
     """Social harm per episode against the initial punishment level, one line per
     population."""
     require(folder, "harm_vs_initial_punishment", "initial_punishment")
+    table = results.episodes(folder)
     return lines_in_panels(
-        folder, results.episodes(folder), x="initial_punishment", y="harm",
-        line="population", bounds=(0, None),
-        title="State Punishment: social harm against the initial punishment level\n"
-              f"({ci_text(folder)}{pooled(folder, 'population', 'initial_punishment')})",
+        folder, table, x="initial_punishment", y="harm", line="population",
+        title="State Punishment: social harm against initial punishment",
+        caption="Social harm dealt in an episode (each receiver counted) against the "
+                "punishment level p it starts with, one line per mix of behaviours (solid: "
+                "one behaviour; dashed with open markers: a mix, in the colour of its larger "
+                "part). "
+                + behaviour_notes(table["population"] if "population" in table else [],
+                                  HARM_NOTES),
         xlabel="initial punishment level (probability)",
         ylabel="social harm dealt (per episode)", line_title="population")
 

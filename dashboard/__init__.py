@@ -22,10 +22,11 @@ from matplotlib.figure import Figure
 from mesa.visualization import SolaraViz, make_plot_component
 from mesa.visualization.utils import update_counter
 
+from analysis import colours
 from models.parameters import Select, Slider, Text
 
-SEAT_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
-                "#F0E442", "#000000", "#999999", "#882255")
+#: Each seat's colour (seat number modulo 10): the figures' palette (``analysis.colours``).
+SEAT_COLOURS = colours.SEAT_COLOURS
 #: The label of the seed slider.
 SEED = "seed (rng)"
 

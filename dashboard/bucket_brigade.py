@@ -9,6 +9,7 @@ import math
 
 from matplotlib.patches import Circle, Rectangle
 
+from analysis.colours import HOUSE_STATES
 from dashboard import SEAT_COLOURS, View
 from models.bucket_brigade import BURNING, RUINED, SAFE, WORK, BucketBrigadeModel
 
@@ -20,7 +21,9 @@ class BucketBrigadeView(BucketBrigadeModel):
         super().__init__(scenario=scenario_name, rng=rng, **parameters)
 
 
-HOUSE_COLOURS = {SAFE: "#7fc97f", BURNING: "#fb6a4a", RUINED: "#404040"}
+#: A house's colour by state, as in the figures (``analysis.colours.HOUSE_STATES``).
+HOUSE_COLOURS = {SAFE: HOUSE_STATES["safe"], BURNING: HOUSE_STATES["burning"],
+                 RUINED: HOUSE_STATES["ruined"]}
 
 
 def draw(ax, model) -> str:

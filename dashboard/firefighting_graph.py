@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from analysis.colours import FIRE_CMAP, FIREFIGHTER
 from dashboard import View
 
 
@@ -9,7 +10,7 @@ def draw(ax, model) -> str:
     """Houses coloured by fire level (darker red hotter, level written); each firefighter's
     chosen house marked with its seat."""
     levels = model.levels
-    ax.imshow(levels, cmap="Reds", vmin=0, vmax=model.max_fire_level,
+    ax.imshow(levels, cmap=FIRE_CMAP, vmin=0, vmax=model.max_fire_level,
               interpolation="nearest")
     for (row, col), level in np.ndenumerate(levels):
         ax.text(col, row - 0.25, str(level), ha="center", va="center", fontsize=8)
@@ -21,7 +22,7 @@ def draw(ax, model) -> str:
     for house, seats in visitors.items():
         row, col = divmod(house, width)
         ax.text(col, row + 0.25, ",".join(map(str, seats)), ha="center", va="center",
-                fontsize=7, color="#0072B2", fontweight="bold")
+                fontsize=7, color=FIREFIGHTER, fontweight="bold")
     ax.set_xticks([])
     ax.set_yticks([])
     ax.set_title(f"step {model.t}: fire level per house (top), firefighters there (blue)",

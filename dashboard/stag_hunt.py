@@ -5,10 +5,13 @@ import math
 import numpy as np
 from matplotlib.patches import Rectangle, RegularPolygon
 
+from analysis.colours import BEHAVIOUR_COLOURS
 from dashboard import View, draw_grid
 from models.stag_hunt import DIRECTIONS, HARE, STAG
 
-KIND_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
+#: An agent's colour by its kind's place in ``model.kinds``: the figures' palette without
+#: vermillion, fire's colour and close to the red attack beam (``analysis.colours``).
+KIND_COLOURS = BEHAVIOUR_COLOURS[:4]
 
 
 def facing_triangle(row, col, orientation, colour):

@@ -3,10 +3,13 @@
 import numpy as np
 from matplotlib.patches import Circle
 
+from analysis.colours import STATE_PUNISHMENT_GRID, STATE_PUNISHMENT_RESOURCES
 from dashboard import SEAT_COLOURS, View, draw_grid
 from models.state_punishment import KINDS
 
-RESOURCE_COLOURS = ["white", "#6b6b6b", "#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e"]
+#: Empty cell, wall, then resources A..E (``analysis.colours``).
+RESOURCE_COLOURS = [STATE_PUNISHMENT_GRID["empty"], STATE_PUNISHMENT_GRID["wall"],
+                    *(STATE_PUNISHMENT_RESOURCES[kind] for kind in KINDS)]
 
 
 def draw(ax, model) -> str:

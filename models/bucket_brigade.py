@@ -428,6 +428,7 @@ GAME = register(Game(
     model=BucketBrigadeModel,
     behaviours="agents.bucket_brigade:BEHAVIOURS",
     statistics="analysis.bucket_brigade:statistics",
+    ranges="analysis.bucket_brigade:RANGES",
     figures="analysis.bucket_brigade:FIGURES",
     view="dashboard.bucket_brigade:VIEW",
     interface="models.bucket_brigade_env:INTERFACE",

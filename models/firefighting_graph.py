@@ -315,6 +315,7 @@ GAME = register(Game(
     model=FirefightingGraphModel,
     behaviours="agents.firefighting_graph:BEHAVIOURS",
     statistics="analysis.firefighting_graph:statistics",
+    ranges="analysis.firefighting_graph:RANGES",
     figures="analysis.firefighting_graph:FIGURES",
     view="dashboard.firefighting_graph:VIEW",
     interface="models.firefighting_graph_env:INTERFACE",

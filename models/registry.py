@@ -8,6 +8,9 @@ whatever the game contributes besides its model:
 * ``behaviours``: behaviour name -> ``Agent`` subclass (what ``population`` accepts);
 * ``statistics``: ``statistics(rows, run)``, one row of episode statistics per run from the
   model's DataCollector rows;
+* ``ranges``: episode statistic -> ``(low, high)``, the range its values can take (None for
+  an open end), which keeps its confidence intervals inside it (``analysis.results.aggregate``);
+  optional: a statistic not in it gets a Student-t interval;
 * ``figures``: figure name -> ``draw(folder)``, the paper figures of a study of the game;
 * ``view``: the dashboard's drawing of the world and its plots (``dashboard.View``);
 * ``interface``: how learning agents see and act in the game (``models.env.Interface``),
@@ -19,10 +22,10 @@ whatever the game contributes besides its model:
 * ``benchmarks``: the configurations its benchmark plays;
 * ``rules``: its rules document, whose DataCollector columns the contract suite checks.
 
-``behaviours``, ``statistics``, ``figures``, ``view`` and ``interface`` may be given as
-``"module:name"``,
-imported when first used: a model module then imports neither its agents (which import the
-model's rule constants) nor the analysis or dashboard code (which a sweep does not need).
+``behaviours``, ``statistics``, ``ranges``, ``figures``, ``view`` and ``interface`` may be
+given as ``"module:name"``, imported when first used: a model module then imports neither
+its agents (which import the model's rule constants) nor the analysis or dashboard code
+(which a sweep does not need).
 
 ``register`` also sets ``model.game``, so a model finds its behaviours.
 """
@@ -73,15 +76,17 @@ class Game:
 
     behaviours = _Loaded()
     statistics = _Loaded()
+    ranges = _Loaded()
     figures = _Loaded()
     view = _Loaded()
     interface = _Loaded()
 
     def __init__(self, *, name: str, title: str, model: type, behaviours, statistics,
                  figures, view, study, rules, benchmarks=(), round: str = "round",
-                 interface=None, dilemma: tuple[str, str] | None = None):
+                 interface=None, dilemma: tuple[str, str] | None = None, ranges=None):
         self.name, self.title, self.model, self.round = name, title, model, round
         self.references = {"behaviours": behaviours, "statistics": statistics,
+                           "ranges": {} if ranges is None else ranges,
                            "figures": figures, "view": view, "interface": interface}
         self.study, self.rules = Path(study), Path(rules)
         self.benchmarks = tuple(benchmarks)

@@ -8,7 +8,7 @@ Choices the sources leave open, made here (also in the rules' last section):
 * The world is a Mesa ``OrthogonalVonNeumannGrid`` of ``(height, width)`` cells addressed
   ``(row, col)``, row 0 at the top (North). Property layers: ``wall`` (bool), ``resource``
   (0 none, 1 stag, 2 hare), ``health`` (the resource's), ``attack_beam`` and ``punish_beam``
-  (bool, the cells the beams of this turn covered). Agents are ``CellAgent``s.
+  (bool, the cells the beams of this turn covered). Agents are ``CellAgent`` instances.
 * Maps (``models.stag_hunt_map``): with ``ascii_map`` the map's size is the world's and
   ``height``/``width``/``wall_density``/``resource_density`` are validated but not used. Random maps
   place the agents first (their starting cells count as spawn points), then a resource on
@@ -684,6 +684,7 @@ GAME = register(Game(
     model=StagHuntModel,
     behaviours="agents.stag_hunt:BEHAVIOURS",
     statistics="analysis.stag_hunt:statistics",
+    ranges="analysis.stag_hunt:RANGES",
     figures="analysis.stag_hunt:FIGURES",
     view="dashboard.stag_hunt:VIEW",
     interface="models.stag_hunt_env:INTERFACE",

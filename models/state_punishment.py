@@ -8,7 +8,7 @@ Choices the sources leave open, made here (also in the rules' last section):
 
 * Each world is a Mesa ``OrthogonalVonNeumannGrid`` of ``(height, width)`` cells addressed
   ``(row, col)``; the border cells are walls (bool property layer ``wall``); resources are
-  the int property layer ``resource`` (0 none, 1..5 = A..E); agents are ``CellAgent``s.
+  the int property layer ``resource`` (0 none, 1..5 = A..E); agents are ``CellAgent`` instances.
 * The punishment probability is held as an integer count of ``1/D``, where ``D`` is the
   least common denominator of ``initial_punishment`` and ``vote_step`` as written in
   decimal (10 for the defaults), so votes never drift; ``punishment_level`` is that count
@@ -415,6 +415,7 @@ GAME = register(Game(
     model=StatePunishmentModel,
     behaviours="agents.state_punishment:BEHAVIOURS",
     statistics="analysis.state_punishment:statistics",
+    ranges="analysis.state_punishment:RANGES",
     figures="analysis.state_punishment:FIGURES",
     view="dashboard.state_punishment:VIEW",
     interface="models.state_punishment_env:INTERFACE",

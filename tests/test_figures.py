@@ -1,14 +1,23 @@
-"""Paper figures: each game's figures drawn from a small study, saved as PDF and PNG."""
+"""Paper figures: each game's figures drawn from a small study, saved as PDF and PNG; legends
+that match what is drawn, a band on every mean line, a caption under the axes, colours from
+the one palette (``analysis.colours``), the same colour for a behaviour in every figure."""
 
 import matplotlib
 
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.collections import PolyCollection  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
+from matplotlib.container import BarContainer  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 
-from analysis import figures  # noqa: E402
+from analysis import colours, figures  # noqa: E402
 from analysis.bucket_brigade import lie_rate_by_mix, saved_vs_beta  # noqa: E402
 from analysis.runner import run_study  # noqa: E402
 from analysis.studies import Study  # noqa: E402
@@ -75,7 +84,7 @@ def test_figure_is_labelled_and_saved_as_pdf_and_png(folders, tmp_path, game, na
     assert isinstance(figure, Figure)
     labels = texts(figure)
     assert labels["title"] and labels["xlabel"] and labels["ylabel"], labels
-    assert labels["legend"], labels
+    assert labels["legend"] or len(drawn(figure)) == 1, labels  # one series: no legend
     assert "(" in labels["ylabel"], "the y axis names its unit or '(fraction)'"
     check_files(figures.save(figure, tmp_path / "new" / "dir", name), name)
     assert figure._repr_png_().startswith(MAGIC["png"])  # shown in a notebook
@@ -90,6 +99,9 @@ def test_lines_follow_the_sweep_with_a_band_per_line(bucket_brigade_folder):
     for ax in panels:
         assert [line.get_label() for line in ax.get_lines()] == ["0.3", "0.9"]
         assert len(ax.collections) == 2  # one confidence band per line
+        # numbers: dark to light along viridis, each with its own marker
+        assert [to_hex(line.get_color()) for line in ax.get_lines()] == colours.sequential(2)
+        assert len({line.get_marker() for line in ax.get_lines()}) == 2
         assert list(ax.get_lines()[0].get_xdata()) == [0.1, 0.4]
 
 
@@ -127,3 +139,244 @@ def test_a_figure_draws_without_a_swept_parameter_or_names_it(tmp_path, game, pa
                 figures.make_figures([folder], tmp_path / "figures")
         else:
             check_files(figures.save(figure, tmp_path, name), name)
+
+
+# --- what is drawn, its legend, bands, caption and colours -----------------------------------
+
+def panels(figure):
+    return [ax for ax in figure.axes if ax.get_visible()]
+
+
+def hexed(colour) -> str:
+    return to_hex(colour, keep_alpha=False).upper()
+
+
+def line_style(line) -> tuple:
+    return ("line", hexed(line.get_color()), line.get_linestyle(), line.get_marker(),
+            hexed(line.get_markerfacecolor()))
+
+
+def patch_style(patch) -> tuple:
+    return ("patch", hexed(patch.get_facecolor()))
+
+
+def mean_lines(ax):
+    """The lines of series drawn on ``ax`` (error bar caps and the like have a label that
+    starts with "_")."""
+    return [line for line in ax.get_lines() if not line.get_label().startswith("_")]
+
+
+def drawn(figure) -> dict:
+    """{label: the set of styles it is drawn in} of every series drawn: lines (colour,
+    line style, marker, marker face) and bars (face colour)."""
+    series = {}
+    for ax in panels(figure):
+        for line in mean_lines(ax):
+            series.setdefault(line.get_label(), set()).add(line_style(line))
+        for container in ax.containers:
+            if isinstance(container, BarContainer):
+                series.setdefault(container.get_label(), set()).update(
+                    patch_style(patch) for patch in container.patches)
+    return series
+
+
+def legend_entries(figure) -> dict:
+    """{label: style} of every legend entry of the figure."""
+    legends = [*figure.legends, *(ax.get_legend() for ax in panels(figure) if ax.get_legend())]
+    entries = {}
+    for legend in legends:
+        for handle, text in zip(legend.legend_handles, legend.get_texts()):
+            style = line_style(handle) if isinstance(handle, Line2D) else patch_style(handle)
+            assert text.get_text() not in entries, f"{text.get_text()!r} twice in the legend"
+            entries[text.get_text()] = style
+    return entries
+
+
+@pytest.fixture(scope="module")
+def drawings(folders):
+    """Every registered figure of every game, drawn once: {(game, name): figure}."""
+    return {(game, name): GAMES[game].figures[name](folders[game]) for game, name in CASES}
+
+
+@pytest.mark.parametrize("game, name", CASES, ids=[f"{g}-{n}" for g, n in CASES])
+def test_the_legend_matches_what_is_drawn(drawings, game, name):
+    figure = drawings[game, name]
+    series = drawn(figure)
+    assert series, "nothing drawn"
+    for label, styles in series.items():  # one look per series, in every panel
+        assert len(styles) == 1, (label, styles)
+    looks = [next(iter(styles)) for styles in series.values()]
+    entries = legend_entries(figure)
+    if not entries:  # allowed only for one series of bars, named by the tick labels
+        assert len(series) == 1 and looks[0][0] == "patch", series
+        ax = panels(figure)[0]
+        (bars,) = [c for c in ax.containers if isinstance(c, BarContainer)]
+        assert len(ax.get_xticklabels()) == len(bars.patches)
+        return
+    assert len(set(looks)) == len(looks), f"two series look alike: {series}"
+    assert set(entries) == set(series), (entries, series)
+    for label, style in entries.items():
+        assert series[label] == {style}, (label, style, series[label])
+
+
+@pytest.mark.parametrize("game, name", CASES, ids=[f"{g}-{n}" for g, n in CASES])
+def test_every_mean_line_has_a_band_of_its_colour(drawings, game, name):
+    for ax in panels(drawings[game, name]):
+        lines = mean_lines(ax)
+        bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+        assert len(bands) == len(lines), (len(bands), len(lines))
+        band_colours = sorted(hexed(band.get_facecolor()[0]) for band in bands)
+        assert band_colours == sorted(hexed(line.get_color()) for line in lines)
+        for line in lines:  # dashed or solid alike
+            assert line.get_linestyle() in ("-", "--", "-.", ":")
+
+
+@pytest.mark.parametrize("game, name", CASES, ids=[f"{g}-{n}" for g, n in CASES])
+def test_a_caption_under_the_axes_says_how_to_read_the_figure(drawings, game, name):
+    figure = drawings[game, name]
+    text = figures.caption(figure)
+    assert "confidence interval" in text and ("runs" in text), text
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)  # runs the layout
+    caption = next(t for t in figure.texts if t.get_gid() == "caption")
+    box = caption.get_window_extent(renderer)
+    assert box.x0 >= 0 and box.x1 <= figure.bbox.x1 + 1, "wrapped to the figure's width"
+    assert box.y0 >= 0
+    above = [ax.get_tightbbox(renderer).y0 for ax in panels(figure)]
+    if figure.get_supxlabel():
+        above.append(figure._supxlabel.get_window_extent(renderer).y0)
+    assert box.y1 <= min(above) + 1, "the caption sits under the axes and their labels"
+    assert caption.get_fontsize() >= 7  # readable at the saved size
+    title = figure.get_suptitle()
+    assert title and "\n" not in title and len(title) <= 70, title  # short titles
+
+
+@pytest.mark.parametrize("game, name", CASES, ids=[f"{g}-{n}" for g, n in CASES])
+def test_colours_come_from_the_shared_palette(drawings, game, name):
+    shared = colours.shared()
+    for label, styles in drawn(drawings[game, name]).items():
+        for style in styles:
+            assert style[1] in shared, (label, style)
+
+
+def test_a_behaviour_has_the_same_colour_in_every_figure(drawings):
+    shared_labels = 0
+    for game in GAMES:
+        seen = {}
+        for name in GAMES[game].figures:
+            for label, styles in drawn(drawings[game, name]).items():
+                if label in GAMES[game].behaviours:  # a population of one behaviour
+                    (style,) = styles
+                    expected = colours.behaviour_style(game, label)
+                    assert style[1:4] == (expected.colour, expected.linestyle,
+                                          expected.marker), (game, name, label)
+                    if label in seen:
+                        shared_labels += 1
+                        assert seen[label] == style, (game, name, label)
+                    seen[label] = style
+    assert shared_labels  # some behaviour is drawn in two figures of a game
+
+
+def test_the_time_figures_bin_the_rounds_into_windows(drawings, folders):
+    figure = drawings["state_punishment", "punishment_over_time"]
+    last = int(figures.results.load(folders["state_punishment"])["turn"].max())
+    k = figures.window_size(last)
+    assert k > 1 and f"k = {k} turns" in figures.caption(figure)
+    for ax in panels(figure):
+        for line in mean_lines(ax):
+            x = list(line.get_xdata())
+            assert x[0] == 0 and len(x) <= figures.WINDOWS + 1
+            assert x[1] == (1 + k) / 2  # the middle of turns 1..k
+
+
+def test_windowed_takes_each_runs_mean_over_a_window():
+    table = pd.DataFrame({"run_id": [1] * 6 + [2] * 6, "mix": "a",
+                          "turn": list(range(6)) * 2,
+                          "p": [9, 1, 3, 5, 7, 9] + [9, 3, 3, 3, 3, 3]})
+    out = figures.windowed(table, "turn", ["p"], ["mix"], 2)
+    assert list(out["turn"]) == [0, 1.5, 3.5, 5] * 2  # the start, 1-2, 3-4, then 5 alone
+    assert list(out["p"]) == [9, 2, 6, 9, 9, 3, 3, 3]
+    assert figures.window_size(100) == 10 and figures.window_size(15) == 2
+    assert figures.window_size(5) == 1
+
+
+def test_a_bar_chart_of_one_series_has_one_colour_and_no_legend(drawings):
+    figure = drawings["bucket_brigade", "lie_rate_by_mix"]
+    assert drawn(figure) == {"lie rate": {("patch", colours.NEUTRAL)}}
+    assert not figure.legends and not panels(figure)[0].get_legend()
+
+
+def test_stag_kills_draw_all_and_coordinated_kills_in_two_panels(drawings):
+    figure = drawings["stag_hunt", "coordinated_kills_vs_heal_delay"]
+    assert [ax.get_title() for ax in panels(figure)] == [
+        "all stag kills", "coordinated kills (2+ hunters hit it that turn)"]
+
+
+def test_the_firefighting_caption_says_why_belief_tracker_leaves_the_most_fire(tmp_path):
+    study = Study(game="firefighting_graph", name="order", replicates=2, seed=3,
+                  fixed={"max_steps": 5},
+                  sweep={"population": ["random", "belief_tracker"], "p_ignite": [0.3]})
+    folder = run_study(study, tmp_path, backend="serial", progress=False).folder
+    text = figures.caption(GAMES["firefighting_graph"].figures["fire_over_time"](folder))
+    assert "belief_tracker ends with the most fire" in text
+    assert "share" in text and "p_two_agents" in text  # the pairs meet and put it out
+    assert "fixed0" not in text  # only the behaviours shown
+
+
+# --- the palette --------------------------------------------------------------------------
+
+def test_behaviours_take_fixed_colours_by_registration_order():
+    for game in GAMES:
+        names = list(GAMES[game].behaviours)
+        styles = [colours.behaviour_style(game, name) for name in names]
+        assert styles[0].colour == colours.BEHAVIOUR_COLOURS[0]
+        assert [s.colour for s in styles[:9]] == list(colours.BEHAVIOUR_COLOURS[:len(names)])
+        assert len(set(styles)) == len(styles)  # every behaviour of a game looks different
+        assert colours.FIRE not in {s.colour for s in styles}  # vermillion is fire's
+
+
+def test_a_mix_is_dashed_in_the_colour_of_its_largest_part():
+    civic = colours.behaviour_style("state_punishment", "civic_voter")
+    greedy = colours.behaviour_style("state_punishment", "greedy_forager")
+    assert colours.population_style("state_punishment", "civic_voter:3") == civic
+    mix = colours.population_style("state_punishment", "greedy_forager:1,civic_voter:2")
+    assert (mix.colour, mix.marker, mix.linestyle, mix.filled) == (civic.colour, civic.marker,
+                                                                  "--", False)
+    tie = colours.population_style("state_punishment", "greedy_forager:1,civic_voter:1,random")
+    assert tie.colour == greedy.colour  # the first written on a tie
+    styles = colours.population_styles("state_punishment",
+                                       ["civic_voter:2,greedy_forager:1",
+                                        "civic_voter:1,greedy_forager", "nobody"])
+    assert len(set(styles.values())) == 3
+
+
+def test_the_dashboard_takes_its_colours_from_the_palette():
+    import dashboard
+    from dashboard import bucket_brigade, stag_hunt, state_punishment
+    from models.bucket_brigade import BURNING, RUINED, SAFE
+
+    assert dashboard.SEAT_COLOURS == colours.SEAT_COLOURS and len(colours.SEAT_COLOURS) == 10
+    assert set(colours.SEAT_COLOURS) <= set(colours.EXTENDED)
+    assert bucket_brigade.HOUSE_COLOURS == {SAFE: colours.HOUSE_STATES["safe"],
+                                            BURNING: colours.FIRE,
+                                            RUINED: colours.HOUSE_STATES["ruined"]}
+    assert colours.FIRE == colours.OKABE_ITO["vermillion"]  # fire is warm
+    assert set(stag_hunt.KIND_COLOURS) <= set(colours.PALETTE)
+    assert state_punishment.RESOURCE_COLOURS[2:] == list(
+        colours.STATE_PUNISHMENT_RESOURCES.values())
+
+
+def test_the_palette_is_okabe_ito():
+    assert set(colours.PALETTE) == {"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7",
+                                    "#56B4E9", "#F0E442", "#000000"}
+    assert figures.PALETTE == colours.PALETTE
+    assert len(set(colours.sequential(5))) == 5
+
+
+def test_wrap_keeps_each_line_within_the_width():
+    text = "word " * 200
+    lines = figures.wrap(text, 200, 8)
+    assert len(lines) > 5 and " ".join(lines).split() == text.split()
+    font = figures.FontProperties(size=8)
+    assert all(figures.text_to_path.get_text_width_height_descent(line, font, ismath=False)[0]
+               <= 200 for line in lines)

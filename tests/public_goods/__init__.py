@@ -183,6 +183,11 @@ class PublicGoodsInterface(Interface):
         return self.vector(model, model.seats[0], phase)[[0, 2]]
 
 
+#: The range of each episode statistic: every reward of a round is >= 0 (``multiplier`` and
+#: ``endowment`` are >= 0), the share contributing is a fraction.
+RANGES = {"rounds": (0, None), "cooperation": (0, 1), "mean_reward": (0, None)}
+
+
 def statistics(rows: pd.DataFrame, run: str = "RunId") -> pd.DataFrame:
     """One row per episode: ``rounds``, ``cooperation`` (mean share contributing) and
     ``mean_reward`` (mean cumulative reward at the end)."""
@@ -217,6 +222,7 @@ GAME = register(Game(
     model=PublicGoodsModel,
     behaviours=BEHAVIOURS,
     statistics=statistics,
+    ranges=RANGES,
     figures={"cooperation_by_mix": cooperation_by_mix},
     view=View(draw=draw, plots=[["cooperation_rate"], ["mean_reward"]],
               size=lambda model: (5, 3)),
