@@ -58,3 +58,4 @@ html_theme_options = {
     "footer_end": [],
 }
 html_show_sourcelink = False
+html_css_files = ["wide.css"]
