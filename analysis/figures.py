@@ -223,6 +223,15 @@ def styles(folder, column: str, values) -> dict:
     return colours.category_styles(values)
 
 
+def study_value(folder, parameter: str):
+    """The value of ``parameter`` in every run of the study: fixed, else the game's default;
+    None if the study sweeps it."""
+    study = results.definition(folder)
+    if parameter in study["sweep"]:
+        return None
+    return study["fixed"].get(parameter, results.game(folder).parameters.defaults()[parameter])
+
+
 def pooled(folder, *shown) -> str:
     """", pooled over a, b" for the swept parameters a figure does not show."""
     others = [p for p in results.definition(folder)["sweep"] if p not in shown]

@@ -18,7 +18,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis import results
-from analysis.figures import behaviour_notes, lines_in_panels, require
+from analysis.figures import behaviour_notes, lines_in_panels, require, study_value
 from models.firefighting_graph import FirefightingGraphModel
 
 #: The range of each episode statistic (``Game.ranges``, for confidence intervals that stay
@@ -89,28 +89,49 @@ FIRE_NOTES_BRIEF = {
 }
 
 
+#: The setting ``FIRE_NOTES`` describe: the default row of 10 firefighters, ``cognac``
+#: preset, two firefighters putting a house out for sure (None: the preset's value).
+NOTES_SETTING = {"layout": "row", "n_agents": 10, "preset": "cognac", "p_two_agents": None}
+
+
 def _notes(folder, table, notes=FIRE_NOTES, more="") -> str:
-    """The reasons of the behaviours shown (``notes``), on the row layout (the only one
-    they describe), ``more`` before the final full stop."""
-    study = results.definition(folder)
-    if "layout" in study["sweep"] or study["fixed"].get("layout", "row") != "row":
+    """The reasons of the behaviours shown (``notes``), in the setting they describe
+    (``NOTES_SETTING``; none otherwise), ``more`` before the final full stop."""
+    if any(study_value(folder, name) != value for name, value in NOTES_SETTING.items()):
         return ""
     populations = table["population"] if "population" in table else []
     text = behaviour_notes(populations, notes, lead="Why the order, on the row: ")
     return f"{text[:-1]}{more}." if text else ""
 
 
+def played_out(rows: pd.DataFrame) -> pd.DataFrame:
+    """The model rows of every run continued, with ``mean_fire`` 0, to the last step any
+    run reached: an episode ends early only when every house is at 0, and from there nothing
+    can ignite ("Termination"), so its fire for the steps not played is exactly 0."""
+    last = rows["step"].max()
+    final = rows[rows["step"] == rows.groupby("run_id")["step"].transform("max")]
+    final = final[final["step"] < last]
+    if final.empty:
+        return rows
+    missing = (last - final["step"]).to_numpy()
+    pads = final.loc[final.index.repeat(missing)].copy()
+    pads["step"] += pads.groupby(level=0).cumcount().to_numpy() + 1
+    pads["mean_fire"] = 0.0
+    return pd.concat([rows, pads], ignore_index=True)
+
+
 def fire_over_time(folder) -> Figure:
     """Mean fire level against step (binned), one line per population, one panel per
     ``p_ignite``."""
-    rows = results.load(folder)
+    rows = played_out(results.load(folder))
     return lines_in_panels(
         folder, rows, x="step", y="mean_fire", line="population", panel="p_ignite",
         panel_title="p_ignite", bounds=(0, None), window="auto",
         title="Firefighting Graph: fire left in the town over an episode",
         caption="Mean fire level of the houses during an episode, one line per behaviour "
-                "(every firefighter plays it), one panel per p_ignite. Lower is better. "
-                + _notes(folder, rows),
+                "(every firefighter plays it), one panel per p_ignite. Lower is better. An "
+                "episode that ended early (every house at 0, where nothing can ignite again) "
+                "counts 0 for its remaining steps. " + _notes(folder, rows),
         xlabel="step", ylabel=_fire_label(folder, "fire level per house"),
         line_title="population")
 

@@ -204,9 +204,11 @@ def dispersions(mean, se, n, bounds=(None, None)):
 def pooled_dispersion(mean, se, n, bounds=(None, None)) -> float | None:
     """The Pearson estimate of one dispersion shared by several samples -- the dispersions
     of those where it can be estimated, weighted by their degrees of freedom ``n - 1`` (as
-    a quasi-likelihood model estimates it) -- or None if there is none."""
+    a quasi-likelihood model estimates it) -- or None if there is none. Samples without
+    spread (every value equal, e.g. a start fixed by a parameter) say nothing about the
+    spread of the others and are left out."""
     phi, n = dispersions(mean, se, n, bounds), np.asarray(n, dtype=np.float64)
-    known = ~np.isnan(phi)
+    known = ~np.isnan(phi) & (phi > 0)
     if not known.any():
         return None
     return float(np.sum((n[known] - 1) * phi[known]) / np.sum(n[known] - 1))
@@ -296,10 +298,10 @@ def summary(folder, ci: bool = False) -> pd.DataFrame:
 
 def number_text(value) -> str:
     """``value`` to 3 significant digits, in plain notation from 1e-4 to 1e7 (integer digits
-    are all kept: 1234.5 gives "1234"), else scientific; "nan" for NaN."""
+    are all kept: 1234.5 gives "1234"), else scientific; "nan" for NaN, "inf" for infinity."""
     value = float(value)
-    if np.isnan(value):
-        return "nan"
+    if not np.isfinite(value):
+        return str(value)
     if value == 0:
         return "0"
     exponent = int(f"{value:.2e}".partition("e")[2])  # after rounding: 0.9996 -> 0
@@ -388,7 +390,8 @@ def summary_text(folder, ci: bool = False, width: int = 100) -> str:
               **{column: _cells(out, column, ci) for column in statistics}}
     text = table_text(out[sweep], values, width)
     if ci:
-        caption = (f"{game(folder).title}, {len(out)} combinations; each cell: the mean over "
-                   "the n runs [95% confidence interval]")
+        caption = (f"{game(folder).title}, {len(out)} combinations of n runs each; each cell: "
+                   "the mean over the runs where the statistic is defined [95% confidence "
+                   "interval]")
         text = "\n".join([*textwrap.wrap(caption, width), "", text])
     return text

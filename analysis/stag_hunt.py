@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 
 from analysis import results
 from analysis.colours import STAG_HUNT_RESOURCES
-from analysis.figures import bars, behaviour_notes, lines_in_panels, require
+from analysis.figures import bars, behaviour_notes, lines_in_panels, require, study_value
 
 #: The range of each episode statistic (``Game.ranges``, for confidence intervals that stay
 #: inside it), from the rules: the counts from 0, ``stag_share`` in [0, 1]; the mean reward
@@ -62,6 +62,28 @@ KILLS = {"all stag kills": "stags",
          "coordinated kills (2+ hunters hit it that turn)": "coordinated"}
 
 
+def _healing_note(folder) -> str:
+    """Why healing separates lone from coordinated kills, for the study's stag health and
+    attack cooldown (the reason holds as stated only for the defaults, 2 and 1)."""
+    health, cooldown = (study_value(folder, p) for p in ("stag_health", "attack_cooldown"))
+    if (health, cooldown) != (2, 1):
+        return ""
+    return ("A stag takes stag_health = 2 hits and a hunter strikes at most every other turn "
+            "(attack_cooldown = 1), so a stag that heals within two turns cannot be killed "
+            "by a lone hunter: only heal_delay 0 leaves lone kills, the gap between the "
+            "panels. ")
+
+
+def _resources_note(folder) -> str:
+    """What a stag and a hare take and pay, in this study (parts it sweeps left out)."""
+    values = {p: study_value(folder, p)
+              for p in ("stag_health", "stag_reward", "hare_health", "hare_reward")}
+    if None in values.values():
+        return ""
+    return (f"A stag takes {values['stag_health']:g} hits and pays {values['stag_reward']:g}, "
+            f"a hare {values['hare_health']:g} and pays {values['hare_reward']:g}. ")
+
+
 def coordinated_kills_vs_heal_delay(folder) -> Figure:
     """Stag kills per episode against ``heal_delay``, one line per population: all of them
     (left panel) and the coordinated ones (right panel)."""
@@ -77,11 +99,7 @@ def coordinated_kills_vs_heal_delay(folder) -> Figure:
         caption="Stags killed per episode against heal_delay, the turns after its last hit "
                 "at which a wounded stag heals (0: never); left all stag kills, right the "
                 "coordinated ones, in which two or more hunters hit the stag in the same "
-                "turn; one line per behaviour (every seat plays it). A stag takes "
-                "stag_health hits (2 by default) and a hunter strikes at most every other "
-                "turn (attack_cooldown 1 by default), so a stag that heals within two turns "
-                "cannot be killed by a lone hunter: only heal_delay 0 leaves lone kills, the "
-                "gap between the panels. "
+                "turn; one line per behaviour (every seat plays it). " + _healing_note(folder)
                 + behaviour_notes(table["population"] if "population" in table else [],
                                   KILL_NOTES, lead=""),
         xlabel="heal_delay (turns until a hit stag heals; 0 = never)",
@@ -108,8 +126,7 @@ def catch_by_behaviour(folder) -> Figure:
         colours_of=[STAG_HUNT_RESOURCES["stag"], STAG_HUNT_RESOURCES["hare"]],
         title="Stag Hunt: what each behaviour catches",
         caption="Stags (brown) and hares (tan) defeated per episode, by behaviour (every "
-                "seat plays it). A stag takes 2 hits and pays 100, a hare 1 hit and pays 3 "
-                "(the defaults). " + behaviour_notes(table["population"], CATCH_NOTES, lead=""),
+                "seat plays it). " + _resources_note(folder) + behaviour_notes(table["population"], CATCH_NOTES, lead=""),
         xlabel="population (behaviour)", ylabel="resources defeated (per episode)")
 
 

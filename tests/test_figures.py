@@ -380,3 +380,16 @@ def test_wrap_keeps_each_line_within_the_width():
     font = figures.FontProperties(size=8)
     assert all(figures.text_to_path.get_text_width_height_descent(line, font, ismath=False)[0]
                <= 200 for line in lines)
+
+
+def test_fire_over_time_counts_an_ended_episode_as_0_for_its_remaining_steps():
+    # An episode ends early only with every house at 0, where nothing ignites again.
+    import pandas as pd
+    from analysis.firefighting_graph import played_out
+    rows = pd.DataFrame({"run_id": ["a"] * 4 + ["b"] * 2, "population": "random",
+                         "step": [0, 1, 2, 3, 0, 1], "mean_fire": [3.0, 2.0, 1.0, 1.5, 2.0, 0.0]})
+    out = played_out(rows).sort_values(["run_id", "step"], ignore_index=True)
+    b = out[out["run_id"] == "b"]
+    assert b["step"].tolist() == [0, 1, 2, 3] and b["mean_fire"].tolist() == [2.0, 0, 0, 0]
+    assert (b["population"] == "random").all()
+    assert out[out["run_id"] == "a"]["mean_fire"].tolist() == [3.0, 2.0, 1.0, 1.5]
