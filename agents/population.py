@@ -9,6 +9,17 @@ Counts must add up to the number of agents.
 from collections.abc import Mapping
 
 
+def entries(population: str) -> list[tuple[str, int]]:
+    """The ``(name, count)`` entries of a population value, in the order written, without
+    checking it (``parse_population`` checks); a bare name counts 1 (alone, it fills every
+    seat)."""
+    out = []
+    for entry in str(population).split(","):
+        name, sep, count = entry.partition(":")
+        out.append((name.strip(), int(count) if sep and count.strip().isdigit() else 1))
+    return out
+
+
 def parse_population(population, num_agents: int, behaviours: Mapping[str, type]) -> list[type]:
     """Return the behaviour class of each seat, in seat order."""
 

@@ -22,6 +22,8 @@ Nothing here imports pyplot, a backend or the dashboard's libraries.
 
 from dataclasses import dataclass
 
+from agents.population import entries as population_entries
+
 #: The Okabe-Ito colours by name.
 OKABE_ITO = {"blue": "#0072B2", "orange": "#E69F00", "bluish green": "#009E73",
              "vermillion": "#D55E00", "reddish purple": "#CC79A7", "sky blue": "#56B4E9",
@@ -102,21 +104,11 @@ def behaviour_colour(game: str, behaviour: str) -> str:
     return behaviour_style(game, behaviour).colour
 
 
-def parts(population: str) -> list[tuple[str, int]]:
-    """The (behaviour, count) entries of a ``population`` string, in the order written; a
-    bare name counts 1 (``agents.population``: alone it fills every seat)."""
-    entries = []
-    for entry in str(population).split(","):
-        name, sep, count = entry.strip().partition(":")
-        entries.append((name.strip(), int(count) if sep and count.strip().isdigit() else 1))
-    return entries
-
-
 def population_style(game: str, population: str) -> Style | None:
     """The style of a ``population``: one behaviour's own style
     (``behaviour_style``); a mix, its largest part's colour and marker (the first written on
     a tie), dashed, with an open marker. None when it names no behaviour of the game."""
-    entries = parts(population)
+    entries = population_entries(population)
     known = _behaviours(game)
     if not all(name in known for name, _ in entries):
         return None

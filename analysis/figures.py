@@ -47,6 +47,7 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import text_to_path
 
+from agents.population import entries as population_entries
 from analysis import colours, results
 from analysis.colours import PALETTE  # the figures' palette, also reached from here
 
@@ -243,7 +244,7 @@ def behaviour_notes(populations, notes: dict, lead: str = "Why: ") -> str:
     them) of the behaviours in ``populations`` (a figure's population values), each clause
     once, joined by semicolons; "" when none is shown."""
     present = {name for population in pd.unique(pd.Series(populations))
-               for name, _ in colours.parts(population)}
+               for name, _ in population_entries(population)}
     clauses = list(dict.fromkeys(note for name, note in notes.items() if name in present))
     return f"{lead}{'; '.join(clauses)}." if clauses else ""
 
@@ -274,7 +275,7 @@ def _bounds(folder, column: str, bounds):
     (``Game.ranges``; ``(None, None)`` for a column it does not declare)."""
     if bounds is not None:
         return tuple(bounds)
-    return tuple(getattr(results.game(folder), "ranges", {}).get(column, (None, None)))
+    return tuple(results.game(folder).ranges.get(column, (None, None)))
 
 
 def _interval(bounds, stats: pd.DataFrame | None = None, columns=()) -> str:

@@ -20,6 +20,7 @@ from math import comb
 import numpy as np
 import pandas as pd
 
+from agents.population import entries as population_entries
 from analysis import results
 from analysis.studies import Study, StudyError
 from models import GAMES
@@ -91,9 +92,8 @@ def counts_of(behaviours, population_value: str) -> np.ndarray:
     """The mix (counts over ``behaviours``) of a ``population`` value written by
     ``population``."""
     counts = np.zeros(len(behaviours), dtype=np.int64)
-    for entry in population_value.split(","):
-        name, _, count = entry.partition(":")
-        counts[behaviours.index(name.strip())] += int(count or 1)
+    for name, count in population_entries(population_value):
+        counts[behaviours.index(name)] += count
     return counts
 
 
