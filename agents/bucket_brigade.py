@@ -35,6 +35,7 @@ import math
 from typing import ClassVar
 
 import mesa
+import numpy as np
 
 from agents.policy import take_decision
 from models.bucket_brigade import BURNING, REST, WORK
@@ -55,6 +56,17 @@ def nearest_fire(houses, location: int) -> int | None:
             if d < best_distance:
                 best, best_distance = h, d
     return best
+
+
+def nearest_fires(houses: np.ndarray, locations: np.ndarray) -> np.ndarray:
+    """``nearest_fire`` for arrays: ``houses`` ``(E, n)``, ``locations`` ``(E, k)`` ->
+    ``(E, k)`` houses, -1 where nothing burns."""
+    n = houses.shape[1]
+    distance = np.abs(locations[:, :, None] - np.arange(n)) % n
+    distance = np.minimum(distance, n - distance)
+    distance = np.where(houses[:, None, :] == BURNING, distance, n)
+    nearest = distance.argmin(axis=2)
+    return np.where((houses == BURNING).any(axis=1)[:, None], nearest, -1)
 
 
 class BucketBrigadeAgent(mesa.Agent):
@@ -95,6 +107,16 @@ class RandomAgent(BucketBrigadeAgent):
         house = int(draw() * self.model.num_houses)
         return house, WORK if draw() < 0.5 else REST
 
+    @staticmethod
+    def batch_decide(batch, group, phase):
+        """``choose_signal`` / ``choose_action`` for every episode of a batch
+        (``models.bucket_brigade_batch``), from the same uniform numbers."""
+        shape = (batch.size, len(group.seats))
+        if phase == "signal":
+            return batch.rng.random(shape) < 0.5
+        draws = batch.rng.random((*shape, 2))
+        return (draws[..., 0] * batch.model.num_houses).astype(np.int64), draws[..., 1] < 0.5
+
 
 class AlwaysWorkAgent(BucketBrigadeAgent):
     """Honest: works at the fire nearest its location (ties to the lower index) and
@@ -111,6 +133,16 @@ class AlwaysWorkAgent(BucketBrigadeAgent):
         target = nearest_fire(obs.houses, here)
         return (here, REST) if target is None else (target, WORK)
 
+    @staticmethod
+    def batch_decide(batch, group, phase):
+        """``choose_signal`` / ``choose_action`` for every episode of a batch."""
+        fire = (batch.houses == BURNING).any(axis=1)
+        if phase == "signal":
+            return np.broadcast_to(fire[:, None], (batch.size, len(group.seats)))
+        here = batch.locations[:, group.seats]
+        target = nearest_fires(batch.houses, here)
+        return np.where(target < 0, here, target), target >= 0
+
 
 class AlwaysRestAgent(BucketBrigadeAgent):
     """Honest: signals REST and rests where it stands."""
@@ -122,6 +154,12 @@ class AlwaysRestAgent(BucketBrigadeAgent):
 
     def choose_action(self):
         return self.model.observation.locations[self.seat], REST
+
+    @staticmethod
+    def batch_decide(batch, group, phase):
+        """``choose_signal`` / ``choose_action`` for every episode of a batch."""
+        rest = np.zeros((batch.size, len(group.seats)), dtype=bool)
+        return rest if phase == "signal" else (batch.locations[:, group.seats], rest)
 
 
 HEURISTIC_PARAMETERS = ("honesty", "work_tendency", "neighbor_help", "own_house_priority",
@@ -179,6 +217,86 @@ class HeuristicAgent(BucketBrigadeAgent):
         elif mode == REST and draw() < self.altruism * (1 - cover):
             mode = WORK
         return (target, WORK) if mode == WORK else (here, REST)
+
+    @classmethod
+    def batch_decide(cls, batch, group, phase):
+        """``choose_signal`` / ``choose_action`` for every episode of a batch
+        (``models.bucket_brigade_batch``): the same decisions from the same uniform numbers.
+
+        Random numbers, one fixed array per phase from ``batch.rng`` (``E`` episodes, ``k``
+        seats of the group), each number standing for one ``model.random`` draw of the Mesa
+        methods:
+
+        * ``signal``: ``u = batch.rng.random((E, k, 2))``; ``u[..., 0]`` is the intent draw
+          (used only in an episode where something burns, where ``choose_signal`` draws it)
+          and ``u[..., 1]`` the honesty draw.
+        * ``act``: ``u = batch.rng.random((E, k, 3))``, used only where something burns;
+          ``u[..., 0]`` is the exploration draw, ``u[..., 1]`` chooses the fire when exploring
+          (the ``int(u * number of fires)``-th burning house in index order, as
+          ``random.randrange(len(fires))`` would), ``u[..., 2]`` the draw of the mode flip
+          (against ``rest_bias*cover`` for an intent to WORK, ``altruism*(1 - cover)`` for
+          an intent to REST).
+
+        The intent chosen in the ``signal`` phase is kept in ``group.memory["intent"]``
+        (``(E, k)``, WORK True) for the ``act`` phase. The score and ``cover`` are computed
+        with the same float operations in the same order as ``_score`` (``exp`` of the
+        helper counts through ``math.exp``), so ties break as in the Mesa methods.
+        """
+        p = cls.params
+        seats = np.asarray(group.seats)
+        size, k = batch.size, len(seats)
+        houses = batch.houses
+        n = houses.shape[1]
+        burning = houses == BURNING  # (E, n)
+        fire = burning.any(axis=1)  # (E,)
+        owned = (np.arange(n) % batch.model.num_agents) == seats[:, None]  # (k, n)
+        if phase == "signal":
+            u = batch.rng.random((size, k, 2))
+            w0 = p["work_tendency"]
+            w = np.where((burning[:, None, :] & owned).any(axis=2),
+                         w0 + (1 - w0) * p["own_house_priority"], w0)
+            w = np.where(batch.last_work[:, seats], w * (1 - p["fatigue"]), w)
+            intent = fire[:, None] & (u[..., 0] < w)
+            group.memory["intent"] = intent
+            return np.where(u[..., 1] < p["honesty"], intent, ~intent)
+
+        u = batch.rng.random((size, k, 3))
+        intent = group.memory["intent"]
+        here = batch.locations[:, seats]
+        kappa = batch.model.kappa
+        num_agents = batch.locations.shape[1]
+        # exp(-kappa*m) for m = 0 .. num_agents helpers, as math.exp computes it.
+        decay = np.array([math.exp(-kappa * m) for m in range(num_agents + 1)])
+        # Helpers: the WORK signallers expected at each fire, less the agent itself.
+        expected = nearest_fires(houses, batch.locations)  # (E, N), -1 without fire
+        signalled = batch.signals & (expected >= 0)
+        at = np.zeros((size, n), dtype=np.int64)
+        rows = np.broadcast_to(np.arange(size)[:, None], expected.shape)
+        np.add.at(at, (rows[signalled], expected[signalled]), 1)
+        mine = signalled[:, seats][:, :, None] & (expected[:, seats][:, :, None] == np.arange(n))
+        helpers = at[:, None, :] - mine  # (E, k, n)
+        # Score of every house (only fires count).
+        distance = np.abs(here[:, :, None] - np.arange(n)) % n
+        distance = np.minimum(distance, n - distance)
+        next_to_own = ~owned & (np.roll(owned, 1, axis=1) | np.roll(owned, -1, axis=1))
+        score = (p["own_house_priority"] * owned.astype(float)
+                 + p["neighbor_help"] * next_to_own.astype(float)
+                 + p["altruism"] * (~owned).astype(float)
+                 + p["coordination"] * decay[helpers]
+                 - p["risk_aversion"] * distance / (n // 2))
+        best = np.where(burning[:, None, :], score, -np.inf).argmax(axis=2)
+        # Exploration: the int(u * fires)-th fire in index order.
+        count = burning.sum(axis=1)  # (E,)
+        pick = (u[..., 1] * count[:, None]).astype(np.int64)  # (E, k)
+        rank = np.cumsum(burning, axis=1) - 1  # (E, n): index of each fire among the fires
+        explored = (burning[:, None, :] & (rank[:, None, :] == pick[:, :, None])).argmax(axis=2)
+        target = np.where(u[..., 0] < p["exploration"], explored, best)
+        # Mode: the intent, flipped against the cover the signals give the target.
+        cover = 1 - decay[np.take_along_axis(helpers, target[:, :, None], axis=2)[..., 0]]
+        working = np.where(intent, ~(u[..., 2] < p["rest_bias"] * cover),
+                           u[..., 2] < p["altruism"] * (1 - cover))
+        working &= fire[:, None]
+        return np.where(working, target, here).astype(np.int64), working
 
     def _score(self, house, here, helpers):
         n = self.model.num_houses

@@ -31,6 +31,7 @@ houses at 0 and leave the six others to burn, so the town ends with about 8 time
 from typing import ClassVar
 
 import mesa
+import numpy as np
 
 from agents.policy import take_decision
 
@@ -72,6 +73,13 @@ class RandomAgent(FirefighterAgent):
     def choose_action(self):
         return int(self.model.random.random() * self.model.n_actions)
 
+    @staticmethod
+    def batch_decide(batch, group, phase):
+        """``choose_action`` for every episode of a batch (``models.firefighting_graph_batch``),
+        from the same uniform numbers."""
+        draws = batch.rng.random((batch.size, len(group.seats)))
+        return (draws * batch.model.n_actions).astype(np.int64)
+
 
 class Fixed0Agent(FirefighterAgent):
     """Always action 0."""
@@ -81,6 +89,10 @@ class Fixed0Agent(FirefighterAgent):
     def choose_action(self):
         return 0
 
+    @staticmethod
+    def batch_decide(batch, group, phase):
+        return np.zeros((batch.size, len(group.seats)), dtype=np.int64)
+
 
 class Fixed1Agent(FirefighterAgent):
     """Always action 1."""
@@ -89,6 +101,10 @@ class Fixed1Agent(FirefighterAgent):
 
     def choose_action(self):
         return 1
+
+    @staticmethod
+    def batch_decide(batch, group, phase):
+        return np.ones((batch.size, len(group.seats)), dtype=np.int64)
 
 
 class BeliefTrackerAgent(FirefighterAgent):
@@ -123,6 +139,34 @@ class BeliefTrackerAgent(FirefighterAgent):
                 self.beliefs[action] = belief * burning / total if total else belief
             else:
                 self.beliefs[action] = belief + (1 - belief) * model.p_ignite
+
+    @staticmethod
+    def batch_decide(batch, group, phase):
+        """``choose_action`` for every episode of a batch: the beliefs ``(episodes, seats,
+        actions)`` and last actions live in ``group.memory``; the same arithmetic, in the
+        same order, as the agent's."""
+        model, memory = batch.model, group.memory
+        if "beliefs" not in memory:  # the first step: go to the shared house
+            prior = model.max_fire_level / (model.max_fire_level + 1)
+            memory["beliefs"] = np.full((batch.size, len(group.seats), model.n_actions), prior)
+            columns = group.seats if model.layout == "row" else group.seats % model.n_width
+            memory["last"] = np.broadcast_to(np.where(columns % 2 == 0, 1, 0),
+                                             (batch.size, len(group.seats))).copy()
+            return memory["last"]
+        beliefs, last = memory["beliefs"], memory["last"]
+        flame = batch.observations[:, group.seats] == 1
+        p_fire, p_calm = model.p_observe[2], model.p_observe[0]
+        burning = np.where(flame, p_fire, 1 - p_fire)
+        calm = np.where(flame, p_calm, 1 - p_calm)
+        visited = np.arange(model.n_actions) == last[..., None]
+        total = beliefs * burning[..., None] + (1 - beliefs) * calm[..., None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            seen = np.where(total != 0, beliefs * burning[..., None] / total, beliefs)
+        beliefs = np.where(visited, seen, beliefs + (1 - beliefs) * model.p_ignite)
+        alarmed = np.take_along_axis(beliefs, last[..., None], 2)[..., 0] >= 0.5
+        memory["beliefs"] = beliefs
+        memory["last"] = np.where(alarmed, beliefs.argmin(axis=2), last)
+        return memory["last"]
 
 
 class PolicyAgent(FirefighterAgent):

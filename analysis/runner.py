@@ -37,23 +37,22 @@ backend, number of workers and batch size gives the same rows.
 """
 
 import ctypes
-import hashlib
 import json
 import multiprocessing
 import os
 import signal
 import sys
-import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
 from analysis import manifest
-from analysis.studies import Run, Study, StudyError, canonical
+from analysis.blocks import block_tasks, play_blocks
+from analysis.run_files import record_failure, run_columns, write_batch
+from analysis.studies import Study, StudyError, canonical
 from models import GAMES
 from models.files import write_atomic
 
@@ -101,20 +100,26 @@ def run_study(study: Study, out="results", *, backend="local", workers=None, sch
 
 
 def _run(study, folder, backend, workers, scheduler, batch_size, progress) -> Report:
-    runs = study.runs()
     done = manifest.verify(folder)
-    todo = [run for run in runs if run.run_id not in done]
-    report = Report(folder, len(runs), already_done=len(runs) - len(todo))
     workers = workers or os.cpu_count() or 1
-    size = batch_size or max(1, min(MAX_BATCH, len(todo) // (8 * workers)))
     failed_before = {path.stem for path in (folder / "failed").glob("*.json")}
-    tasks = [(study.game, study.collect, batch, str(folder),
-              failed_before.intersection(run.run_id for run in batch))
-             for batch in (todo[i:i + size] for i in range(0, len(todo), size))]
-    bar = Progress(total=len(runs), initial=report.already_done, unit="run", desc=study.name,
+    total = study.replicates * len(study.combinations())
+    if study.batch:
+        tasks, already_done = block_tasks(study, folder, done, failed_before)
+        function = play_blocks
+    else:
+        todo = [run for run in study.runs() if run.run_id not in done]
+        already_done = total - len(todo)
+        size = batch_size or max(1, min(MAX_BATCH, len(todo) // (8 * workers)))
+        tasks = [(study.game, study.collect, batch, str(folder),
+                  failed_before.intersection(run.run_id for run in batch))
+                 for batch in (todo[i:i + size] for i in range(0, len(todo), size))]
+        function = play_batch
+    report = Report(folder, total, already_done=already_done)
+    bar = Progress(total=total, initial=report.already_done, unit="run", desc=study.name,
                    disable=not progress)
     try:
-        for played, failed, entry in play(play_batch, tasks, backend, workers, scheduler):
+        for played, failed, entry in play(function, tasks, backend, workers, scheduler):
             if entry:
                 manifest.record(folder, entry)
             report.played += played
@@ -136,6 +141,15 @@ def _prepare(study: Study, folder: Path) -> None:
             raise StudyError(f"study {study.name!r}: {definition} cannot be read (cut short "
                              "or damaged); if it is this study's folder, delete study.json and "
                              "run again to resume") from None
+        written = json.loads(definition.read_text())
+        if existing != canonical(study.definition()) \
+                and {**written, "rules_version": study.rules_version} \
+                == {**study.definition(), "rules_version": study.rules_version}:
+            raise StudyError(
+                f"study {study.name!r}: {folder} holds results of version "
+                f"{written.get('rules_version', 1)} of the {study.game} rules, and this code "
+                f"plays version {study.rules_version} (docs/rules/{study.game}.md); the two "
+                "cannot mix: move that folder away, or choose another output folder")
         if existing != canonical(study.definition()):
             raise StudyError(
                 f"study {study.name!r}: {folder} holds results of a different study "
@@ -202,16 +216,15 @@ def _play_on_dask(function, tasks, workers, scheduler):
 
 
 def play_batch(task) -> tuple[int, list[str], dict | None]:
-    """Play a batch of runs and write their data (in a worker); a run that raises is
-    recorded in ``failed/`` instead. Returns ``(runs played, ids of the failed ones, the
-    batch's manifest line or None)``."""
+    """Play a batch of runs on the game's model and write their data (in a worker); a run
+    that raises is recorded in ``failed/`` instead. Returns ``(runs played, ids of the failed
+    ones, the batch's manifest line or None)``."""
     game, collect, runs, folder, failed_before = task
     folder = Path(folder)
     model_columns: dict[str, list] = {}
     agent_tables = []
     failed = []
     for run in runs:
-        failure = folder / "failed" / f"{run.run_id}.json"
         try:
             model = GAMES[game].model(**run.parameters, rng=run.seed)
             model.run_model()
@@ -221,16 +234,12 @@ def play_batch(task) -> tuple[int, list[str], dict | None]:
                 agents = model.datacollector.get_agent_vars_dataframe().reset_index()
                 agent_tables.append(pa.Table.from_pandas(agents, preserve_index=False))
         except Exception as error:  # recorded as failed; the study goes on
-            record = {"run_id": run.run_id, "parameters": run.parameters,
-                      "replicate": run.replicate, "seed": run.seed,
-                      "error": f"{type(error).__name__}: {error}",
-                      "traceback": traceback.format_exc()}
-            write_atomic(failure, (json.dumps(record, indent=2, default=repr) + "\n").encode())
+            record_failure(folder, run, error)
             failed.append(run.run_id)
             continue
         if run.run_id in failed_before:
-            failure.unlink(missing_ok=True)
-        front = _run_columns(run)
+            (folder / "failed" / f"{run.run_id}.json").unlink(missing_ok=True)
+        front = run_columns(run, "model", GAMES[game].rules_version)
         if agent_tables:
             table = agent_tables[-1]
             agent_tables[-1] = pa.table(
@@ -241,30 +250,5 @@ def play_batch(task) -> tuple[int, list[str], dict | None]:
         model_columns.setdefault("Step", []).extend(range(steps))
         for column, values in reported.items():
             model_columns.setdefault(column, []).extend(values)
-    if not model_columns:
-        return len(runs), failed, None
-    name = hashlib.sha256("".join(run.run_id for run in runs).encode()).hexdigest()[:16]
-    files = {}
-    if agent_tables:
-        files[f"{name}.agent.parquet"] = parquet_bytes(
-            pa.concat_tables(agent_tables, promote_options="permissive"))
-    files[f"{name}.model.parquet"] = parquet_bytes(pa.table(model_columns))
-    for file, data in files.items():
-        write_atomic(folder / "runs" / file, data, durable=False)
-    done = sorted(set(model_columns["run_id"]))
-    return len(runs), failed, {"runs": done, "files": {file: manifest.digest(data)
-                                                        for file, data in files.items()}}
-
-
-def _run_columns(run: Run) -> dict:
-    """The columns in front of a run's rows: its id, replicate, seed and parameters."""
-    front = {"run_id": run.run_id, "replicate": run.replicate, "seed": run.seed}
-    front.update({key: canonical(value) if isinstance(value, (list, tuple, dict)) else value
-                  for key, value in run.parameters.items()})
-    return front
-
-
-def parquet_bytes(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink)
-    return sink.getvalue().to_pybytes()
+    tables = [pa.table(model_columns)] if model_columns else []
+    return write_batch(folder, len(runs), failed, tables, agent_tables)

@@ -8,6 +8,8 @@ A study file is TOML::
     replicates = 10                      # runs per parameter combination, default 10
     collect = ["model"]                  # "model" and/or "agent" DataFrames, default model
 
+    engine = "auto"                      # "auto" (default) or "model"; see below
+
     [fixed]                              # one value each (any the model takes)
     scenario = "default"
 
@@ -20,6 +22,12 @@ A value that is itself a list (``spawn_weights``) goes in ``[fixed]`` as a list,
 an unknown game or a parameter the game does not declare, and every combination's values,
 by building its model once (``rng=0``, no data collection) -- an error names the study, the
 key and the problem.
+
+``engine``: with ``"auto"``, a study of a game that has a batch engine (``Game.batch``) whose
+every combination seats only behaviours that can decide on arrays is played by that engine,
+thousands of episodes at once (``analysis.blocks``); otherwise, or with ``"model"``, each run
+is played by the game's Mesa model. The two agree in distribution, not draw for draw, so
+``engine`` is part of the study's definition.
 
 Each run is a parameter combination and a replicate number. Its seed is derived from the
 study's seed and the run's parameters and replicate (SHA-256 of their canonical JSON), so the
@@ -36,9 +44,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from models import GAMES
+from models.batch import unable
 
 COLLECT = ("model", "agent")
-STUDY_KEYS = ("name", "game", "seed", "replicates", "collect", "fixed", "sweep", "max_runs")
+STUDY_KEYS = ("name", "game", "seed", "replicates", "collect", "fixed", "sweep", "max_runs",
+              "engine")
+ENGINES = ("auto", "model")
 #: The most runs (combinations x replicates) a study may hold unless it sets ``max_runs``.
 MAX_RUNS = 100_000
 
@@ -111,6 +122,7 @@ class Study:
     collect: tuple = ("model",)
     name: str = ""
     max_runs: int = MAX_RUNS
+    engine: str = "auto"
 
     def __post_init__(self):
         where = f"study {self.name!r}" if self.name else "study"
@@ -145,6 +157,8 @@ class Study:
             if not isinstance(values, (list, tuple)) or not values:
                 raise StudyError(f"{where}: [sweep] {key}={values!r} must be a non-empty "
                                  "list of values")
+        if self.engine not in ENGINES:
+            raise StudyError(f"{where}: engine={self.engine!r} must be one of {list(ENGINES)}")
         if type(self.max_runs) is not int or self.max_runs < 1:
             raise StudyError(f"{where}: max_runs={self.max_runs!r} must be an integer >= 1")
         size = self.replicates
@@ -155,13 +169,16 @@ class Study:
                              f"{size // self.replicates:,} combinations) is more than "
                              f"max_runs={self.max_runs:,}; split the study, or set max_runs "
                              "in the study file if you mean it")
+        batch = self.engine == "auto" and GAMES[self.game].references["batch"] is not None
         for combination in self.combinations():
             try:
-                GAMES[self.game].model(**combination, rng=0, collect_data=False)
+                model = GAMES[self.game].model(**combination, rng=0, collect_data=False)
             except (ValueError, TypeError) as error:
                 swept = {key: combination[key] for key in self.sweep}
                 raise StudyError(f"{where}: {error}"
                                  + (f" (in the combination {swept})" if swept else "")) from None
+            batch = batch and not unable(model)
+        object.__setattr__(self, "batch", batch)
 
     @classmethod
     def from_file(cls, path) -> "Study":
@@ -181,17 +198,33 @@ class Study:
 
     def runs(self) -> list[Run]:
         """Every run: each combination, each replicate, with its derived seed."""
+        return [run for index, combination in enumerate(self.combinations())
+                for run in self.runs_of(index, combination, 0, self.replicates)]
+
+    def runs_of(self, index: int, combination: dict, first: int, stop: int) -> list[Run]:
+        """The runs of replicates ``first .. stop - 1`` of the ``index``-th combination."""
         runs = []
-        for combination in self.combinations():
-            for replicate in range(self.replicates):
-                key = canonical({"parameters": combination, "replicate": replicate})
-                digest = hashlib.sha256(f"{self.seed}|{key}".encode()).digest()
-                runs.append(Run(digest[:8].hex(), len(runs), combination, replicate,
-                                int.from_bytes(digest[8:16], "big") >> 1))
+        for replicate in range(first, stop):
+            key = canonical({"parameters": combination, "replicate": replicate})
+            digest = hashlib.sha256(f"{self.seed}|{key}".encode()).digest()
+            runs.append(Run(digest[:8].hex(), index * self.replicates + replicate, combination,
+                            replicate, int.from_bytes(digest[8:16], "big") >> 1))
         return runs
 
+    @property
+    def rules_version(self) -> int:
+        """The version of the game's rules that plays the study (``Game.rules_version``)."""
+        return GAMES[self.game].rules_version
+
     def definition(self) -> dict:
-        """What makes the study's data: written next to its results, compared on resume."""
-        return {"game": self.game, "seed": self.seed, "replicates": self.replicates,
-                "collect": list(self.collect), "fixed": self.fixed, "sweep": self.sweep}
+        """What makes the study's data: written next to its results, compared on resume.
+        The engine and the rules version are there only when they are not the first ones
+        (``"auto"`` and 1), so folders written before they existed still match."""
+        definition = {"game": self.game, "seed": self.seed, "replicates": self.replicates,
+                      "collect": list(self.collect), "fixed": self.fixed, "sweep": self.sweep}
+        if self.engine != "auto":
+            definition["engine"] = self.engine
+        if self.rules_version != 1:
+            definition["rules_version"] = self.rules_version
+        return definition
 

@@ -62,7 +62,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analysis import manifest
-from analysis.runner import BACKENDS, Progress, parquet_bytes, play
+from analysis.run_files import parquet_bytes
+from analysis.runner import BACKENDS, Progress, play
 from analysis.studies import StudyError, canonical, check_name, read_toml
 from models import GAMES
 from models.files import write_atomic

@@ -22,14 +22,20 @@ Choices the sources leave open, made here (also in the rules' last section):
 * ``collect_data=False`` is for speed: the model then has no DataCollector
   (``model.datacollector`` is None). The per-night history (``model.history``), which
   replays and the reward identities read, is always kept.
-* All draws come from ``model.random``, so ``model.seed`` replays a run exactly.
+* The night's rules are the array functions of ``models.bucket_brigade_arrays``, played here
+  on one episode (``model.state``, shape ``(1, num_houses)``; ``model.houses`` is its row)
+  and by the batch engine on many. They draw from ``model.rng``, one number per chance
+  whether or not it comes up (rules version 2, ``RULES_VERSION``); the behaviours draw from
+  ``model.random``. Both are seeded by ``model.seed``, which replays a run exactly.
 """
 
 import math
 from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
+import numpy as np
 
+from models import bucket_brigade_arrays as arrays
 from models import validation as check
 from models.parameters import (MAX_STEPS, Choice, Integer, Parameter, Parameters, Population,
                                Probability, Real, Reals, Select, Slider)
@@ -39,8 +45,12 @@ from models.policies import policy_parameter
 from models.registry import ROOT, Benchmark, Game, register
 
 WORK, REST = "WORK", "REST"  # signals and modes
-SAFE, BURNING, RUINED = 0, 1, 2  # house states
+SAFE, BURNING, RUINED = arrays.SAFE, arrays.BURNING, arrays.RUINED  # house states
+SIGNALS = frozenset((WORK, REST))
 RULE_SETS = ("spec", "reference")
+#: The version of these rules that results record (docs/rules/bucket_brigade.md, "Random
+#: numbers"): 2 since the night is played over arrays (``models.bucket_brigade_arrays``).
+RULES_VERSION = 2
 
 def _scenario(beta, kappa, c, rho_ignite, N_min, p_spark, A=100.0):
     return dict(beta=beta, kappa=kappa, A=A, L=100.0, c=c, rho_ignite=rho_ignite,
@@ -164,8 +174,10 @@ class BucketBrigadeModel(PhasedModel):
 
     phases = (
         ModelPhase("observe"),
-        AgentPhase("signal", "choose_signal", order="simultaneous", apply="reveal_signals"),
-        AgentPhase("act", "choose_action", order="simultaneous", apply="take_actions"),
+        AgentPhase("signal", "choose_signal", order="simultaneous", apply="reveal_signals",
+                   agents="seats"),
+        AgentPhase("act", "choose_action", order="simultaneous", apply="take_actions",
+                   agents="seats"),
         ModelPhase("extinguish"),
         ModelPhase("spread"),
         ModelPhase("burn_out"),
@@ -210,16 +222,27 @@ class BucketBrigadeModel(PhasedModel):
 
         n = self.num_houses
         self.owner = tuple(h % self.num_agents for h in range(n))
-        self.neighbours = tuple(((h - 1) % n, (h + 1) % n) for h in range(n))
-        # P(extinguish) for k = 0..num_agents workers at one house.
-        self.p_extinguish = tuple(1 - math.exp(-self.kappa * k) for k in range(self.num_agents + 1))
+        self.owner_array = arrays.ownership(n, self.num_agents)
+        self.p_extinguish = arrays.extinguish_probabilities(self.kappa, self.num_agents)
+        self.spec = self.rules == "spec"
+        self._allowed_actions = frozenset((h, mode) for h in range(n) for mode in SIGNALS)
 
-        self.houses = [SAFE] * n
-        for h in self.random.sample(range(n), initial_fire_count(self.rho_ignite, n)):
-            self.houses[h] = BURNING
-        self.initial_houses = tuple(self.houses)
+        # This one episode's houses as the rules' arrays hold them, shape (1, n); ``houses``
+        # is its row.
+        self.state = arrays.ignite(self.rng.random((1, n)), initial_fire_count(self.rho_ignite, n))
+        self._row = self.state[0]
+        self.spreaders = np.zeros(self.state.shape, dtype=bool)
+        self.initial_houses = tuple(self.houses.tolist())
         self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
         self.initial_locations = tuple(agent.house for agent in self.seats)
+        self.work_cost_array = np.array(self.work_costs, dtype=float)
+        self.weights = np.array([getattr(self, name) for name in arrays.WEIGHTS], dtype=float)
+        # What phase 8 writes: counts, the end, rewards and end-of-game terms.
+        self.outcome = (np.zeros((1, 3), dtype=np.int64), np.zeros(1, dtype=bool),
+                        np.zeros((1, self.num_agents)), np.zeros((1, self.num_agents)))
+        # Tonight's actions as the rules' arrays hold them, shape (1, num_agents).
+        self.locations = np.array([self.initial_locations])
+        self.working = np.zeros(self.locations.shape, dtype=bool)
 
         self.night = 0
         self.observation = None
@@ -235,10 +258,21 @@ class BucketBrigadeModel(PhasedModel):
 
         self.start_data_collection()
 
+    @property
+    def houses(self) -> np.ndarray:
+        """The house states (SAFE 0, BURNING 1, RUINED 2), a view of the one row of
+        ``state``; assigning a sequence sets them."""
+        return self._row
+
+    @houses.setter
+    def houses(self, states):
+        self.state[0] = states
+
     # --- Phase 1: observe -------------------------------------------------------------
     def observe(self):
         """Nights are numbered from 1; everyone receives the same public observation."""
         self.observation = self.upcoming_observation()
+        self.start = self.state.copy()
         self.night += 1
 
     def upcoming_observation(self) -> Observation:
@@ -247,7 +281,7 @@ class BucketBrigadeModel(PhasedModel):
         last = self.history[-1] if self.history else None
         return Observation(
             night=self.night + 1,
-            houses=tuple(self.houses),
+            houses=tuple(self.houses.tolist()),
             locations=last.locations if last else self.initial_locations,
             last_actions=last.actions if last else None,
             last_signals=last.signals if last else None,
@@ -256,12 +290,14 @@ class BucketBrigadeModel(PhasedModel):
     # --- Phase 2: signal (decided simultaneously by the agents) ---------------------
     def reveal_signals(self, signals):
         """Every agent's signal becomes public at once."""
-        for agent, signal in signals.items():
-            if signal not in (WORK, REST):
-                raise ValueError(f"agent {agent.seat} ({agent.behaviour}) signalled "
-                                 f"{signal!r}; a signal is {WORK!r} or {REST!r}")
+        tonight = tuple(signals.values())
+        if not SIGNALS.issuperset(tonight):
+            agent, signal = next((agent, signal) for agent, signal in signals.items()
+                                 if signal not in SIGNALS)
+            raise ValueError(f"agent {agent.seat} ({agent.behaviour}) signalled "
+                             f"{signal!r}; a signal is {WORK!r} or {REST!r}")
+        for agent, signal in zip(self.seats, tonight):
             agent.signal = signal
-        tonight = tuple([agent.signal for agent in self.seats])
         self.signals_work = tonight.count(WORK)
         obs = self.observation
         self.observation = Observation(obs.night, obs.houses, obs.locations,
@@ -271,128 +307,87 @@ class BucketBrigadeModel(PhasedModel):
     def take_actions(self, actions):
         """Agents move to their chosen house and take their mode; a mode that differs from
         the agent's own signal tonight is a lie."""
-        n = self.num_houses
-        for agent, action in actions.items():
-            if not isinstance(action, tuple) or len(action) != 2 or action[1] not in (WORK, REST):
-                raise ValueError(f"agent {agent.seat} ({agent.behaviour}) chose {action!r}; "
-                                 f"an action is (house in 0..{n - 1}, {WORK!r} or {REST!r})")
-            check.decision(agent, action[0], n, "house")
-        workers = lies = 0
-        for agent, (house, mode) in actions.items():
-            agent.house = int(house)
-            agent.mode = mode
+        chosen = tuple(actions.values())
+        if not (self._allowed_actions.issuperset(chosen)
+                and all(type(house) is int for house, _ in chosen)):
+            chosen = tuple(self._checked_action(agent, action)
+                           for agent, action in actions.items())
+        lies = 0
+        for agent, (house, mode) in zip(self.seats, chosen):
+            agent.house, agent.mode = house, mode
             agent.lied = lied = mode != agent.signal
-            workers += mode == WORK
             lies += lied
-        self.workers, self.lies = workers, lies
-        self.actions = tuple([(agent.house, agent.mode) for agent in self.seats])
+        self.actions = chosen
+        self.workers, self.lies = [mode for _, mode in chosen].count(WORK), lies
+
+    def _checked_action(self, agent, action):
+        n = self.num_houses
+        if type(action) is not tuple or len(action) != 2 or action[1] not in SIGNALS:
+            raise ValueError(f"agent {agent.seat} ({agent.behaviour}) chose {action!r}; an "
+                             f"action is (house in 0..{n - 1}, {WORK!r} or {REST!r})")
+        return check.decision(agent, action[0], n, "house"), action[1]
 
     # --- Phase 4: extinguish ----------------------------------------------------------
     def extinguish(self):
         """A BURNING house with k workers there becomes SAFE with P = 1 - exp(-kappa*k)."""
-        workers_at = [0] * self.num_houses
-        for agent in self.seats:
-            if agent.mode == WORK:
-                workers_at[agent.house] += 1
-        houses, p, draw = self.houses, self.p_extinguish, self.random.random
-        for h, k in enumerate(workers_at):
-            if k and houses[h] == BURNING and draw() < p[k]:
-                houses[h] = SAFE
+        seats = self.seats
+        self.locations[0] = [agent.house for agent in seats]
+        self.working[0] = [agent.mode == WORK for agent in seats]
+        arrays.extinguish(self.state, self.locations, self.working, self.p_extinguish,
+                          self.rng.random(self.state.shape))
 
     # --- Phase 5: spread --------------------------------------------------------------
     def spread(self):
-        """Each BURNING house ignites each SAFE neighbour with probability beta.
-
-        ``"spec"``: simultaneous, the spreading houses are those burning at the start of the
-        phase. ``"reference"``: in place over houses 0..n-1, left neighbour then right, so a
-        house lit earlier in the loop spreads later in the same night.
-        """
-        houses, beta, draw = self.houses, self.beta, self.random.random
-        self.spreaders = [h for h in range(self.num_houses) if houses[h] == BURNING]
-        sources = self.spreaders if self.rules == "spec" else range(self.num_houses)
-        for h in sources:
-            if houses[h] != BURNING:
-                continue
-            for neighbour in self.neighbours[h]:
-                if houses[neighbour] == SAFE and draw() < beta:
-                    houses[neighbour] = BURNING
+        """Each BURNING house ignites each SAFE neighbour with probability beta: at once
+        from the houses burning now (``"spec"``), or cascading in index order
+        (``"reference"``); ``models.bucket_brigade_arrays.spread``."""
+        arrays.spread(self.state, float(self.beta), self.spec,
+                      self.rng.random((*self.state.shape, 2)), self.spreaders)
 
     # --- Phase 6: burn-out ------------------------------------------------------------
     def burn_out(self):
         """``"spec"``: every house BURNING at the start of phase 5 becomes RUINED; houses lit
         by spread tonight burn on into the next night. ``"reference"``: every BURNING house,
         including those just lit, becomes RUINED."""
-        houses = self.houses
-        if self.rules == "spec":
-            for h in self.spreaders:
-                houses[h] = RUINED
-        else:
-            for h in range(self.num_houses):
-                if houses[h] == BURNING:
-                    houses[h] = RUINED
+        arrays.burn_out(self.state, self.spreaders, self.spec)
 
     # --- Phase 7: spark ---------------------------------------------------------------
     def spark(self):
         """On nights t <= N_spark, each SAFE house ignites with probability p_spark."""
-        if self.night > self.N_spark or not self.p_spark:
-            return
-        houses, p, draw = self.houses, self.p_spark, self.random.random
-        for h in range(self.num_houses):
-            if houses[h] == SAFE and draw() < p:
-                houses[h] = BURNING
+        if self.night <= self.N_spark and self.p_spark:
+            arrays.spark(self.state, float(self.p_spark), self.rng.random(self.state.shape))
 
     # --- Phase 8: reward and log ------------------------------------------------------
     def reward_and_log(self):
         """Pay tonight's individual rewards (and, on the last night, the end-of-game terms),
         count and record the night (the DataCollector collects after the step)."""
-        before, after = self.observation.houses, self.houses
-        self._count_houses()
-        town = (self.A * self.safe - self.L * self.ruined) / self.num_houses
-        # Owned SAFE houses gained tonight, per owner: a house that became SAFE counts +1
-        # under both rule sets; one that stopped being SAFE counts -1 under "spec" only.
-        spec = self.rules == "spec"
-        gained = [0] * self.num_agents
-        for h, (was, now) in enumerate(zip(before, after)):
-            if was != now:
-                if now == SAFE:
-                    gained[self.owner[h]] += 1
-                elif spec and was == SAFE:
-                    gained[self.owner[h]] -= 1
-        self.ending = self.game_ends()
-        ruined = self._owned_ruined() if self.ending or not spec else None
-        rest, alpha = self.r_rest, self.alpha_own
-        rewards = [(-agent.work_cost if agent.mode == WORK else rest) + alpha * g
-                   for agent, g in zip(self.seats, gained)]
-        if not spec:
-            rewards = [r + self.gamma * town - self.lambda_own * lost
-                       for r, lost in zip(rewards, ruined)]
+        outcome = self.outcome
+        arrays.settle(self.start, self.state, self.owner_array, self.working,
+                      self.work_cost_array, self.weights, self.spec, self.night, self.N_min,
+                      self.max_steps, *outcome)
+        counted, ends, rewards, terms = outcome
+        self.safe, self.burning, self.ruined = counted[0].tolist()
+        self.ending = bool(ends[0])
+        rewards = rewards[0].tolist()
         for agent, r in zip(self.seats, rewards):
             agent.reward += r
         self.total_reward += sum(rewards)
-        if spec and self.ending:
-            self.final_rewards = tuple(self.gamma * town - self.lambda_own * lost
-                                       for lost in ruined)
+        if self.spec and self.ending:
+            self.final_rewards = tuple(terms[0].tolist())
             for agent, final in zip(self.seats, self.final_rewards):
                 agent.reward += final
             self.total_reward += sum(self.final_rewards)
 
         self.worker_nights += self.workers
         self.cumulative_lies += self.lies
-        self.history.append(Night(self.night, tuple(after), self.observation.signals,
+        self.history.append(Night(self.night, tuple(self.houses.tolist()),
+                                  self.observation.signals,
                                   tuple([agent.house for agent in self.seats]),
                                   self.actions, tuple(rewards)))
-        self._set_rates(burning_at_start=BURNING in before)
-
-    def _owned_ruined(self):
-        ruined = [0] * self.num_agents
-        for h, owner in enumerate(self.owner):
-            ruined[owner] += self.houses[h] == RUINED
-        return ruined
+        self._set_rates(burning_at_start=BURNING in self.observation.houses)
 
     def _count_houses(self):
-        self.safe = self.houses.count(SAFE)
-        self.ruined = self.houses.count(RUINED)
-        self.burning = self.num_houses - self.safe - self.ruined
+        self.safe, self.burning, self.ruined = arrays.counts(self.state)[0].tolist()
 
     def _set_rates(self, burning_at_start):
         """The model reporters that follow from tonight's counts."""
@@ -400,8 +395,8 @@ class BucketBrigadeModel(PhasedModel):
         self.work_rate = self.workers / n
         self.lie_rate = self.lies / n
         self.cooperation_rate = self.workers / n if burning_at_start else math.nan
-        self.team_reward = ((self.A * self.safe - self.L * self.ruined) / self.num_houses
-                            - self.c * self.worker_nights)
+        self.team_reward = (arrays.town_score(self.safe, self.ruined, self.A, self.L,
+                                             self.num_houses) - self.c * self.worker_nights)
         self.mean_reward = self.total_reward / n
 
     # --- Phase 9: terminate -----------------------------------------------------------
@@ -418,8 +413,7 @@ class BucketBrigadeModel(PhasedModel):
     def rules_end(self) -> bool:
         """After night t >= N_min (``"reference"``: t >= N_min + 1) the game ends once no
         house burns (which includes every house RUINED)."""
-        min_nights = self.N_min if self.rules == "spec" else self.N_min + 1
-        return self.night >= min_nights and BURNING not in self.houses
+        return bool(arrays.rules_end(self.state, self.night, self.N_min, self.spec)[0])
 
 
 GAME = register(Game(
@@ -432,6 +426,8 @@ GAME = register(Game(
     figures="analysis.bucket_brigade:FIGURES",
     view="dashboard.bucket_brigade:VIEW",
     interface="models.bucket_brigade_env:INTERFACE",
+    batch="models.bucket_brigade_batch:BucketBrigadeBatch",
+    rules_version=RULES_VERSION,
     study=ROOT / "analysis" / "studies" / "bucket_brigade.toml",
     rules=ROOT / "docs" / "rules" / "bucket_brigade.md",
     round="night",

@@ -28,6 +28,7 @@ Choices the sources leave open, made here (also in the rules' last section):
 import numpy as np
 from mesa.discrete_space import OrthogonalVonNeumannGrid
 
+from models import firefighting_graph_arrays as arrays
 from models import validation as check
 from models.parameters import (MAX_STEPS, Boolean, Choice, Custom, Integer, Parameter, Parameters,
                                Population, Probability, Select, Slider)
@@ -142,7 +143,8 @@ class FirefightingGraphModel(PhasedModel):
     parameters = PARAMETERS
 
     phases = (
-        AgentPhase("choose", "choose_action", order="simultaneous", apply="visit"),
+        AgentPhase("choose", "choose_action", order="simultaneous", apply="visit",
+                   agents="seats"),
         ModelPhase("transition"),
         ModelPhase("observe"),
         ModelPhase("reward"),
@@ -197,24 +199,11 @@ class FirefightingGraphModel(PhasedModel):
         self.guarded = np.array(guarded)
         self.n_actions = self.guarded.shape[1]
 
-        # The transition table by case = crew * 4 + burning * 2 + burning neighbour, with
-        # crew 0, 1 or 2 (two or more): the probability and the step of its effect.
-        p_two, p_red_n, p_red_a = self.p_two_agents, self.p_reduce_neighbour, self.p_reduce_alone
-        self._case_probability = np.array([
-            0.0, self.p_ignite, self.p_grow_alone, self.p_grow_neighbour,   # no firefighter
-            0.0, 0.0, p_red_a, p_red_n,                                     # one
-            0.0, 0.0, p_two, p_two])                                        # two or more
-        out = -(self.max_fire_level + 1)  # "put out": clipped to 0
-        self._case_step = np.array([1, 1, 1, 1, -1, -1, -1, -1, out, out, out, out])
-        self._observe_probability = np.array(self.p_observe)
-        # Burning houses inside a border of never-burning ones, and the views of each
-        # house's neighbour above, below, left and right (off the edge: the border).
-        padded = np.zeros((shape[0] + 2, shape[1] + 2), dtype=bool)
-        self._padded_views = (padded[1:-1, 1:-1], padded[:-2, 1:-1], padded[2:, 1:-1],
-                              padded[1:-1, :-2], padded[1:-1, 2:])
+        self.table = arrays.tables(
+            self.p_ignite, self.p_grow_alone, self.p_grow_neighbour, self.p_reduce_alone,
+            self.p_reduce_neighbour, self.p_two_agents, self.p_observe, self.max_fire_level,
+            self.n_agents)
         self._firefighters = np.arange(self.n_agents)
-        # crew's part of the case (0, 4 or 8) by the number of firefighters at a house
-        self._crew_case = np.minimum(np.arange(self.n_agents + 1), 2) * 4
         self._action_set = frozenset(range(self.n_actions))
 
         self.t = 0
@@ -238,43 +227,28 @@ class FirefightingGraphModel(PhasedModel):
 
     # --- Phase 2: transition ------------------------------------------------------------
     def transition(self):
-        """The rules' transition table, for all houses at once, from the state before this step.
-
-        Each house falls in one case -- firefighters 0, 1 or 2+ (``crew``), burning or not,
-        a burning neighbour or not -- which gives the probability of that case's effect
-        (+1, -1 or put out); one uniform draw per house decides whether it happens."""
-        levels = self.levels
-        lit = levels > 0
-        inside, up, down, left, right = self._padded_views
-        inside[...] = lit
-        near = up | down | left | right
-        crew = self._crew_case[np.bincount(self.visited, minlength=self.num_houses)]
-        case = crew.reshape(levels.shape) + (lit * 2 + near)
-        happens = self.rng.random(levels.shape) < self._case_probability[case]
-        after = np.maximum(levels + happens * self._case_step[case], 0)
-        np.minimum(after, self.max_fire_level, out=levels)
+        """The rules' transition table, for all houses at once, from the state before this
+        step (``models.firefighting_graph_arrays.transition``): one uniform draw per house."""
+        levels = self.levels[None]
+        self.crew_counts = arrays.crews(self.visited[None], self.num_houses)
+        arrays.transition(levels, self.crew_counts, self.table, self.rng.random(levels.shape))
 
     # --- Phase 3: observe ---------------------------------------------------------------
     def observe(self):
         """Each firefighter sees flames at its house with p_observe[min(level, 2)]."""
-        seen = np.minimum(self.levels.reshape(-1)[self.visited], 2)
-        self.observations = (self.rng.random(self.n_agents)
-                             < self._observe_probability[seen]).astype(np.int64)
+        self.observations = arrays.observe(self.levels[None], self.visited[None], self.table,
+                                           self.rng.random((1, self.n_agents)))[0]
 
     # --- Phase 4: reward ----------------------------------------------------------------
     def reward(self):
         """Minus the level of the house visited, or minus the total with shared_reward."""
-        levels = self.levels.reshape(-1)
-        if self.shared_reward:
-            self.rewards -= levels.sum()
-        else:
-            self.rewards -= levels[self.visited]
+        self.rewards += arrays.reward(self.levels[None], self.visited[None], self.shared_reward)[0]
 
     # --- Phase 5: terminate -------------------------------------------------------------
     def terminate(self):
         """Ends when every house is at 0, or after exactly ``max_steps`` steps."""
         self.total_fire = int(self.levels.sum())
-        if self.total_fire == 0 or self.t >= self.max_steps:
+        if arrays.ends(self.levels[None], self.t, self.max_steps)[0]:
             self.running = False
 
     # --- What the model reporters read (computed when read) -----------------------------
@@ -295,7 +269,7 @@ class FirefightingGraphModel(PhasedModel):
         """Houses with two or more firefighters this step."""
         if self.t == 0:
             return 0
-        return int(np.count_nonzero(np.bincount(self.visited) >= 2))
+        return int(arrays.doubled(self.crew_counts)[0])
 
     @property
     def mean_reward(self):
@@ -319,6 +293,7 @@ GAME = register(Game(
     figures="analysis.firefighting_graph:FIGURES",
     view="dashboard.firefighting_graph:VIEW",
     interface="models.firefighting_graph_env:INTERFACE",
+    batch="models.firefighting_graph_batch:FirefightingGraphBatch",
     study=ROOT / "analysis" / "studies" / "firefighting_graph.toml",
     rules=ROOT / "docs" / "rules" / "firefighting_graph.md",
     round="step",

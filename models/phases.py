@@ -122,7 +122,7 @@ class PhasedModel(mesa.Model):
         self.seed = secrets.randbits(63) if seed is None else seed
         super().__init__(rng=self.seed)
         self.phases_run: list[str] = []
-        self._bound_from, self._bound_phases = None, []
+        self._bound_from, self._bound_phases, self._deciding = None, [], False
         self._cursor = 0          # the next phase of the round in play (0: between rounds)
         self._supplied = False    # the pending decisions were given by ``supply``
         self.datacollector = None
@@ -221,6 +221,7 @@ class PhasedModel(mesa.Model):
             deciding = set(interface.phases) if interface else set()
             self._bound_phases = [(phase.name, phase.bind(self), phase.name in deciding)
                                   for phase in self.phases]
+            self._deciding = bool(deciding)
             self._bound_from = self.phases
         return self._bound_phases
 
@@ -228,6 +229,12 @@ class PhasedModel(mesa.Model):
         """Run the round's phases from the cursor; with ``stop``, return at a phase where
         policy seats decide and no decisions were supplied."""
         bound = self._bind()
+        if not self._cursor and not self._deciding:  # no seat decides from outside
+            for name, run, _ in bound:
+                run()
+                self.phases_run.append(name)
+            self._cursor = len(bound)
+            return None
         while self._cursor < len(bound):
             name, run, deciding = bound[self._cursor]
             if deciding:

@@ -19,10 +19,14 @@ whatever the game contributes besides its model:
 * ``study``: an example study file (TOML), which the main job runs;
 * ``dilemma``: its cooperative and its selfish behaviour, the pair of its Schelling diagram
   (``analysis.schelling``); None for a game without one;
+* ``batch``: its batch engine (``models.batch.BatchEngine``), which plays many episodes at
+  once with the model's own rule functions; None for a game played by its model only;
+* ``rules_version``: the version of its rules that results record (1 until a change of
+  the rules changes the results of the same parameters and seed);
 * ``benchmarks``: the configurations its benchmark plays;
 * ``rules``: its rules document, whose DataCollector columns the contract suite checks.
 
-``behaviours``, ``statistics``, ``ranges``, ``figures``, ``view`` and ``interface`` may be
+``behaviours``, ``statistics``, ``ranges``, ``figures``, ``view``, ``interface`` and ``batch`` may be
 given as ``"module:name"``, imported when first used: a model module then imports neither
 its agents (which import the model's rule constants) nor the analysis or dashboard code
 (which a sweep does not need).
@@ -80,14 +84,18 @@ class Game:
     figures = _Loaded()
     view = _Loaded()
     interface = _Loaded()
+    batch = _Loaded()
 
     def __init__(self, *, name: str, title: str, model: type, behaviours, statistics,
                  figures, view, study, rules, benchmarks=(), round: str = "round",
-                 interface=None, dilemma: tuple[str, str] | None = None, ranges=None):
+                 interface=None, dilemma: tuple[str, str] | None = None, ranges=None,
+                 batch=None, rules_version: int = 1):
         self.name, self.title, self.model, self.round = name, title, model, round
         self.references = {"behaviours": behaviours, "statistics": statistics,
                            "ranges": {} if ranges is None else ranges,
-                           "figures": figures, "view": view, "interface": interface}
+                           "figures": figures, "view": view, "interface": interface,
+                           "batch": batch}
+        self.rules_version = rules_version
         self.study, self.rules = Path(study), Path(rules)
         self.benchmarks = tuple(benchmarks)
         self.dilemma = None if dilemma is None else tuple(dilemma)

@@ -14,12 +14,14 @@ exact.
 
 import math
 
+import numpy as np
 import pytest
 
 import agents.bucket_brigade as bb_agents
 from agents.bucket_brigade import BucketBrigadeAgent
 from models.bucket_brigade import (BURNING, REST, RUINED, SAFE, WORK, BucketBrigadeModel,
                                    initial_fire_count)
+from models.bucket_brigade_arrays import FROM_LEFT, FROM_RIGHT
 from support import assert_rate
 
 N_TRIALS = 20_000
@@ -115,13 +117,14 @@ def test_extinguish_probability_with_k_workers(k):
     # must not matter to house 2.
     for seat, agent in enumerate(model.seats):
         agent.house, agent.mode = (2 if seat < k else 7), WORK
-    model.random.seed(1000 + k)
+    model.rng = np.random.default_rng(1000 + k)
     start = ring(10, B=[2])
     saved = 0
     for _ in range(N_TRIALS):
         set_houses(model, start)
         model.extinguish()
-        assert model.houses[:2] + model.houses[3:] == start[:2] + start[3:]
+        after = model.houses.tolist()
+        assert after[:2] + after[3:] == start[:2] + start[3:]
         assert model.houses[2] in (SAFE, BURNING)
         saved += model.houses[2] == SAFE
     assert_rate(saved, N_TRIALS, 1 - math.exp(-kappa * k), f"P(extinguish | k={k})")
@@ -135,7 +138,7 @@ def test_extinguish_several_fires_each_with_its_own_workers():
     kappa = 0.4
     model = quiet_model(kappa=kappa)
     place(model, work_at=[1, 6, 6, 6])
-    model.random.seed(77)
+    model.rng = np.random.default_rng(77)
     start = ring(10, B=[1, 6, 8])
     saved1 = saved6 = both = 0
     for _ in range(N_TRIALS):
@@ -159,10 +162,10 @@ def test_extinguish_certain_with_huge_kappa_and_resting_agents_do_nothing():
         agent.house, agent.mode = 4, REST
     set_houses(model, ring(10, B=[4]))
     model.extinguish()
-    assert model.houses == ring(10, B=[4])
+    assert model.houses.tolist() == ring(10, B=[4])
     model.seats[0].mode = WORK
     model.extinguish()
-    assert model.houses == ring(10)
+    assert model.houses.tolist() == ring(10)
 
 
 def test_workers_at_safe_or_ruined_houses_change_nothing():
@@ -170,10 +173,10 @@ def test_workers_at_safe_or_ruined_houses_change_nothing():
     place(model, work_at=[0, 0, 3, 3])  # house 0 SAFE, house 3 RUINED
     start = ring(10, B=[7], R=[3])
     for seed in range(200):
-        model.random.seed(seed)
+        model.rng = np.random.default_rng(seed)
         set_houses(model, start)
         model.extinguish()
-        assert model.houses == start
+        assert model.houses.tolist() == start
 
 
 def test_workers_at_safe_or_ruined_houses_still_pay_their_cost(scripted):
@@ -185,7 +188,7 @@ def test_workers_at_safe_or_ruined_houses_still_pay_their_cost(scripted):
     model = scripted(script, work_costs=costs, r_rest=0.25)
     set_houses(model, ring(10, B=[6], R=[3]))
     model.step()
-    assert model.houses == ring(10, R=[3, 6])
+    assert model.houses.tolist() == ring(10, R=[3, 6])
     night = model.history[-1]
     assert night.rewards == pytest.approx((-0.3, -0.7, 0.25, -0.0))
     assert [agent.reward for agent in model.seats] == pytest.approx([-0.3, -0.7, 0.25, 0.0])
@@ -198,7 +201,7 @@ def test_workers_at_safe_or_ruined_houses_still_pay_their_cost(scripted):
 def test_spread_one_burning_neighbour_ignites_with_beta(rules):
     beta = 0.3
     model = quiet_model(beta=beta, rules=rules)
-    model.random.seed(11)
+    model.rng = np.random.default_rng(11)
     start = ring(10, B=[0])
     lit1 = lit9 = both = 0
     for _ in range(N_TRIALS):
@@ -216,7 +219,7 @@ def test_spread_one_burning_neighbour_ignites_with_beta(rules):
 def test_spread_two_burning_neighbours_ignite_with_1_minus_1_minus_beta_squared(rules):
     beta = 0.3
     model = quiet_model(beta=beta, rules=rules)
-    model.random.seed(12)
+    model.rng = np.random.default_rng(12)
     start = ring(10, B=[0, 2])
     lit = 0
     for _ in range(N_TRIALS):
@@ -231,11 +234,11 @@ def test_spread_never_touches_ruined_houses_and_beta_zero_spreads_nothing(rules)
     model = quiet_model(beta=1.0, rules=rules)
     set_houses(model, ring(10, B=[0], R=[1, 9]))
     model.spread()
-    assert model.houses == ring(10, B=[0], R=[1, 9])
+    assert model.houses.tolist() == ring(10, B=[0], R=[1, 9])
     model = quiet_model(beta=0.0, rules=rules)
     set_houses(model, ring(10, B=[0, 4]))
     model.spread()
-    assert model.houses == ring(10, B=[0, 4])
+    assert model.houses.tolist() == ring(10, B=[0, 4])
 
 
 def test_spread_spec_is_simultaneous():
@@ -244,12 +247,12 @@ def test_spread_spec_is_simultaneous():
     model = quiet_model(beta=1.0, rules="spec")
     set_houses(model, ring(10, B=[0]))
     model.spread()
-    assert model.houses == ring(10, B=[0, 1, 9])
-    assert sorted(model.spreaders) == [0]
+    assert model.houses.tolist() == ring(10, B=[0, 1, 9])
+    assert np.flatnonzero(model.spreaders[0]).tolist() == [0]
 
     set_houses(model, ring(10, B=[5]))
     model.spread()
-    assert model.houses == ring(10, B=[4, 5, 6])
+    assert model.houses.tolist() == ring(10, B=[4, 5, 6])
 
 
 def test_spread_reference_cascades_in_index_order():
@@ -257,14 +260,14 @@ def test_spread_reference_cascades_in_index_order():
     # From house 0 the in-place loop lights 9 and 1, then 1 lights 2, ... up to 8: all burn.
     set_houses(model, ring(10, B=[0]))
     model.spread()
-    assert model.houses == ring(10, B=range(10))
+    assert model.houses.tolist() == ring(10, B=range(10))
 
     # From house 5: 4 and 6, then 6->7->8->9, and 9 lights 0 (right neighbour, wrapping);
     # 0 and 4 sit at lower indices than the loop position when lit, so they do not spread:
     # 1, 2, 3 stay SAFE.
     set_houses(model, ring(10, B=[5]))
     model.spread()
-    assert model.houses == ring(10, B=[0, 4, 5, 6, 7, 8, 9])
+    assert model.houses.tolist() == ring(10, B=[0, 4, 5, 6, 7, 8, 9])
 
 
 def test_spread_reference_cascade_probabilities():
@@ -279,7 +282,7 @@ def test_spread_reference_cascade_probabilities():
     expected_spec = {k: 0.0 for k in range(2, 9)} | {1: beta, 9: beta}
     for rules, expected in (("reference", expected_ref), ("spec", expected_spec)):
         model = quiet_model(beta=beta, rules=rules)
-        model.random.seed(13)
+        model.rng = np.random.default_rng(13)
         counts = [0] * 10
         for _ in range(N_TRIALS):
             set_houses(model, ring(10, B=[0]))
@@ -291,16 +294,68 @@ def test_spread_reference_cascade_probabilities():
             assert_rate(counts[h], N_TRIALS, p, f"{rules}: P(house {h} lit)")
 
 
-@pytest.mark.parametrize("draws, lit", [((0.1, 0.99), 9), ((0.99, 0.1), 1)])
-def test_spread_reference_draws_left_neighbour_then_right(monkeypatch, draws, lit):
-    """Scripted uniform draws (the first two, then 0.99 which never ignites): the first
-    draw decides the left neighbour (9) of house 0, the second the right one (1)."""
-    model = quiet_model(beta=0.5, rules="reference")
-    stream = iter(draws)
-    monkeypatch.setattr(model.random, "random", lambda: next(stream, 0.99))
+class ScriptedUniforms:
+    """Stands in for ``model.rng``: ``random(shape)`` returns a copy of the prepared
+    ``uniforms`` (and checks the model asks for their shape)."""
+
+    def __init__(self, uniforms):
+        self.uniforms = np.asarray(uniforms, dtype=float)
+
+    def random(self, shape):
+        assert tuple(shape) == self.uniforms.shape
+        return self.uniforms.copy()
+
+
+def spread_uniforms(n=10, low=()):
+    """Spread's numbers, shape ``(1, n, 2)``: 0.99 (never below beta) except
+    ``low = [(house, FROM_LEFT or FROM_RIGHT, value), ...]``."""
+    uniforms = np.full((1, n, 2), 0.99)
+    for h, side, value in low:
+        uniforms[0, h, side] = value
+    return uniforms
+
+
+@pytest.mark.parametrize("rules", ["spec", "reference"])
+@pytest.mark.parametrize("low, lit", [
+    # House 9's chance from its right neighbour (0, burning) decides it; house 1's chance
+    # from its left neighbour (0) decides house 1.
+    ([(9, FROM_RIGHT, 0.1)], [9]),
+    ([(1, FROM_LEFT, 0.1)], [1]),
+    ([(9, FROM_RIGHT, 0.1), (1, FROM_LEFT, 0.1)], [1, 9]),
+    # The other chances of 9 and 1 come from houses 8 and 2, which do not burn.
+    ([(9, FROM_LEFT, 0.1), (1, FROM_RIGHT, 0.1)], []),
+    # Lit only strictly below beta = 0.5.
+    ([(9, FROM_RIGHT, 0.5), (1, FROM_LEFT, 0.5)], []),
+    ([(9, FROM_RIGHT, 0.4999), (1, FROM_LEFT, 0.4999)], [1, 9]),
+])
+def test_spread_each_neighbour_chance_has_its_own_number(monkeypatch, rules, low, lit):
+    """Scripted numbers (docs/rules/bucket_brigade.md, "Random numbers"): house ``h`` has one
+    number for its chance from its left neighbour (``[0, h, FROM_LEFT]``) and one from its
+    right neighbour (``[0, h, FROM_RIGHT]``); it catches fire from a burning neighbour when
+    that neighbour's number is below beta."""
+    model = quiet_model(beta=0.5, rules=rules)
+    monkeypatch.setattr(model, "rng", ScriptedUniforms(spread_uniforms(low=low)))
     set_houses(model, ring(10, B=[0]))
     model.spread()
-    assert model.houses == ring(10, B=[0, lit])
+    assert model.houses.tolist() == ring(10, B=[0, *lit])
+
+
+@pytest.mark.parametrize("rules, lit", [
+    # Reference: 6, 7, 8 each take their turn after being lit and spread on; 4 is lit at
+    # house 5's turn, after its own turn, so 3 stays SAFE.
+    ("reference", [4, 5, 6, 7, 8]),
+    # Spec: only house 5 spreads tonight.
+    ("spec", [4, 5, 6]),
+])
+def test_spread_reference_cascades_right_but_one_step_left(monkeypatch, rules, lit):
+    """House 5 burning; scripted numbers below beta for the chances 5->6->7->8 (FROM_LEFT of
+    6, 7, 8) and 5->4->3->2 (FROM_RIGHT of 4, 3, 2), all others 0.99."""
+    model = quiet_model(beta=0.5, rules=rules)
+    low = [(h, FROM_LEFT, 0.1) for h in (6, 7, 8)] + [(h, FROM_RIGHT, 0.1) for h in (4, 3, 2)]
+    monkeypatch.setattr(model, "rng", ScriptedUniforms(spread_uniforms(low=low)))
+    set_houses(model, ring(10, B=[5]))
+    model.spread()
+    assert model.houses.tolist() == ring(10, B=lit)
 
 
 # --- Phase 6: burn-out ---------------------------------------------------------------------
@@ -309,9 +364,9 @@ def test_burn_out_spec_ruins_only_houses_burning_at_start_of_spread():
     model = quiet_model(beta=1.0, rules="spec")
     set_houses(model, ring(10, B=[0, 5]))
     model.spread()
-    assert model.houses == ring(10, B=[0, 1, 4, 5, 6, 9])
+    assert model.houses.tolist() == ring(10, B=[0, 1, 4, 5, 6, 9])
     model.burn_out()
-    assert model.houses == ring(10, B=[1, 4, 6, 9], R=[0, 5])
+    assert model.houses.tolist() == ring(10, B=[1, 4, 6, 9], R=[0, 5])
 
 
 def test_burn_out_reference_ruins_every_burning_house():
@@ -319,13 +374,13 @@ def test_burn_out_reference_ruins_every_burning_house():
     set_houses(model, ring(10, B=[5]))
     model.spread()
     model.burn_out()
-    assert model.houses == ring(10, R=[0, 4, 5, 6, 7, 8, 9])
+    assert model.houses.tolist() == ring(10, R=[0, 4, 5, 6, 7, 8, 9])
     # Without spread too: every burning house goes, ruined ones stay.
     model = quiet_model(beta=0.0, rules="reference")
     set_houses(model, ring(10, B=[2, 3], R=[7]))
     model.spread()
     model.burn_out()
-    assert model.houses == ring(10, R=[2, 3, 7])
+    assert model.houses.tolist() == ring(10, R=[2, 3, 7])
 
 
 @pytest.mark.parametrize("rules, after", [
@@ -342,10 +397,10 @@ def test_extinguish_spread_burn_out_together(rules, after):
     place(model, work_at=[0, 0, 0, 0])
     set_houses(model, ring(10, B=[0, 5]))
     model.extinguish()
-    assert model.houses == ring(10, B=[5])
+    assert model.houses.tolist() == ring(10, B=[5])
     model.spread()
     model.burn_out()
-    assert model.houses == after
+    assert model.houses.tolist() == after
 
 
 def test_burn_out_over_whole_nights():
@@ -366,14 +421,14 @@ def test_burn_out_over_whole_nights():
         assert model.running
         model.step()
         assert model.night == night
-        assert model.houses == houses
+        assert model.houses.tolist() == houses
         assert model.history[-1].houses == tuple(houses)
     assert not model.running
 
     model = quiet_model(beta=1.0, rules="reference", N_min=0, N_spark=0)
     set_houses(model, ring(10, B=[0]))
     model.step()
-    assert model.houses == ring(10, R=range(10))
+    assert model.houses.tolist() == ring(10, R=range(10))
     assert not model.running
 
 
@@ -383,7 +438,7 @@ def test_spark_rate_per_safe_house():
     p_spark = 0.15
     model = quiet_model(p_spark=p_spark, N_spark=5)
     model.night = 3
-    model.random.seed(21)
+    model.rng = np.random.default_rng(21)
     start = ring(10, B=[4], R=[0, 7])
     counts = [0] * 10
     for _ in range(N_TRIALS):
@@ -405,7 +460,7 @@ def test_sparks_only_on_nights_up_to_n_spark_phase_level():
         model.night = night
         set_houses(model, ring(10, R=[3]))
         model.spark()
-        assert model.houses == (ring(10, B=[h for h in range(10) if h != 3], R=[3]) if sparks
+        assert model.houses.tolist() == (ring(10, B=[h for h in range(10) if h != 3], R=[3]) if sparks
                                 else ring(10, R=[3])), f"night {night}"
 
 
@@ -426,7 +481,7 @@ def test_no_sparks_when_n_spark_is_zero():
     while model.running:
         model.step()
     assert model.night == 3
-    assert model.houses == ring(10)
+    assert model.houses.tolist() == ring(10)
 
 
 # --- Start of an episode -------------------------------------------------------------------
@@ -440,9 +495,9 @@ def test_initial_ignition_count_rounds_half_up(rho, n, fires):
     assert initial_fire_count(rho, n) == fires
     for seed in range(30):
         model = BucketBrigadeModel(num_houses=n, rho_ignite=rho, collect_data=False, rng=seed)
-        assert model.houses.count(BURNING) == fires
-        assert model.houses.count(SAFE) == n - fires
-        assert model.initial_houses == tuple(model.houses)
+        assert model.houses.tolist().count(BURNING) == fires
+        assert model.houses.tolist().count(SAFE) == n - fires
+        assert model.initial_houses == tuple(model.houses.tolist())
 
 
 def test_initial_ignition_houses_chosen_uniformly():
@@ -492,7 +547,7 @@ def test_game_continues_while_fire_burns_after_minimum():
         model.step()
     assert model.night == 6
     assert not model.running
-    assert model.houses == ring(10, R=range(10))
+    assert model.houses.tolist() == ring(10, R=range(10))
     assert model.final_rewards is not None
 
 
@@ -516,7 +571,7 @@ def test_game_ends_when_fire_put_out_after_minimum():
     model = quiet_model(population="always_work", kappa=1000.0, N_min=3, N_spark=0)
     set_houses(model, ring(10, B=[6]))
     model.step()
-    assert model.houses == ring(10)
+    assert model.houses.tolist() == ring(10)
     model.step()
     assert model.running
     model.step()
@@ -534,7 +589,7 @@ def test_max_steps_caps_a_burning_game_and_pays_final_rewards():
     model.step()
     assert not model.running
     assert model.night == 2
-    assert model.houses == ring(10, B=[2, 8], R=[0, 1, 9])
+    assert model.houses.tolist() == ring(10, B=[2, 8], R=[0, 1, 9])
     assert model.final_rewards is not None
     nightly = [sum(night.rewards[i] for night in model.history) for i in range(4)]
     totals = [a + b for a, b in zip(nightly, model.final_rewards)]
@@ -624,7 +679,7 @@ def test_observation_of_night_one_and_later():
     assert obs.night == 1
     assert obs.last_actions is None and obs.last_signals is None and obs.signals is None
     assert obs.locations == model.initial_locations
-    assert obs.houses == tuple(model.houses)
+    assert obs.houses == tuple(model.houses.tolist())
 
 
 def test_lie_recorded_exactly_when_mode_differs_from_signal(scripted):

@@ -1,0 +1,178 @@
+"""Many episodes at once: the batch engine every array game shares.
+
+A game whose rules are written over arrays of episodes (``models/<game>_arrays.py``)
+registers a batch engine (``Game.batch``, a subclass of :class:`BatchEngine` in
+``models/<game>_batch.py``). It plays ``episodes`` episodes of one parameter set together,
+round by round, with the same rule functions the game's Mesa model calls for its one
+episode, and with behaviours that decide for all episodes at once: a behaviour class that
+defines ``batch_decide`` (see each game's agents module) can play in a batch. The engine
+records the model reporters after construction and after every round of every episode,
+exactly the columns the model's DataCollector would collect (``Step`` counts the
+collections), and with ``agents=True`` the agent reporters too.
+
+The results agree with the Mesa model's in distribution, not draw for draw: the episodes
+share one generator (``rng``), so each episode's numbers depend on the others in its batch.
+A batch is reproducible from its seed, its parameters and its number of episodes.
+
+``BatchEngine(episodes, rng, **parameters)`` checks the parameters by building the game's
+Mesa model once (so the two take the same parameters and mean the same by them) and refuses
+a population with a behaviour that cannot decide on arrays (``unable`` names them).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.registry import GAMES
+
+
+def unable(model) -> list[str]:
+    """The behaviours seated in ``model`` that cannot decide on arrays (no ``batch_decide``);
+    empty when its game's batch engine can play its parameters."""
+    return sorted({agent.behaviour for agent in model.seats
+                   if not hasattr(type(agent), "batch_decide")})
+
+
+@dataclass
+class Group:
+    """Seats of one behaviour: the class, the seat numbers and the behaviour's own arrays
+    (``memory``: name -> array whose first axis is the episodes, kept in step with them)."""
+
+    behaviour: type
+    seats: np.ndarray
+    memory: dict
+
+
+class BatchEngine:
+    """The shared part of a game's batch engine: parameters, groups of seats, recording
+    and the dropping of finished episodes.
+
+    A subclass sets ``game`` (the registered name), lists in ``state`` the names of its
+    per-episode arrays (first axis: the episodes still playing), and defines ``start()``
+    (the arrays after construction), ``play_round()`` (one round for every episode still
+    playing; returns the mask of those that ended), ``model_row()`` (the model reporters of
+    the episodes still playing, name -> array) and, for agent rows, ``agent_row()``.
+    """
+
+    game: str = ""
+    state: tuple[str, ...] = ()
+
+    def __init__(self, episodes: int, rng: np.random.Generator, *, agents: bool = False,
+                 **parameters):
+        if type(episodes) is not int or episodes < 1:
+            raise ValueError(f"episodes={episodes!r} is invalid: must be an integer >= 1")
+        game = GAMES[self.game]
+        self.parameters = parameters
+        self.model = game.model(**parameters, collect_data=False, rng=0)
+        behaviours = [type(agent) for agent in self.model.seats]
+        if unable(self.model):
+            raise ValueError(f"population={self.model.population!r}: {unable(self.model)} "
+                             f"cannot play in the {game.title} batch engine; use the Mesa "
+                             f"model ({game.model.__name__})")
+        self.rng = rng
+        self.episodes = episodes
+        self.ids = np.arange(episodes)  # the episodes still playing
+        self.t = 0
+        self.groups = []
+        for cls in dict.fromkeys(behaviours):
+            seats = np.array([i for i, kind in enumerate(behaviours) if kind is cls])
+            self.groups.append(Group(cls, seats, {}))
+        self.collect_agents = agents
+        self.agent_ids = np.array([agent.unique_id for agent in self.model.seats])
+        self._model_rows: list[tuple[np.ndarray, dict]] = []
+        self._agent_rows: list[tuple[np.ndarray, dict]] = []
+
+    @property
+    def size(self) -> int:
+        """Episodes still playing."""
+        return len(self.ids)
+
+    def run(self) -> "Rows":
+        """Play every episode to its end; the recorded rows, episode by episode."""
+        self.start()
+        self._record()
+        while self.size:
+            self.t += 1
+            ended = self.play_round()
+            self._record()
+            if ended.any():
+                self._keep(~ended)
+        return Rows(self.episodes, *_stack(self._model_rows, self.episodes),
+                    *(_stack(self._agent_rows, self.episodes) if self.collect_agents
+                      else (None, None, None)))
+
+    def _record(self):
+        self._model_rows.append((self.ids, self.model_row()))
+        if self.collect_agents:
+            seats = len(self.model.seats)
+            row = {"AgentID": np.tile(self.agent_ids, self.size)}
+            row.update({name: np.asarray(values).reshape(-1)
+                        for name, values in self.agent_row().items()})
+            self._agent_rows.append((np.repeat(self.ids, seats), row))
+
+    def _keep(self, playing: np.ndarray) -> None:
+        """Drop the episodes that ended from every per-episode array."""
+        self.ids = self.ids[playing]
+        for name in self.state:
+            setattr(self, name, getattr(self, name)[playing])
+        for group in self.groups:
+            for key, value in group.memory.items():
+                group.memory[key] = value[playing]
+
+    def start(self):
+        raise NotImplementedError
+
+    def play_round(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def model_row(self) -> dict:
+        raise NotImplementedError
+
+    def agent_row(self) -> dict:
+        """Agent reporter -> ``(episodes playing, seats)`` array."""
+        raise NotImplementedError
+
+
+def _stack(rows, episodes: int):
+    """Rows recorded round by round -> (episode of each row, Step of each row, columns), in
+    episode order and, within an episode, in Step order (agents in seat order). Each round
+    recorded the episodes playing in increasing order, so a row's place is known without
+    sorting: its episode's first row plus the rows of its earlier rounds."""
+    counts = [np.bincount(ids, minlength=episodes) for ids, _ in rows]
+    first = np.concatenate(([0], np.cumsum(sum(counts))[:-1]))
+    total = int(first[-1] + counts[0][-1] + sum(c[-1] for c in counts[1:]))
+    episode, step = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+    columns = {}
+    placed = np.zeros(episodes, dtype=np.int64)  # rows of each episode placed so far
+    for t, ((ids, values), count) in enumerate(zip(rows, counts)):
+        rank = np.arange(len(ids)) - np.searchsorted(ids, ids)  # seat, for agent rows
+        places = first[ids] + placed[ids] + rank
+        episode[places], step[places] = ids, t
+        for name, value in values.items():
+            value = np.asarray(value)
+            if name not in columns:
+                columns[name] = np.empty(total, dtype=value.dtype)
+            columns[name][places] = value
+        placed += count
+    return episode, step, columns
+
+
+@dataclass
+class Rows:
+    """What a batch recorded. ``model``: model reporter -> array, one row per collection of
+    each episode, episode by episode (``episode`` and ``step`` say whose and which);
+    ``agent`` likewise with one row per agent (``AgentID`` and the agent reporters), or
+    None."""
+
+    episodes: int
+    episode: np.ndarray
+    step: np.ndarray
+    model: dict
+    agent_episode: np.ndarray | None = None
+    agent_step: np.ndarray | None = None
+    agent: dict | None = None
+
+    def bounds(self, episode_of_rows: np.ndarray) -> np.ndarray:
+        """Start of each episode's rows (and the end of the last) in rows ordered by
+        episode."""
+        return np.searchsorted(episode_of_rows, np.arange(self.episodes + 1))
