@@ -64,6 +64,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/games.py
 	$(VENV)/bin/python benchmarks/env.py
 	$(VENV)/bin/python benchmarks/runner.py
+	$(VENV)/bin/python benchmarks/engine.py
 	$(VENV)/bin/python benchmarks/training.py
 
 clean:

@@ -29,67 +29,72 @@ BLOCK, AGENT_BLOCK = 10_000, 1_000
 
 def block_tasks(study: Study, folder: Path, done: set, failed_before: set):
     """``(tasks, runs already done)``: each task a list of blocks (about ``BLOCK`` episodes
-    in all) with runs left to play; a block is ``(runs, ids to write)``."""
+    in all) with runs left to play; a block is ``(combination index, combination, first
+    replicate, stop, ids already done)``. The runs themselves are derived in the workers."""
     size = AGENT_BLOCK if "agent" in study.collect else BLOCK
     tasks, task, episodes, already = [], [], 0, 0
     for index, combination in enumerate(study.combinations()):
         for first in range(0, study.replicates, size):
-            runs = study.runs_of(index, combination, first, min(first + size, study.replicates))
-            todo = [run.run_id for run in runs if run.run_id not in done]
-            already += len(runs) - len(todo)
-            if not todo:
-                continue
-            task.append((runs, todo))
-            episodes += len(runs)
+            stop = min(first + size, study.replicates)
+            skip = frozenset()
+            if done:  # resuming: which runs of the block are done already
+                skip = frozenset(run.run_id for run in study.runs_of(index, combination, first, stop)
+                                 if run.run_id in done)
+                already += len(skip)
+                if len(skip) == stop - first:
+                    continue
+            task.append((index, combination, first, stop, skip))
+            episodes += stop - first
             if episodes >= size:
                 tasks.append(task)
                 task, episodes = [], 0
     if task:
         tasks.append(task)
-    return [(study.game, study.collect, task, str(folder),
-             failed_before.intersection(run_id for _, todo in task for run_id in todo))
-            for task in tasks], already
+    return [(study, task, str(folder), failed_before) for task in tasks], already
 
 
 def play_blocks(task):
     """Play a task's blocks on the batch engine and write their rows (in a worker); returns
     what ``analysis.runner.play_batch`` returns, so the runner records it the same way."""
-    game, collect, blocks, folder, failed_before = task
-    folder = Path(folder)
+    study, blocks, folder, failed_before = task
+    game, folder = GAMES[study.game], Path(folder)
     model_tables, agent_tables, failed, played = [], [], [], 0
-    for runs, todo in blocks:
-        played += len(todo)
+    for index, combination, first, stop, skip in blocks:
+        runs = study.runs_of(index, combination, first, stop)
+        wanted = np.array([run.run_id not in skip for run in runs])
+        played += int(wanted.sum())
         try:
-            engine = GAMES[game].batch(len(runs), np.random.default_rng([run.seed for run in runs]),
-                                       agents="agent" in collect, **runs[0].parameters)
+            engine = game.batch(len(runs), np.random.default_rng([run.seed for run in runs]),
+                                agents="agent" in study.collect, **combination)
             rows = engine.run()
         except Exception as error:  # every run of the block failed; the study goes on
             for run in runs:
-                if run.run_id in todo:
+                if run.run_id not in skip:
                     record_failure(folder, run, error)
                     failed.append(run.run_id)
             continue
-        wanted = np.isin([run.run_id for run in runs], todo)
-        version = GAMES[game].rules_version
-        model_tables.append(_table(runs, wanted, version, rows.episode, rows.step, rows.model))
+        model_tables.append(_table(runs, wanted, game.rules_version, rows.episode, rows.step,
+                                   rows.model))
         if rows.agent is not None:
-            agent_tables.append(_agent_table(runs, wanted, version, rows))
-        for run_id in failed_before.intersection(todo):
-            (folder / "failed" / f"{run_id}.json").unlink(missing_ok=True)
+            agent_tables.append(_agent_table(runs, wanted, game.rules_version, rows))
+        for run in runs:
+            if run.run_id in failed_before and run.run_id not in skip:
+                (folder / "failed" / f"{run.run_id}.json").unlink(missing_ok=True)
     return write_batch(folder, played, failed, model_tables, agent_tables)
 
 
 def _front(runs, wanted, episode, version) -> tuple[np.ndarray, dict]:
     """Which rows are the wanted episodes', and those rows' columns in front
-    (``analysis.runner.run_columns``)."""
+    (``analysis.run_files.run_columns``): the run's own values, then the block's (its
+    engine, rules version and parameters, the same for every run of a block)."""
     keep = wanted[episode]
-    chosen = episode[keep]
-    per_run = [run_columns(run, "batch", version) for run in runs]
+    chosen = pa.array(episode[keep])
+    own = {"run_id": [run.run_id for run in runs], "replicate": [run.replicate for run in runs],
+           "seed": [run.seed for run in runs]}
     front = {}
-    for name in per_run[0]:
-        values = np.empty(len(runs), dtype=object)
-        values[:] = [columns[name] for columns in per_run]
-        front[name] = pa.array(values[chosen].tolist())
+    for name, value in run_columns(runs[0], "batch", version).items():
+        front[name] = (pa.array(own[name]).take(chosen) if name in own
+                       else pa.array([value]).take(pa.nulls(len(chosen), pa.int64()).fill_null(0)))
     return keep, front
 
 

@@ -204,9 +204,10 @@ class Study:
     def runs_of(self, index: int, combination: dict, first: int, stop: int) -> list[Run]:
         """The runs of replicates ``first .. stop - 1`` of the ``index``-th combination."""
         runs = []
+        # canonical({"parameters": combination, "replicate": replicate}), written faster
+        head = f'{self.seed}|{{"parameters":{canonical(combination)},"replicate":'
         for replicate in range(first, stop):
-            key = canonical({"parameters": combination, "replicate": replicate})
-            digest = hashlib.sha256(f"{self.seed}|{key}".encode()).digest()
+            digest = hashlib.sha256(f"{head}{replicate}}}".encode()).digest()
             runs.append(Run(digest[:8].hex(), index * self.replicates + replicate, combination,
                             replicate, int.from_bytes(digest[8:16], "big") >> 1))
         return runs

@@ -1,7 +1,8 @@
 """Episodes per second of the sweep runner against ``mesa.batch_run``, and their peak memory.
 
 The same Bucket Brigade study (default scenario, ``random``, model data of every night) is
-played by ``analysis.runner.run_study`` with 1 and 2 local workers and by ``mesa.batch_run``
+played on the Mesa model (``engine = "model"``; ``benchmarks/engine.py`` measures the batch
+engine) by ``analysis.runner.run_study`` with 1 and 2 local workers and by ``mesa.batch_run``
 with 1 and 2 processes, on the same seeds (the study's). Each configuration runs in a fresh
 Python process, so the peak resident memory reported is its own: ``parent MB`` for the
 process that holds the results (the runner writes them to disk, ``batch_run`` returns them
@@ -25,7 +26,7 @@ def one(kind: str, workers: int, episodes: int) -> dict:
     from models import GAMES
 
     study = Study(game="bucket_brigade", name="bench", replicates=episodes, seed=1,
-                  fixed={"population": "random"})
+                  fixed={"population": "random"}, engine="model")
     start = time.perf_counter()
     if kind == "runner":
         with tempfile.TemporaryDirectory() as out:

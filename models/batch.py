@@ -48,24 +48,31 @@ class BatchEngine:
     and the dropping of finished episodes.
 
     A subclass sets ``game`` (the registered name), lists in ``state`` the names of its
-    per-episode arrays (first axis: the episodes still playing), and defines ``start()``
-    (the arrays after construction), ``play_round()`` (one round for every episode still
-    playing; returns the mask of those that ended), ``model_row()`` (the model reporters of
-    the episodes still playing, name -> array) and, for agent rows, ``agent_row()``.
+    per-episode arrays (first axis: the episodes still playing) and in ``decisions`` the
+    round's decision phases, and defines ``start()`` (the arrays after construction),
+    ``blank(phase)`` (the arrays a phase's decisions fill, ``(episodes, seats)`` each),
+    ``take(phase, decisions)`` (the decisions take effect), ``resolve()`` (the rest of the
+    round; returns the mask of the episodes that ended), ``model_row()`` (the model
+    reporters of the episodes still playing, name -> array) and, for agent rows,
+    ``agent_row()``. A round is ``begin_round()``, then ``decide`` and ``take`` for each
+    decision phase, then ``resolve()`` (``play_round``); an environment that supplies some
+    seats' decisions itself (``external=True``: the ``policy`` seats) plays the same calls
+    (``models.vector_env``).
     """
 
     game: str = ""
     state: tuple[str, ...] = ()
+    decisions: tuple[str, ...] = ()
 
     def __init__(self, episodes: int, rng: np.random.Generator, *, agents: bool = False,
-                 **parameters):
+                 external: bool = False, **parameters):
         if type(episodes) is not int or episodes < 1:
             raise ValueError(f"episodes={episodes!r} is invalid: must be an integer >= 1")
         game = GAMES[self.game]
         self.parameters = parameters
         self.model = game.model(**parameters, collect_data=False, rng=0)
         behaviours = [type(agent) for agent in self.model.seats]
-        if unable(self.model):
+        if [name for name in unable(self.model) if not (external and name == "policy")]:
             raise ValueError(f"population={self.model.population!r}: {unable(self.model)} "
                              f"cannot play in the {game.title} batch engine; use the Mesa "
                              f"model ({game.model.__name__})")
@@ -92,7 +99,6 @@ class BatchEngine:
         self.start()
         self._record()
         while self.size:
-            self.t += 1
             ended = self.play_round()
             self._record()
             if ended.any():
@@ -119,10 +125,39 @@ class BatchEngine:
             for key, value in group.memory.items():
                 group.memory[key] = value[playing]
 
+    def begin_round(self) -> None:
+        """A round opens: ``t`` counts it."""
+        self.t += 1
+
+    def play_round(self) -> np.ndarray:
+        """One round of every episode still playing; the mask of those that ended."""
+        self.begin_round()
+        for phase in self.decisions:
+            self.take(phase, self.decide(phase))
+        return self.resolve()
+
+    def decide(self, phase: str, supplied: tuple | None = None) -> tuple:
+        """Every seat's decision in ``phase``: each behaviour's ``batch_decide`` for its seats
+        (a tuple of arrays shaped like ``blank(phase)``, or one array); the seats of
+        behaviours without one take theirs from ``supplied`` (arrays like ``blank``)."""
+        decided = self.blank(phase) if supplied is None else tuple(np.array(a) for a in supplied)
+        for group in self.groups:
+            if hasattr(group.behaviour, "batch_decide"):
+                chosen = group.behaviour.batch_decide(self, group, phase)
+                for target, part in zip(decided, chosen if isinstance(chosen, tuple) else (chosen,)):
+                    target[:, group.seats] = part
+        return decided
+
     def start(self):
         raise NotImplementedError
 
-    def play_round(self) -> np.ndarray:
+    def blank(self, phase: str) -> tuple:
+        raise NotImplementedError
+
+    def take(self, phase: str, decisions: tuple) -> None:
+        raise NotImplementedError
+
+    def resolve(self) -> np.ndarray:
         raise NotImplementedError
 
     def model_row(self) -> dict:

@@ -29,7 +29,8 @@ from models.bucket_brigade import REST, WORK, initial_fire_count
 class BucketBrigadeBatch(BatchEngine):
     game = "bucket_brigade"
     state = ("houses", "locations", "last_work", "signals", "working", "lied", "rewards",
-             "worker_nights", "cumulative_lies", "total_reward")
+             "worker_nights", "cumulative_lies", "total_reward", "start_houses",
+             "burning_at_start", "night_rewards")
 
     def start(self):
         model, episodes = self.model, self.episodes
@@ -48,32 +49,36 @@ class BucketBrigadeBatch(BatchEngine):
         self.counted = arrays.counts(self.houses)
         self.burning_at_start = np.zeros(episodes, dtype=bool)
         self.signals_work = self.workers = self.lies = np.zeros(episodes, dtype=np.int64)
+        self.start_houses = self.houses.copy()
+        self.night_rewards = np.zeros((episodes, k))
 
-    def _decide(self, phase):
-        decided = [(group.seats, group.behaviour.batch_decide(self, group, phase))
-                   for group in self.groups]
+    decisions = ("signal", "act")
+
+    def blank(self, phase):
+        shape = self.locations.shape
         if phase == "signal":
-            signals = np.empty(self.signals.shape, dtype=bool)
-            for seats, chosen in decided:
-                signals[:, seats] = chosen
-            return signals
-        houses = np.empty(self.locations.shape, dtype=np.int64)
-        working = np.empty(self.working.shape, dtype=bool)
-        for seats, (chosen_houses, chosen_work) in decided:
-            houses[:, seats] = chosen_houses
-            working[:, seats] = chosen_work
-        return houses, working
+            return (np.empty(shape, dtype=bool),)
+        return np.empty(shape, dtype=np.int64), np.empty(shape, dtype=bool)
 
-    def play_round(self) -> np.ndarray:
-        model, size = self.model, self.size
-        # observe, signal, act
+    def begin_round(self):
+        """observe: the night opens, its houses are the public observation."""
+        super().begin_round()
+        self.start_houses = self.houses.copy()
         self.burning_at_start = (self.houses == arrays.BURNING).any(axis=1)
-        start = self.houses.copy()
-        self.signals = self._decide("signal")
-        self.locations, working = self._decide("act")
-        self.last_work = self.working = working
-        self.lied = working != self.signals
-        # extinguish, spread, burn out, spark
+
+    def take(self, phase, decisions):
+        """signal: the signals are revealed; act: agents move and take their modes, and a
+        mode that differs from the agent's signal is a lie."""
+        if phase == "signal":
+            (self.signals,) = decisions
+        else:
+            self.locations, self.working = decisions
+            self.last_work = self.working
+            self.lied = self.working != self.signals
+
+    def resolve(self) -> np.ndarray:
+        """extinguish, spread, burn out, spark, reward and log; the episodes that end."""
+        model, size, working = self.model, self.size, self.working
         shape, draw = self.houses.shape, self.rng.random
         arrays.extinguish(self.houses, self.locations, working, model.p_extinguish, draw(shape))
         spreaders = np.empty(shape, dtype=bool)
@@ -81,16 +86,16 @@ class BucketBrigadeBatch(BatchEngine):
         arrays.burn_out(self.houses, spreaders, model.spec)
         if self.t <= model.N_spark and model.p_spark:
             arrays.spark(self.houses, float(model.p_spark), draw(shape))
-        # reward and log, terminate
         agents = working.shape[1]
         self.counted = np.empty((size, 3), dtype=np.int64)
         ends = np.empty(size, dtype=bool)
-        night_rewards, terms = np.empty((size, agents)), np.empty((size, agents))
-        arrays.settle(start, self.houses, model.owner_array, working, model.work_cost_array,
-                      model.weights, model.spec, self.t, model.N_min, model.max_steps,
-                      self.counted, ends, night_rewards, terms)
-        self.rewards = self.rewards + night_rewards + terms
-        self.total_reward = self.total_reward + night_rewards.sum(axis=1) + terms.sum(axis=1)
+        self.night_rewards, terms = np.empty((size, agents)), np.empty((size, agents))
+        arrays.settle(self.start_houses, self.houses, model.owner_array, working,
+                      model.work_cost_array, model.weights, model.spec, self.t, model.N_min,
+                      model.max_steps, self.counted, ends, self.night_rewards, terms)
+        self.night_rewards += terms
+        self.rewards = self.rewards + self.night_rewards
+        self.total_reward = self.total_reward + self.night_rewards.sum(axis=1)
         self.workers = working.sum(axis=1)
         self.signals_work = self.signals.sum(axis=1)
         self.lies = self.lied.sum(axis=1)

@@ -37,19 +37,26 @@ class FirefightingGraphBatch(BatchEngine):
         self.rewards = np.zeros((episodes, model.n_agents))
         self.crew_counts = np.zeros((episodes, model.num_houses), dtype=np.int64)
 
-    def play_round(self) -> np.ndarray:
+    decisions = ("choose",)
+
+    def blank(self, phase):
+        return (np.empty(self.visited.shape, dtype=np.int64),)
+
+    def take(self, phase, decisions):
+        """choose: every firefighter goes to the house its action names."""
+        (actions,) = decisions
+        self.visited = self.model.guarded[self.model._firefighters, actions]
+
+    def resolve(self) -> np.ndarray:
+        """transition, observe, reward; the episodes that end (terminate)."""
         model = self.model
-        actions = np.empty(self.visited.shape, dtype=np.int64)
-        for group in self.groups:
-            actions[:, group.seats] = group.behaviour.batch_decide(self, group, "choose")
-        self.visited = model.guarded[model._firefighters, actions]
         self.crew_counts = arrays.crews(self.visited, model.num_houses)
         arrays.transition(self.levels, self.crew_counts, model.table,
                           self.rng.random(self.levels.shape))
         self.observations = arrays.observe(self.levels, self.visited, model.table,
                                            self.rng.random(self.visited.shape))
-        self.rewards = self.rewards + arrays.reward(self.levels, self.visited,
-                                                    model.shared_reward)
+        self.step_rewards = arrays.reward(self.levels, self.visited, model.shared_reward)
+        self.rewards = self.rewards + self.step_rewards
         return arrays.ends(self.levels, self.t, model.max_steps)
 
     def model_row(self) -> dict:
