@@ -211,3 +211,8 @@ class Rows:
         """Start of each episode's rows (and the end of the last) in rows ordered by
         episode."""
         return np.searchsorted(episode_of_rows, np.arange(self.episodes + 1))
+
+    def last(self) -> dict:
+        """Each model column's value at the end of each episode, in episode order."""
+        ends = np.r_[self.episode[1:] != self.episode[:-1], True]
+        return {name: values[ends] for name, values in self.model.items()}
