@@ -14,7 +14,15 @@ seat deciding at random, each model built as a sweep does, DataCollector off:
 ``1 - env / model+policy``. The three are measured in turns, ``--repeats`` times each for
 ``--seconds`` (default 5 x 0.6 s), and each figure is the median of its repeats, so that the
 machine's drift from second to second falls on all three alike. Run: ``make bench`` or
-``.venv/bin/python benchmarks/env.py [--games NAME ...] [--seconds S] [--repeats N]``.
+``.venv/bin/python benchmarks/env.py [--games NAME ...] [--seconds S] [--repeats N]
+[--envs N]``.
+
+For each game with a batch engine, a second line measures the vectorised environment
+(``models.vector_env``) on ``--envs`` episodes (default 1000), random allowed actions drawn
+for all of them at once, measured in the same turns: ``env steps/s`` counts a
+``step()`` of the ``--envs`` episodes as that many environment steps (comparable to the line
+above), then the speed-up over it, then agent steps (x agents). The rows sitting out at the
+end of a batch, and the step that starts a fresh one, count too: it is what a trainer gets.
 """
 
 import argparse
@@ -24,6 +32,7 @@ import time
 import numpy as np
 
 from models import GAMES, parallel_env
+from models.vector_env import vector_env
 
 
 def chooser(seed=0):
@@ -60,6 +69,20 @@ def env_rounds(game, seconds: float) -> tuple[float, float]:
     return rounds / elapsed, steps / elapsed
 
 
+def vector_steps(game, seconds: float, envs: int) -> tuple[float, int]:
+    """Environment steps (one per episode per ``step()``) per second of the vectorised
+    environment with random allowed actions, and its number of agents."""
+    env, draw = vector_env(game.name, envs, seed=0), np.random.default_rng(0).random
+    observations, _ = env.reset()
+    clock, steps, start = time.perf_counter, 0, time.perf_counter()
+    while clock() - start < seconds:
+        observations, *_ = env.step({
+            agent: np.argmax(draw(o["action_mask"].shape) * o["action_mask"], axis=1)
+            for agent, o in observations.items()})
+        steps += envs
+    return steps / (clock() - start), len(env.agents)
+
+
 def main():
     parser = argparse.ArgumentParser(description="PettingZoo environments against their "
                                      "own models, rounds per second")
@@ -67,20 +90,28 @@ def main():
     parser.add_argument("--games", nargs="+", choices=names, default=names)
     parser.add_argument("--seconds", type=float, default=0.6, help="time per measurement")
     parser.add_argument("--repeats", type=int, default=5, help="measurements of each")
+    parser.add_argument("--envs", type=int, default=1000, help="episodes of the vectorised "
+                        "environment")
     args = parser.parse_args()
     print(f"{'rounds/s, DataCollector off':<28} {'model':>8} {'model+policy':>12} {'env':>8} "
           f"{'env steps/s':>11} {'cost':>5}")
     for name in args.games:
-        game, runs = GAMES[name], []
+        game, runs, vectorised = GAMES[name], [], []
         for _ in range(args.repeats):
             runs.append((model_rounds(game, args.seconds, population="random"),
                          model_rounds(game, args.seconds, population="policy",
                                       policy=chooser()),
                          *env_rounds(game, args.seconds)))
+            if game.batch is not None:
+                vectorised.append(vector_steps(game, args.seconds, args.envs))
         alone, observing, env, steps = np.median(runs, axis=0)
         print(f"{game.title:<28} {alone:>8,.0f} {observing:>12,.0f} {env:>8,.0f} "
               f"{steps:>11,.0f} {1 - env / observing:>5.0%}", flush=True)
-
+        if vectorised:
+            rate, agents = np.median([rate for rate, _ in vectorised]), vectorised[0][1]
+            print(f"{'  vectorised, ' + f'{args.envs:,} episodes':<28} {'':>8} {'':>12} "
+                  f"{'':>8} {rate:>11,.0f} {rate / steps:>4.0f}x, "
+                  f"{rate * agents:,.0f} agent steps/s", flush=True)
 
 if __name__ == "__main__":
     main()

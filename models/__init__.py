@@ -19,5 +19,13 @@ def parallel_env(game: str, render_mode: str | None = None, **parameters):
     return DilemmaEnv(game, render_mode=render_mode, **parameters)
 
 
-__all__ = ["GAMES", "Benchmark", "Game", "parallel_env", "register", "BucketBrigadeModel",
+def vector_env(game: str, num_envs: int, *, seed=None, **parameters):
+    """``num_envs`` episodes of a game at once on its batch engine, as one environment
+    (``models.vector_env``)."""
+    from models.vector_env import VectorDilemmaEnv
+
+    return VectorDilemmaEnv(game, num_envs, seed=seed, **parameters)
+
+
+__all__ = ["GAMES", "Benchmark", "Game", "parallel_env", "vector_env", "register", "BucketBrigadeModel",
            "FirefightingGraphModel", "StagHuntModel", "StatePunishmentModel"]

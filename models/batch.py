@@ -102,7 +102,7 @@ class BatchEngine:
             ended = self.play_round()
             self._record()
             if ended.any():
-                self._keep(~ended)
+                self.keep(~ended)
         return Rows(self.episodes, *_stack(self._model_rows, self.episodes),
                     *(_stack(self._agent_rows, self.episodes) if self.collect_agents
                       else (None, None, None)))
@@ -116,7 +116,7 @@ class BatchEngine:
                         for name, values in self.agent_row().items()})
             self._agent_rows.append((np.repeat(self.ids, seats), row))
 
-    def _keep(self, playing: np.ndarray) -> None:
+    def keep(self, playing: np.ndarray) -> None:
         """Drop the episodes that ended from every per-episode array."""
         self.ids = self.ids[playing]
         for name in self.state:

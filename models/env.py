@@ -51,7 +51,9 @@ class Interface:
     tabular features of the ``q_learning`` behaviour (``models.learners``): ``feature_names(model)``
     and ``features(model, agent, vector)``, a tuple of small integers computed from the
     agent's observation vector and what it knows of itself; it may refine ``mask``,
-    ``bounds``, ``deciding`` and ``ended_by_rules``."""
+    ``bounds``, ``deciding`` and ``ended_by_rules``. A game with a batch engine adds the same
+    encoding over the engine's arrays for ``models.vector_env``: ``batch_observe``,
+    ``batch_decisions`` and ``batch_ended_by_rules``."""
 
     phases: tuple[str, ...] = ()
 

@@ -81,7 +81,8 @@ class FirefightingGraphBatch(BatchEngine):
         first = self.t == 0
         return {
             "behaviour": np.broadcast_to(behaviours, self.visited.shape),
-            "house": np.full(self.visited.shape, None) if first else self.visited,
-            "observation": np.full(self.visited.shape, None) if first else self.observations,
+            # before the first step, none (NaN, as the DataCollector's frame has it)
+            "house": np.full(self.visited.shape, math.nan) if first else self.visited,
+            "observation": np.full(self.visited.shape, math.nan) if first else self.observations,
             "reward": self.rewards,
         }

@@ -12,11 +12,37 @@ tabular features (``q_learning``) are the seat, the flames seen (0 none yet, 1 n
 flames) and the last action (``n_actions`` before the first step). The state is every
 house's level divided by ``max_fire_level``. The rules end an episode early
 when every house is at level 0 (termination); ``max_steps`` truncates it.
+
+The vectors are built once, over arrays of ``E`` episodes (``vectors``): the interface of the
+Mesa model passes its one episode (``E = 1``), ``batch_observe`` the arrays of a batch
+engine's episodes (``models.firefighting_graph_batch``) for the vectorised environment
+(``models.vector_env``).
 """
 
 import numpy as np
 
 from models.env import Interface
+
+
+def vectors(model, seats, flames, visited) -> np.ndarray:
+    """``(E, len(seats), L)`` float32: the observation vectors of ``seats`` in ``E`` episodes,
+    from each firefighter's flames seen (``flames``: 1, 0, or -1 before the first step) and
+    house visited (``visited``: -1 before the first step), ``(E, n_agents)`` each."""
+    seats = np.asarray(seats, dtype=np.int64)
+    out = np.zeros((len(flames), len(seats), 3 + model.n_actions + model.n_agents),
+                   dtype=np.float32)
+    episodes, columns = np.arange(len(flames))[:, None], np.arange(len(seats))
+    out[episodes, columns, 1 + flames[:, seats]] = 1  # -1 (none yet) lands on column 0
+    seen = visited[:, seats]
+    last = np.argmax(model.guarded[seats] == seen[..., None], axis=2)
+    out[episodes, columns, 3 + last] = seen >= 0  # zeros before the first step
+    out[:, columns, 3 + model.n_actions + seats] = 1
+    return out
+
+
+def all_out(levels) -> np.ndarray:
+    """Per episode: every house at level 0, the rules' own end (``levels`` ``(E, ...)``)."""
+    return ~levels.reshape(len(levels), -1).any(axis=1)
 
 
 class FirefightingGraphInterface(Interface):
@@ -32,19 +58,13 @@ class FirefightingGraphInterface(Interface):
         return self.observe_all(model, [agent], phase)[0]["observation"]
 
     def observe_all(self, model, agents, phase) -> list[dict]:
+        """The model's one episode through ``vectors`` (``E = 1``)."""
         if not agents:
             return []
         seats = np.array([agent.seat for agent in agents], dtype=np.int64)
-        vectors = np.zeros((len(seats), self.observation_length(model)), dtype=np.float32)
-        rows = np.arange(len(seats))
-        vectors[rows, 1 + model.observations[seats]] = 1  # -1 (none yet) lands on column 0
-        visited = model.visited[seats]
-        if visited[0] >= 0:
-            choice = np.argmax(model.guarded[seats] == visited[:, None], axis=1)
-            vectors[rows, 3 + choice] = 1
-        vectors[rows, 3 + model.n_actions + seats] = 1
         mask = self.all_allowed(model)
-        return [{"observation": vector, "action_mask": mask} for vector in vectors]
+        return [{"observation": vector, "action_mask": mask} for vector in
+                vectors(model, seats, model.observations[None], model.visited[None])[0]]
 
     def feature_names(self, model) -> tuple[str, ...]:
         return ("seat", "flames", "last_action")
@@ -61,7 +81,23 @@ class FirefightingGraphInterface(Interface):
         return (model.levels.ravel() / model.max_fire_level).astype(np.float32)
 
     def ended_by_rules(self, model) -> bool:
-        return not model.levels.any()
+        return bool(all_out(model.levels[None])[0])
+
+    # Many episodes at once, on the batch engine's arrays (models.vector_env).
+    def batch_observe(self, batch, seats, phase, memory):
+        """``vectors`` of ``seats`` in every episode ``batch`` plays
+        (``models.firefighting_graph_batch``), and the mask (every action allowed)."""
+        return (vectors(batch.model, seats, batch.observations, batch.visited),
+                self.all_allowed(batch.model))
+
+    def batch_decisions(self, batch, seats, phase, actions, memory) -> tuple:
+        """``batch.blank(phase)`` with the columns of ``seats`` set to their actions."""
+        decided = batch.blank(phase)
+        decided[0][:, seats] = actions
+        return decided
+
+    def batch_ended_by_rules(self, batch) -> np.ndarray:
+        return all_out(batch.levels)
 
 
 INTERFACE = FirefightingGraphInterface()
