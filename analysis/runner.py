@@ -13,6 +13,10 @@
   more than playing it; ``batch_size=1`` writes each run as it finishes.
 * ``failed/<run_id>.json`` -- a run that raised: its parameters, seed and traceback. The
   other runs go on. A failed run is tried again when the study is run again.
+* Studies whose every behaviour can decide on arrays are played by the game's batch engine
+  instead of its model, a block of up to 10,000 episodes at a time (``analysis.blocks``):
+  the same files and columns, one file per task of blocks. The columns in front of every
+  row include ``engine`` (``"model"`` or ``"batch"``) and the game's ``rules_version``.
 * ``study.json`` -- the study's definition. Running a different study into the same folder
   is an error, so results of two studies never mix.
 
