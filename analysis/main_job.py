@@ -9,6 +9,7 @@ episode statistics over the seeds (``dilemmas summary``).
 """
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 from analysis import results
@@ -33,8 +34,8 @@ def main(argv=None):
         game = GAMES[name]
         study = Study.from_file(game.study)
         if args.replicates:
-            study = Study(**{**study.__dict__, "replicates": args.replicates,
-                             "name": f"{study.name}_{args.replicates}"})
+            study = dataclasses.replace(study, replicates=args.replicates,
+                                        name=f"{study.name}_{args.replicates}")
         report = run_study(study, args.out, workers=args.workers,
                            progress=not args.no_progress)
         folders.append(report.folder)

@@ -40,7 +40,8 @@ def write_batch(folder: Path, played: int, failed: list, model_tables: list,
     runs done) and return ``(runs played, ids of the failed ones, its manifest line)``."""
     if not model_tables:
         return played, failed, None
-    model_table = pa.concat_tables(model_tables)
+    # blocks of one file can hold a swept value as an integer in one, a float in another
+    model_table = pa.concat_tables(model_tables, promote_options="permissive")
     done = sorted(set(model_table.column("run_id").to_pylist()))
     name = hashlib.sha256("".join(done).encode()).hexdigest()[:16]
     files = {}

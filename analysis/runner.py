@@ -146,14 +146,23 @@ def _prepare(study: Study, folder: Path) -> None:
                              "or damaged); if it is this study's folder, delete study.json and "
                              "run again to resume") from None
         written = json.loads(definition.read_text())
-        if existing != canonical(study.definition()) \
-                and {**written, "rules_version": study.rules_version} \
-                == {**study.definition(), "rules_version": study.rules_version}:
+        if existing != canonical(study.definition()) and _without(written, "rules_version") \
+                == _without(study.definition(), "rules_version"):
             raise StudyError(
                 f"study {study.name!r}: {folder} holds results of version "
                 f"{written.get('rules_version', 1)} of the {study.game} rules, and this code "
                 f"plays version {study.rules_version} (docs/rules/{study.game}.md); the two "
                 "cannot mix: move that folder away, or choose another output folder")
+        if existing != canonical(study.definition()) and _without(written, "engine") \
+                == _without(study.definition(), "engine"):
+            played, now = (("the batch engine", "the Mesa model") if "engine" in written
+                           else ("the Mesa model", "the batch engine"))
+            raise StudyError(
+                f"study {study.name!r}: {folder} was played by {played}, and this study is "
+                f"now played by {now}; the two do not mix in one folder: "
+                + ("add engine = \"model\" to the study file to resume it there, or choose "
+                   "another output folder" if "engine" not in written else
+                   "choose another output folder"))
         if existing != canonical(study.definition()):
             raise StudyError(
                 f"study {study.name!r}: {folder} holds results of a different study "
@@ -163,6 +172,10 @@ def _prepare(study: Study, folder: Path) -> None:
         write_atomic(definition, text.encode())
     for stale in [*folder.glob(".*.tmp"), *folder.glob("*/.*.tmp")]:
         stale.unlink(missing_ok=True)
+
+
+def _without(definition: dict, key: str) -> str:
+    return canonical({k: v for k, v in definition.items() if k != key})
 
 
 def play(function, tasks, backend, workers, scheduler):

@@ -219,12 +219,13 @@ class Study:
 
     def definition(self) -> dict:
         """What makes the study's data: written next to its results, compared on resume.
-        The engine and the rules version are there only when they are not the first ones
-        (``"auto"`` and 1), so folders written before they existed still match."""
+        The engine that plays it is there when it is the batch engine, and the rules version
+        when it is not 1, so folders written before either existed still match; a folder
+        played by one engine is never resumed by the other."""
         definition = {"game": self.game, "seed": self.seed, "replicates": self.replicates,
                       "collect": list(self.collect), "fixed": self.fixed, "sweep": self.sweep}
-        if self.engine != "auto":
-            definition["engine"] = self.engine
+        if self.batch:
+            definition["engine"] = "batch"
         if self.rules_version != 1:
             definition["rules_version"] = self.rules_version
         return definition

@@ -23,14 +23,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from models.phases import AgentPhase
 from models.registry import GAMES
 
 
+def decides_on_arrays(behaviour: type, methods) -> bool:
+    """Whether a behaviour class can play in a batch: it has ``batch_decide``, defined in
+    the class that defines its decision ``methods`` or in a subclass of it (a subclass that
+    changes a decision method without its own ``batch_decide`` cannot)."""
+    def owner(name):
+        return next((cls for cls in behaviour.__mro__ if name in vars(cls)), None)
+
+    batch = owner("batch_decide")
+    return batch is not None and all(issubclass(batch, owner(method)) for method in methods
+                                     if owner(method) is not None)
+
+
 def unable(model) -> list[str]:
-    """The behaviours seated in ``model`` that cannot decide on arrays (no ``batch_decide``);
-    empty when its game's batch engine can play its parameters."""
+    """The behaviours seated in ``model`` that cannot decide on arrays
+    (``decides_on_arrays``); empty when its game's batch engine can play its parameters."""
+    methods = [phase.method for phase in model.phases if isinstance(phase, AgentPhase)]
     return sorted({agent.behaviour for agent in model.seats
-                   if not hasattr(type(agent), "batch_decide")})
+                   if not decides_on_arrays(type(agent), methods)})
 
 
 @dataclass
@@ -142,7 +156,7 @@ class BatchEngine:
         behaviours without one take theirs from ``supplied`` (arrays like ``blank``)."""
         decided = self.blank(phase) if supplied is None else tuple(np.array(a) for a in supplied)
         for group in self.groups:
-            if hasattr(group.behaviour, "batch_decide"):
+            if group.behaviour.behaviour != "policy":
                 chosen = group.behaviour.batch_decide(self, group, phase)
                 for target, part in zip(decided, chosen if isinstance(chosen, tuple) else (chosen,)):
                     target[:, group.seats] = part

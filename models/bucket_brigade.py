@@ -29,6 +29,7 @@ Choices the sources leave open, made here (also in the rules' last section):
   ``model.random``. Both are seeded by ``model.seed``, which replays a run exactly.
 """
 
+import functools
 import math
 from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
@@ -161,6 +162,12 @@ def initial_fire_count(rho_ignite: float, num_houses: int) -> int:
     return int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
+@functools.cache
+def allowed_actions(num_houses: int) -> frozenset:
+    """Every valid ``(house, mode)`` action on a ring of ``num_houses``."""
+    return frozenset((h, mode) for h in range(num_houses) for mode in SIGNALS)
+
+
 class BucketBrigadeModel(PhasedModel):
     """A ring of houses, agents that signal WORK or REST and then act, and fires.
 
@@ -221,11 +228,11 @@ class BucketBrigadeModel(PhasedModel):
         behaviours = self.seat_behaviours(self.num_agents)
 
         n = self.num_houses
-        self.owner = tuple(h % self.num_agents for h in range(n))
         self.owner_array = arrays.ownership(n, self.num_agents)
+        self.owner = tuple(self.owner_array.tolist())
         self.p_extinguish = arrays.extinguish_probabilities(self.kappa, self.num_agents)
         self.spec = self.rules == "spec"
-        self._allowed_actions = frozenset((h, mode) for h in range(n) for mode in SIGNALS)
+        self._allowed_actions = allowed_actions(n)
 
         # This one episode's houses as the rules' arrays hold them, shape (1, n); ``houses``
         # is its row.

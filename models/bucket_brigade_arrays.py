@@ -38,14 +38,15 @@ def extinguish_probabilities(kappa: float, num_agents: int) -> np.ndarray:
     return np.array([1 - math.exp(-kappa * k) for k in range(num_agents + 1)])
 
 
-def ignite(uniforms: np.ndarray, fires: int) -> np.ndarray:
+@compiled
+def ignite(uniforms, fires):
     """The houses at the start: ``fires`` of them BURNING, chosen uniformly without
     replacement in each episode (those with the ``fires`` smallest of one uniform number
     per house)."""
     houses = np.zeros(uniforms.shape, dtype=np.int8)
-    if fires:
-        chosen = np.argsort(uniforms, axis=1, kind="stable")[:, :fires]
-        np.put_along_axis(houses, chosen, BURNING, axis=1)
+    for e in range(uniforms.shape[0]):
+        for h in np.argsort(uniforms[e], kind="mergesort")[:fires]:
+            houses[e, h] = BURNING
     return houses
 
 

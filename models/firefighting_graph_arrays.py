@@ -2,8 +2,10 @@
 
 docs/rules/firefighting_graph.md, "Round", phases 2-5. Every function takes the fire
 levels of ``E`` episodes as an int64 array ``levels`` of shape ``(E, rows, cols)`` and the
-house each firefighter visits as ``visited`` ``(E, firefighters)`` (row-major house
-numbers), so ``FirefightingGraphModel`` plays one episode with ``E = 1`` and
+house each firefighter visits as ``cells`` ``(E, firefighters)``: its place in
+``levels.reshape(-1)``, that is its row-major house number plus ``e * houses`` in episode
+``e`` (``cells_of``; for one episode, the house numbers themselves). So
+``FirefightingGraphModel`` plays one episode with ``E = 1`` and
 ``models.firefighting_graph_batch`` plays thousands at once with the same code.
 Randomness comes in as arrays of uniform numbers drawn by the caller from the model's own
 generator: one per house for the transition, one per firefighter for its observation.
@@ -40,10 +42,14 @@ def tables(p_ignite, p_grow_alone, p_grow_neighbour, p_reduce_alone, p_reduce_ne
     return Tables(probability, step, crew_case, np.array(p_observe), max_fire_level)
 
 
-def crews(visited: np.ndarray, houses: int) -> np.ndarray:
+def cells_of(visited: np.ndarray, houses: int) -> np.ndarray:
+    """``(E, firefighters)``: the place in ``levels.reshape(-1)`` of each visited house."""
+    return visited + (np.arange(visited.shape[0]) * houses)[:, None]
+
+
+def crews(cells: np.ndarray, houses: int) -> np.ndarray:
     """``(E, houses)``: firefighters at each house."""
-    episodes = visited.shape[0]
-    cells = np.arange(episodes)[:, None] * houses + visited
+    episodes = cells.shape[0]
     return np.bincount(cells.ravel(), minlength=episodes * houses).reshape(episodes, houses)
 
 
@@ -67,27 +73,20 @@ def transition(levels, crew_counts, table: Tables, uniforms) -> None:
     np.minimum(after, table.max_fire_level, out=levels)
 
 
-def at_visited(levels, visited) -> np.ndarray:
-    """``(E, firefighters)``: the level of the house each firefighter visits."""
-    episodes = levels.shape[0]
-    flat = levels.reshape(-1)
-    return flat[visited + (np.arange(episodes) * (flat.size // episodes))[:, None]]
-
-
-def observe(levels, visited, table: Tables, uniforms) -> np.ndarray:
+def observe(levels, cells, table: Tables, uniforms) -> np.ndarray:
     """Phase 3: ``(E, firefighters)``, 1 if the firefighter sees flames at its house (its
     number below ``p_observe[min(level, 2)]``), else 0."""
-    seen = np.minimum(at_visited(levels, visited), 2)
+    seen = np.minimum(levels.reshape(-1)[cells], 2)
     return (uniforms < table.observe[seen]).astype(np.int64)
 
 
-def reward(levels, visited, shared: bool) -> np.ndarray:
+def reward(levels, cells, shared: bool) -> np.ndarray:
     """Phase 4: ``(E, firefighters)`` rewards of the step: minus the level of the house
     visited, or with ``shared`` minus the total of the levels."""
     if shared:
         total = levels.reshape(levels.shape[0], -1).sum(axis=1)
-        return np.broadcast_to(-total[:, None], visited.shape)
-    return -at_visited(levels, visited)
+        return np.broadcast_to(-total[:, None], cells.shape)
+    return -levels.reshape(-1)[cells]
 
 
 def ends(levels, t: int, max_steps: int) -> np.ndarray:

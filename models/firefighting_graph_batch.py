@@ -50,12 +50,13 @@ class FirefightingGraphBatch(BatchEngine):
     def resolve(self) -> np.ndarray:
         """transition, observe, reward; the episodes that end (terminate)."""
         model = self.model
-        self.crew_counts = arrays.crews(self.visited, model.num_houses)
+        cells = arrays.cells_of(self.visited, model.num_houses)
+        self.crew_counts = arrays.crews(cells, model.num_houses)
         arrays.transition(self.levels, self.crew_counts, model.table,
                           self.rng.random(self.levels.shape))
-        self.observations = arrays.observe(self.levels, self.visited, model.table,
+        self.observations = arrays.observe(self.levels, cells, model.table,
                                            self.rng.random(self.visited.shape))
-        self.step_rewards = arrays.reward(self.levels, self.visited, model.shared_reward)
+        self.step_rewards = arrays.reward(self.levels, cells, model.shared_reward)
         self.rewards = self.rewards + self.step_rewards
         return arrays.ends(self.levels, self.t, model.max_steps)
 

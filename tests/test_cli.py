@@ -227,8 +227,10 @@ class BrokenAgent(RandomAgent):
 def test_run_prints_the_failed_runs_and_exits_1(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(agents.bucket_brigade.BEHAVIOURS, "broken", BrokenAgent)
     study_file = tmp_path / "broken.toml"
-    study_file.write_text('game = "bucket_brigade"\nreplicates = 2\n[sweep]\n'
-                          'population = ["random", "broken:1,random:3"]\n')
+    # engine = "model": BrokenAgent inherits RandomAgent.batch_decide, so the batch engine
+    # would play its seats without calling choose_action
+    study_file.write_text('game = "bucket_brigade"\nreplicates = 2\nengine = "model"\n'
+                          '[sweep]\npopulation = ["random", "broken:1,random:3"]\n')
     failed = sorted(run.run_id for run in Study.from_file(study_file).runs()
                     if run.parameters["population"] != "random")
     assert main(["run", str(study_file), "--out", str(tmp_path), "--backend", "serial",

@@ -28,11 +28,15 @@ ROOT = Path(__file__).resolve().parents[1]
 KEYS = ["run_id", "Step"]
 
 
-def small(name="bb", seed=5, replicates=3, collect=("model",), **sweep):
-    """A quick Bucket Brigade study (a run takes a few milliseconds)."""
+def small(name="bb", seed=5, replicates=3, collect=("model",), engine="auto", **sweep):
+    """A quick Bucket Brigade study (a run takes a few milliseconds). ``engine="model"``
+    plays it on the Mesa model, a batch of ``batch_size`` runs per file, which the tests of
+    batches, partial files and failing runs are about; with ``"auto"`` a study whose
+    behaviours can all decide on arrays is played by the batch engine in blocks
+    (tests/test_runner_batch.py)."""
     sweep = sweep or {"population": ["random", "firefighter:2,liar:2"], "beta": [0.1, 0.3]}
     return Study(game="bucket_brigade", name=name, seed=seed, replicates=replicates,
-                 collect=collect, sweep=sweep)
+                 collect=collect, sweep=sweep, engine=engine)
 
 
 def snapshot(folder):
@@ -106,7 +110,7 @@ def test_a_killed_study_resumes_to_the_rows_of_an_uninterrupted_run(tmp_path):
 # --- Partial files never count ----------------------------------------------------------
 
 def test_temporary_files_never_count_and_are_removed(tmp_path):
-    study = small()
+    study = small(engine="model")
     first = run_study(study, tmp_path, backend="serial", batch_size=2, progress=False)
     assert (first.total, first.already_done, first.played) == (12, 0, 12)
     before = results.load(first.folder)
@@ -147,7 +151,7 @@ def test_a_stale_temporary_study_definition_is_removed(tmp_path):
 def test_agent_rows_of_a_batch_killed_between_its_two_files_are_not_counted_twice(tmp_path):
     # A batch writes its agent file, then its model file. A kill between the two leaves an
     # agent file whose runs are not done; the resumed study plays them again in other batches.
-    study = small(collect=("model", "agent"))
+    study = small(collect=("model", "agent"), engine="model")
     first = run_study(study, tmp_path, backend="serial", batch_size=3, progress=False)
     whole = results.load(first.folder, "agent")
     sorted(first.folder.glob("runs/*.model.parquet"))[0].unlink()   # the state after such a kill
@@ -164,7 +168,7 @@ def test_a_run_file_a_crash_left_unreadable_is_removed_and_its_runs_played_again
                                                                                    damage):
     # Run files are renamed into place without fsync; after a crash of the machine one may
     # be empty or cut short. Resuming must not count it as done, nor fail on it.
-    study = small(collect=("model", "agent"))
+    study = small(collect=("model", "agent"), engine="model")
     first = run_study(study, tmp_path, backend="serial", batch_size=3, progress=False)
     whole = {level: results.load(first.folder, level) for level in ("model", "agent")}
     damaged = sorted(first.folder.glob("runs/*.model.parquet"))[0]
@@ -190,7 +194,10 @@ class MendedAgent(RandomAgent):
 
 
 def failing_study(name="bb_broken"):
-    return small(name=name, seed=3, population=["random", "broken:1,random:3"])
+    # On the Mesa model: BrokenAgent inherits RandomAgent.batch_decide, so the batch engine
+    # would play it without calling choose_action (failing blocks: test_runner_batch.py).
+    return small(name=name, seed=3, population=["random", "broken:1,random:3"],
+                 engine="model")
 
 
 @pytest.mark.parametrize("backend", ["local", "serial"])
@@ -222,8 +229,8 @@ def test_a_run_that_raises_is_recorded_and_the_others_complete(tmp_path, monkeyp
 
     # The other runs are complete: the rows of the same runs in a study of "random" alone.
     rows = results.load(folder)
-    reference = run_study(small(name="bb_random", seed=3, population=["random"]), tmp_path,
-                          backend="serial", progress=False)
+    reference = run_study(small(name="bb_random", seed=3, population=["random"],
+                                engine="model"), tmp_path, backend="serial", progress=False)
     pd.testing.assert_frame_equal(rows, results.load(reference.folder))
 
     # Running again tries the failed runs again, and only them.
@@ -256,7 +263,8 @@ def test_a_constructor_error_is_refused_before_anything_runs(tmp_path, monkeypat
 # --- Determinism ------------------------------------------------------------------------
 
 def test_every_backend_worker_count_and_batch_size_gives_the_same_tables(tmp_path):
-    study = small(collect=("model", "agent"))
+    # batch_size cuts the Mesa model's runs; the batch engine's blocks: test_runner_batch.py
+    study = small(collect=("model", "agent"), engine="model")
     setups = {"local1": dict(backend="local", workers=1),
               "local2": dict(backend="local", workers=2, batch_size=1),
               "serial": dict(backend="serial", batch_size=5),
@@ -294,10 +302,11 @@ def test_a_runs_seed_and_data_depend_on_the_study_seed_and_its_parameters_only(t
     assert len({seed for _, seed in base.values()}) == len(base)
 
     # A run's rows are the same in any study that holds it.
-    one = run_study(small(name="one", beta=[0.1, 0.3], population=["random"]), tmp_path,
-                    backend="serial", progress=False)
-    two = run_study(small(name="two", beta=[0.3, 0.2], population=["random"]), tmp_path,
-                    backend="serial", progress=False)
+    # (on the Mesa model; the batch engine's blocks: test_runner_batch.py)
+    one = run_study(small(name="one", beta=[0.1, 0.3], population=["random"], engine="model"),
+                    tmp_path, backend="serial", progress=False)
+    two = run_study(small(name="two", beta=[0.3, 0.2], population=["random"], engine="model"),
+                    tmp_path, backend="serial", progress=False)
     shared = results.load(one.folder).query("beta == 0.3").reset_index(drop=True)
     assert shared["run_id"].nunique() == 3
     pd.testing.assert_frame_equal(

@@ -38,9 +38,12 @@ LONG = SLOW.replace("replicates = 30", "replicates = 150")
 
 
 def small(**changes):
+    """A quick Bucket Brigade study on the Mesa model, whose runs are cut in batches of
+    ``batch_size`` as these tests count them (the batch engine's blocks under the same
+    faults: tests/test_runner_batch.py)."""
     fields = dict(game="bucket_brigade", name="small", seed=5, replicates=4,
                   collect=("model", "agent"), sweep={"population": ["random", "firefighter"],
-                                                     "beta": [0.1, 0.3]})
+                                                     "beta": [0.1, 0.3]}, engine="model")
     fields.update(changes)
     return Study(**fields)
 
