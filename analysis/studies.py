@@ -27,7 +27,8 @@ key and the problem.
 every combination seats only behaviours that can decide on arrays is played by that engine,
 thousands of episodes at once (``analysis.blocks``); otherwise, or with ``"model"``, each run
 is played by the game's Mesa model. The two agree in distribution, not draw for draw, so
-``engine`` is part of the study's definition.
+the engine that plays a study (``Study.batch``) is part of its definition: a folder played
+by one is never resumed by the other.
 
 Each run is a parameter combination and a replicate number. Its seed is derived from the
 study's seed and the run's parameters and replicate (SHA-256 of their canonical JSON), so the

@@ -34,7 +34,8 @@ def ownership(num_houses: int, num_agents: int) -> np.ndarray:
 
 
 def extinguish_probabilities(kappa: float, num_agents: int) -> np.ndarray:
-    """``1 - exp(-kappa * k)`` for ``k = 0 .. num_agents`` workers at one house."""
+    """``1 - exp(-kappa * k)`` for each number ``k`` of workers at one house, from 0 to
+    ``num_agents``."""
     return np.array([1 - math.exp(-kappa * k) for k in range(num_agents + 1)])
 
 

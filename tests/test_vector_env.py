@@ -48,13 +48,13 @@ def finished(env, dropped):
 def dropped(monkeypatch):
     """The engine's arrays just before it drops the episodes that ended (their last state)."""
     seen = []
-    keep = BatchEngine._keep
+    keep = BatchEngine.keep
 
     def spy(engine, playing):
         seen.append(view(engine))
         keep(engine, playing)
 
-    monkeypatch.setattr(BatchEngine, "_keep", spy)
+    monkeypatch.setattr(BatchEngine, "keep", spy)
     return seen
 
 
