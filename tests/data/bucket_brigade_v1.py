@@ -30,11 +30,13 @@ CONFIGURATIONS = [
 EPISODES = 3000
 
 
-def episode_statistics(frame) -> dict:
-    """``{column: (final, mean)}`` of one episode's model DataFrame, and its length."""
-    out = {"length": float(len(frame) - 1)}
-    for column in frame.columns:
-        values = frame[column].to_numpy(dtype=float)
+def episode_statistics(columns: dict) -> dict:
+    """The final value and the mean of each of one episode's model columns (the
+    DataCollector's ``model_vars``), and its length."""
+    out = {}
+    for column, values in columns.items():
+        values = np.array(values, dtype=float)
+        out.setdefault("length", float(len(values) - 1))
         out[f"{column}.final"] = values[-1]
         out[f"{column}.mean"] = float(np.nanmean(values)) if not np.isnan(values).all() \
             else float("nan")
@@ -58,7 +60,7 @@ def measure(model_class, configuration: dict, episodes: int, first_seed: int = 0
     for seed in range(first_seed, first_seed + episodes):
         model = model_class(**configuration, rng=seed)
         model.run_model()
-        rows.append(episode_statistics(model.datacollector.get_model_vars_dataframe()))
+        rows.append(episode_statistics(model.datacollector.model_vars))
     return summarise(rows)
 
 
