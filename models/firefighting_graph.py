@@ -248,7 +248,7 @@ class FirefightingGraphModel(PhasedModel):
     def terminate(self):
         """Ends when every house is at 0, or after exactly ``max_steps`` steps."""
         self.total_fire = int(self.levels.sum())
-        if arrays.ends(self.levels[None], self.t, self.max_steps)[0]:
+        if arrays.ends(self.total_fire, self.t, self.max_steps):
             self.running = False
 
     # --- What the model reporters read (computed when read) -----------------------------

@@ -84,16 +84,19 @@ def reward(levels, cells, shared: bool) -> np.ndarray:
     """Phase 4: ``(E, firefighters)`` rewards of the step: minus the level of the house
     visited, or with ``shared`` minus the total of the levels."""
     if shared:
-        total = levels.reshape(levels.shape[0], -1).sum(axis=1)
-        return np.broadcast_to(-total[:, None], cells.shape)
+        return np.broadcast_to(-totals(levels)[:, None], cells.shape)
     return -levels.reshape(-1)[cells]
 
 
-def ends(levels, t: int, max_steps: int) -> np.ndarray:
-    """Phase 5: per episode, every house at 0, or ``max_steps`` steps played."""
-    if t >= max_steps:
-        return np.ones(levels.shape[0], dtype=bool)
-    return ~levels.reshape(levels.shape[0], -1).any(axis=1)
+def totals(levels) -> np.ndarray:
+    """``(E,)``: the sum of the levels of each episode."""
+    return levels.reshape(levels.shape[0], -1).sum(axis=1)
+
+
+def ends(total_fire, t: int, max_steps: int):
+    """Phase 5: whether an episode ends, from its total fire (``totals``): every house at 0,
+    or ``max_steps`` steps played. Per episode for an array of totals, a bool for one."""
+    return (total_fire == 0) | (t >= max_steps)
 
 
 def doubled(crew_counts) -> np.ndarray:

@@ -58,7 +58,7 @@ class FirefightingGraphBatch(BatchEngine):
                                            self.rng.random(self.visited.shape))
         self.step_rewards = arrays.reward(self.levels, cells, model.shared_reward)
         self.rewards = self.rewards + self.step_rewards
-        return arrays.ends(self.levels, self.t, model.max_steps)
+        return arrays.ends(arrays.totals(self.levels), self.t, model.max_steps)
 
     def model_row(self) -> dict:
         model = self.model
