@@ -232,8 +232,9 @@ class HeuristicAgent(BucketBrigadeAgent):
           and ``u[..., 1]`` the honesty draw.
         * ``act``: ``u = batch.rng.random((E, k, 3))``, used only where something burns;
           ``u[..., 0]`` is the exploration draw, ``u[..., 1]`` chooses the fire when exploring
-          (the ``int(u * number of fires)``-th burning house in index order, as
-          ``random.randrange(len(fires))`` would), ``u[..., 2]`` the draw of the mode flip
+          (the ``int(u * number of fires)``-th burning house in index order: uniform, as
+          ``random.randrange(len(fires))`` is, though not from the same number),
+          ``u[..., 2]`` the draw of the mode flip
           (against ``rest_bias*cover`` for an intent to WORK, ``altruism*(1 - cover)`` for
           an intent to REST).
 

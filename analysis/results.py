@@ -52,7 +52,8 @@ def game(folder) -> Game:
 
 
 def parameter_columns(folder) -> list[str]:
-    """The run columns of the study's rows: id, replicate, seed, then its parameters."""
+    """The run columns of the study's rows: id, replicate, seed, then its parameters (the
+    ``engine`` and ``rules_version`` columns that follow the seed are not among them)."""
     study = definition(folder)
     return [*RUN_COLUMNS, *study["fixed"], *study["sweep"]]
 

@@ -14,7 +14,8 @@
 * ``failed/<run_id>.json`` -- a run that raised: its parameters, seed and traceback. The
   other runs go on. A failed run is tried again when the study is run again.
 * Studies whose every behaviour can decide on arrays are played by the game's batch engine
-  instead of its model, a block of up to 10,000 episodes at a time (``analysis.blocks``):
+  instead of its model, a block of up to 10,000 episodes at a time (1,000 when agents are
+  collected; ``analysis.blocks``):
   the same files and columns, one file per task of blocks. The columns in front of every
   row include ``engine`` (``"model"`` or ``"batch"``) and the game's ``rules_version``.
 * ``study.json`` -- the study's definition. Running a different study into the same folder
@@ -146,8 +147,10 @@ def _prepare(study: Study, folder: Path) -> None:
                              "or damaged); if it is this study's folder, delete study.json and "
                              "run again to resume") from None
         written = json.loads(definition.read_text())
-        if existing != canonical(study.definition()) and _without(written, "rules_version") \
-                == _without(study.definition(), "rules_version"):
+        if existing != canonical(study.definition()) \
+                and written.get("rules_version", 1) != study.rules_version \
+                and _without(written, "rules_version", "engine") \
+                == _without(study.definition(), "rules_version", "engine"):
             raise StudyError(
                 f"study {study.name!r}: {folder} holds results of version "
                 f"{written.get('rules_version', 1)} of the {study.game} rules, and this code "
@@ -174,8 +177,8 @@ def _prepare(study: Study, folder: Path) -> None:
         stale.unlink(missing_ok=True)
 
 
-def _without(definition: dict, key: str) -> str:
-    return canonical({k: v for k, v in definition.items() if k != key})
+def _without(definition: dict, *keys: str) -> str:
+    return canonical({k: v for k, v in definition.items() if k not in keys})
 
 
 def play(function, tasks, backend, workers, scheduler):

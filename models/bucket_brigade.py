@@ -408,8 +408,8 @@ class BucketBrigadeModel(PhasedModel):
 
     # --- Phase 9: terminate -----------------------------------------------------------
     def terminate(self):
-        """Tonight's end condition (``game_ends``, tested once the night's houses were final,
-        in phase 8) ends the game."""
+        """Tonight's end condition (tested in phase 8 once the night's houses were final,
+        ``arrays.settle``; ``game_ends`` says the same) ends the game."""
         if self.ending:
             self.running = False
 

@@ -30,7 +30,7 @@ class BucketBrigadeBatch(BatchEngine):
     game = "bucket_brigade"
     state = ("houses", "locations", "last_work", "signals", "working", "lied", "rewards",
              "worker_nights", "cumulative_lies", "total_reward", "start_houses",
-             "burning_at_start", "night_rewards")
+             "burning_at_start", "counted", "workers", "signals_work", "lies")
 
     def start(self):
         model, episodes = self.model, self.episodes
@@ -50,7 +50,6 @@ class BucketBrigadeBatch(BatchEngine):
         self.burning_at_start = np.zeros(episodes, dtype=bool)
         self.signals_work = self.workers = self.lies = np.zeros(episodes, dtype=np.int64)
         self.start_houses = self.houses.copy()
-        self.night_rewards = np.zeros((episodes, k))
 
     decisions = ("signal", "act")
 
@@ -89,13 +88,13 @@ class BucketBrigadeBatch(BatchEngine):
         agents = working.shape[1]
         self.counted = np.empty((size, 3), dtype=np.int64)
         ends = np.empty(size, dtype=bool)
-        self.night_rewards, terms = np.empty((size, agents)), np.empty((size, agents))
+        night_rewards, terms = np.empty((size, agents)), np.empty((size, agents))
         arrays.settle(self.start_houses, self.houses, model.owner_array, working,
                       model.work_cost_array, model.weights, model.spec, self.t, model.N_min,
-                      model.max_steps, self.counted, ends, self.night_rewards, terms)
-        self.night_rewards += terms
-        self.rewards = self.rewards + self.night_rewards
-        self.total_reward = self.total_reward + self.night_rewards.sum(axis=1)
+                      model.max_steps, self.counted, ends, night_rewards, terms)
+        night_rewards += terms
+        self.rewards = self.rewards + night_rewards
+        self.total_reward = self.total_reward + night_rewards.sum(axis=1)
         self.workers = working.sum(axis=1)
         self.signals_work = self.signals.sum(axis=1)
         self.lies = self.lied.sum(axis=1)

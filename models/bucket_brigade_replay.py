@@ -15,7 +15,8 @@ import math
 from numbers import Real
 from pathlib import Path
 
-from models.bucket_brigade import REST, RULE_SETS, RUINED, WORK, BucketBrigadeModel
+from models.bucket_brigade import (REST, RULE_SETS, RULES_VERSION, RUINED, WORK,
+                                   BucketBrigadeModel)
 from models.files import write_atomic
 
 FORMAT = "dilemmas/bucket_brigade/replay"
@@ -38,6 +39,7 @@ def to_replay(model: BucketBrigadeModel) -> dict:
         "format": FORMAT,
         "version": VERSION,
         "rules": model.rules,
+        "rules_version": RULES_VERSION,
         "seed": model.seed,
         "parameters": parameters,
         "behaviours": [agent.behaviour for agent in model.seats],
@@ -82,7 +84,15 @@ def load_replay(path) -> dict:
 
 def replay_model(data: dict) -> BucketBrigadeModel:
     """A new model with the replay's rule set, parameters and seed, played for as many
-    nights as the replay holds."""
+    nights as the replay holds. A replay recorded under another version of the rules
+    (``rules_version``; none recorded: version 1) is refused: its seed plays another
+    episode now (docs/rules/bucket_brigade.md, "Random numbers and the batch engine")."""
+    recorded = data.get("rules_version", 1)
+    if recorded != RULES_VERSION:
+        raise ReplayError(f"rules_version: the replay was recorded under version {recorded!r} "
+                          f"of the rules, and this version of dilemmas plays version "
+                          f"{RULES_VERSION}, whose random numbers differ: its seed cannot be "
+                          "played again; its recorded nights can still be read")
     model = BucketBrigadeModel(rules=data["rules"], rng=data["seed"], collect_data=False,
                                **data["parameters"])
     for _ in data["nights"]:

@@ -56,8 +56,7 @@ class FirefightingGraphBatch(BatchEngine):
                           self.rng.random(self.levels.shape))
         self.observations = arrays.observe(self.levels, cells, model.table,
                                            self.rng.random(self.visited.shape))
-        self.step_rewards = arrays.reward(self.levels, cells, model.shared_reward)
-        self.rewards = self.rewards + self.step_rewards
+        self.rewards = self.rewards + arrays.reward(self.levels, cells, model.shared_reward)
         return arrays.ends(arrays.totals(self.levels), self.t, model.max_steps)
 
     def model_row(self) -> dict:

@@ -21,6 +21,8 @@ engine's episodes (``models.firefighting_graph_batch``) for the vectorised envir
 
 import numpy as np
 
+from models import firefighting_graph_arrays as arrays
+
 from models.env import Interface
 
 
@@ -38,11 +40,6 @@ def vectors(model, seats, flames, visited) -> np.ndarray:
     out[episodes, columns, 3 + last] = seen >= 0  # zeros before the first step
     out[:, columns, 3 + model.n_actions + seats] = 1
     return out
-
-
-def all_out(levels) -> np.ndarray:
-    """Per episode: every house at level 0, the rules' own end (``levels`` ``(E, ...)``)."""
-    return ~levels.reshape(len(levels), -1).any(axis=1)
 
 
 class FirefightingGraphInterface(Interface):
@@ -81,7 +78,7 @@ class FirefightingGraphInterface(Interface):
         return (model.levels.ravel() / model.max_fire_level).astype(np.float32)
 
     def ended_by_rules(self, model) -> bool:
-        return bool(all_out(model.levels[None])[0])
+        return bool(arrays.ends(model.total_fire, 0, max_steps=1))  # all at 0, no cap
 
     # Many episodes at once, on the batch engine's arrays (models.vector_env).
     def batch_observe(self, batch, seats, phase, memory):
@@ -97,7 +94,7 @@ class FirefightingGraphInterface(Interface):
         return decided
 
     def batch_ended_by_rules(self, batch) -> np.ndarray:
-        return all_out(batch.levels)
+        return arrays.ends(arrays.totals(batch.levels), 0, max_steps=1)
 
 
 INTERFACE = FirefightingGraphInterface()

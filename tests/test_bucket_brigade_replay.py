@@ -6,8 +6,8 @@ import os
 import pytest
 
 from models.bucket_brigade import BucketBrigadeModel
-from models.bucket_brigade_replay import (ReplayError, load_replay, save_replay, to_replay,
-                                          verify_replay)
+from models.bucket_brigade_replay import (ReplayError, load_replay, replay_model, save_replay,
+                                          to_replay, verify_replay)
 from models.files import write_atomic
 
 
@@ -160,3 +160,21 @@ def test_a_failed_write_leaves_the_existing_file_whole(tmp_path, monkeypatch):
         write_atomic(target, "new content")
     assert target.read_text() == "the earlier replay"
     assert os.listdir(tmp_path) == ["episode.json"]  # no temporary file left behind
+
+
+@pytest.mark.parametrize("recorded", [1, None])
+def test_a_replay_of_other_rules_is_read_but_not_played_again(replay_file, recorded):
+    """A replay recorded under rules version 1 (or before versions were recorded) loads, but
+    its seed plays another episode under version 2, so replaying it is refused by name."""
+    replay_file, _ = replay_file
+    data = json.loads(replay_file.read_text())
+    assert data["rules_version"] == 2
+    if recorded is None:
+        del data["rules_version"]
+    else:
+        data["rules_version"] = recorded
+    replay_file.write_text(json.dumps(data))
+    loaded = load_replay(replay_file)
+    with pytest.raises(ReplayError, match="recorded under version 1 of the rules.*plays "
+                                          "version 2"):
+        replay_model(loaded)

@@ -386,7 +386,8 @@ def test_a_study_of_100000_episodes_writes_one_file_per_block(tmp_path):
 
 # --- (g) Rules version -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("written", [1, None], ids=["version_1", "no_version"])
+@pytest.mark.parametrize("written", [1, None, "before engines"],
+                         ids=["version_1", "no_version", "no_version_no_engine"])
 def test_a_folder_of_other_rules_is_refused_naming_both_versions(tmp_path, capsys, written):
     study = bb(name="old")
     folder = run_study(study, tmp_path, backend="serial", progress=False).folder
@@ -394,6 +395,8 @@ def test_a_folder_of_other_rules_is_refused_naming_both_versions(tmp_path, capsy
     assert definition["rules_version"] == 2
     if written is None:   # a folder written before rules versions were recorded
         del definition["rules_version"]
+    elif written == "before engines":  # ... and before the batch engine existed
+        del definition["rules_version"], definition["engine"]
     else:
         definition["rules_version"] = written
     (folder / "study.json").write_text(json.dumps(definition, indent=2) + "\n")
