@@ -94,7 +94,7 @@ def _front(runs, wanted, episode, version) -> tuple[np.ndarray, dict]:
     front = {}
     for name, value in run_columns(runs[0], "batch", version).items():
         front[name] = (pa.array(own[name]).take(chosen) if name in own
-                       else pa.array([value]).take(pa.nulls(len(chosen), pa.int64()).fill_null(0)))
+                       else pa.repeat(value, len(chosen)))
     return keep, front
 
 

@@ -141,40 +141,44 @@ def _prepare(study: Study, folder: Path) -> None:
     definition = folder / "study.json"
     if definition.exists():
         try:
-            existing = canonical(json.loads(definition.read_text()))
+            written = json.loads(definition.read_text())
         except ValueError:
             raise StudyError(f"study {study.name!r}: {definition} cannot be read (cut short "
                              "or damaged); if it is this study's folder, delete study.json and "
                              "run again to resume") from None
-        written = json.loads(definition.read_text())
-        if existing != canonical(study.definition()) \
-                and written.get("rules_version", 1) != study.rules_version \
-                and _without(written, "rules_version", "engine") \
-                == _without(study.definition(), "rules_version", "engine"):
-            raise StudyError(
-                f"study {study.name!r}: {folder} holds results of version "
-                f"{written.get('rules_version', 1)} of the {study.game} rules, and this code "
-                f"plays version {study.rules_version} (docs/rules/{study.game}.md); the two "
-                "cannot mix: move that folder away, or choose another output folder")
-        if existing != canonical(study.definition()) and _without(written, "engine") \
-                == _without(study.definition(), "engine"):
-            played, now = (("the batch engine", "the Mesa model") if "engine" in written
-                           else ("the Mesa model", "the batch engine"))
-            raise StudyError(
-                f"study {study.name!r}: {folder} was played by {played}, and this study is "
-                f"now played by {now}; the two do not mix in one folder: "
-                + ("add engine = \"model\" to the study file to resume it there, or choose "
-                   "another output folder" if "engine" not in written else
-                   "choose another output folder"))
-        if existing != canonical(study.definition()):
-            raise StudyError(
-                f"study {study.name!r}: {folder} holds results of a different study "
-                f"(see {definition}); choose another name or output folder")
+        _refuse_another_study(study, folder, written)
     else:
         text = json.dumps(study.definition(), indent=2) + "\n"  # the file's key order
         write_atomic(definition, text.encode())
     for stale in [*folder.glob(".*.tmp"), *folder.glob("*/.*.tmp")]:
         stale.unlink(missing_ok=True)
+
+
+def _refuse_another_study(study: Study, folder: Path, written: dict) -> None:
+    """A StudyError if the folder's ``study.json`` (``written``) is not this study's,
+    naming the rules version or the engine when that is all that differs."""
+    wanted = study.definition()
+    if canonical(written) == canonical(wanted):
+        return
+    if written.get("rules_version", 1) != study.rules_version \
+            and _without(written, "rules_version", "engine") \
+            == _without(wanted, "rules_version", "engine"):
+        raise StudyError(
+            f"study {study.name!r}: {folder} holds results of version "
+            f"{written.get('rules_version', 1)} of the {study.game} rules, and this code "
+            f"plays version {study.rules_version} (docs/rules/{study.game}.md); the two "
+            "cannot mix: move that folder away, or choose another output folder")
+    if _without(written, "engine") == _without(wanted, "engine"):
+        played, now = (("the batch engine", "the Mesa model") if "engine" in written
+                       else ("the Mesa model", "the batch engine"))
+        raise StudyError(
+            f"study {study.name!r}: {folder} was played by {played}, and this study is "
+            f"now played by {now}; the two do not mix in one folder: "
+            + ("add engine = \"model\" to the study file to resume it there, or choose "
+               "another output folder" if "engine" not in written else
+               "choose another output folder"))
+    raise StudyError(f"study {study.name!r}: {folder} holds results of a different study "
+                     f"(see {folder / 'study.json'}); choose another name or output folder")
 
 
 def _without(definition: dict, *keys: str) -> str:

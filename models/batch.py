@@ -189,7 +189,7 @@ def _stack(rows, episodes: int):
     sorting: its episode's first row plus the rows of its earlier rounds."""
     counts = [np.bincount(ids, minlength=episodes) for ids, _ in rows]
     first = np.concatenate(([0], np.cumsum(sum(counts))[:-1]))
-    total = int(first[-1] + counts[0][-1] + sum(c[-1] for c in counts[1:]))
+    total = sum(len(ids) for ids, _ in rows)
     episode, step = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
     columns = {}
     placed = np.zeros(episodes, dtype=np.int64)  # rows of each episode placed so far

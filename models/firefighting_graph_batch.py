@@ -45,7 +45,7 @@ class FirefightingGraphBatch(BatchEngine):
     def take(self, phase, decisions):
         """choose: every firefighter goes to the house its action names."""
         (actions,) = decisions
-        self.visited = self.model.guarded[self.model._firefighters, actions]
+        self.visited = self.model.guarded[np.arange(self.model.n_agents), actions]
 
     def resolve(self) -> np.ndarray:
         """transition, observe, reward; the episodes that end (terminate)."""
