@@ -1,33 +1,63 @@
-"""The dashboard: every registered game playable and watchable in the browser, on Mesa's
-SolaraViz.
+"""The dashboard: every registered game played live, and any recorded run watched again, in
+the browser.
 
 Start it with ``make dashboard`` or ``dilemmas dashboard`` (or ``solara run app.py``; on a
-machine without internet, fill the front-end cache first, see ``dashboard_assets.py``). Pick
-a game at the top; each game is a Mesa ``SolaraViz`` with its world drawn, plots of its
-DataCollector columns, its parameters as sliders and selects (Reset rebuilds the model with
-them and the seed), and the step counter in the sidebar. Each game's view is reached from
-its registration (``dashboard/<game>.py``); the controls come from its parameter
-declarations (``dashboard.controls``).
+machine without internet, fill the front-end cache first, see ``dashboard_assets.py``). It
+makes no request beyond the machine it runs on. Pick a game and what to do at the top of the
+sidebar:
+
+* **Play** (``dashboard.play``): the game's controls, made from its parameter declarations,
+  in the sidebar; Reset, Step and Play at a chosen speed; its world with a key to every
+  colour and symbol, its plots, one agent's story, and a link to its rules (``/rules/<game>``).
+* **Recorded runs** (``dashboard.viewer``): any run of a study folder by its run id, or a
+  Bucket Brigade replay file, rebuilt from its parameters and seed, checked against its
+  stored rows and scrubbed round by round; two runs side by side.
 """
 
 import solara
 
-from dashboard import game_view
+from dashboard.play import PlayPage
+from dashboard.viewer import ViewerPage
 from models import GAMES
 
-#: Each registered game's page, by title.
-VIEWS = {game.title: game_view(game) for game in GAMES.values()}
+TITLE = "dilemmas: social-dilemma games"
+MODES = ("Play", "Recorded runs")
 
 
 @solara.component
 def Page():
-    first = next(iter(VIEWS))
-    game = solara.use_reactive(first)
-    shown = solara.use_reactive(first)
-    # A newly picked game mounts on the render after the old one is gone: mounted in the
-    # same render, Mesa's SolaraViz loses its default parameters (Reset then ignores them).
-    solara.use_effect(lambda: shown.set(game.value), [game.value])
+    names = list(GAMES)
+    game = solara.use_reactive(names[0])
+    mode = solara.use_reactive(MODES[0])
+    solara.Title(f"{TITLE}: {GAMES[game.value].title}")
     with solara.Sidebar():
-        solara.ToggleButtonsSingle(value=game, values=list(VIEWS), classes=["game-picker"])
-    if shown.value == game.value:
-        VIEWS[shown.value]().key(shown.value)
+        solara.ToggleButtonsSingle(value=mode, values=list(MODES), classes=["mode-picker"])
+        if mode.value == MODES[0]:
+            solara.Select("game", values=[GAMES[n].title for n in names],
+                          value=GAMES[game.value].title,
+                          on_value=lambda title: game.set(
+                              next(n for n in names if GAMES[n].title == title)),
+                          classes=["game-picker"])
+    if mode.value == MODES[0]:
+        PlayPage(GAMES[game.value]).key(game.value)
+    else:
+        ViewerPage()
+
+
+def rules_page(game):
+    """The page of a game's rules document (``docs/rules/<game>.md``)."""
+
+    @solara.component
+    def Rules():
+        solara.Title(f"{TITLE}: the rules of {game.title}")
+        solara.Markdown(game.rules.read_text())
+
+    return Rules
+
+
+routes = [
+    solara.Route(path="/", component=Page, label="dashboard"),
+    solara.Route(path="rules", children=[
+        solara.Route(path=name, component=rules_page(game), label=game.title)
+        for name, game in GAMES.items()]),
+]

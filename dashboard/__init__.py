@@ -1,150 +1,97 @@
-"""The dashboard's parts: each game's view and what the views share (``app.py`` is the page).
+"""The dashboard's parts (``app.py`` is the page).
 
-A game's registration names its view (``models.GAMES[game].view``), a :class:`View`: a
-function that draws its world on a matplotlib ``Axes`` (also the image of its PettingZoo
-environment's ``render()``) and the DataCollector columns to plot. Its controls
-are not written here: ``controls`` makes them from the game's parameter declarations (each
-parameter with a ``Slider``, ``Select`` or ``Text``, labelled with its name, starting at its
-default; an empty text field is None), plus a seed slider. A select whose default is not among its values (Stag Hunt's
-``attack_mode=None``, which means the area attack) starts at its first value. ``game_view``
-puts world, plots and controls in Mesa's ``SolaraViz``. The models know nothing of this
+A game's registration names its view (``models.GAMES[game].view``), a :class:`View`:
+
+* ``scene(model)``: its world as shapes (``dashboard.scene``), drawn as SVG in the page and
+  on a matplotlib ``Axes`` by its PettingZoo environment's ``render()``;
+* ``key(model)``: what every colour and symbol of the world means (:class:`Swatch`,
+  :class:`ColourBar`);
+* ``plots``: its DataCollector columns over the rounds (``dashboard.charts.Plot``), counts
+  and rates on separate axes, each series in the colour of its subject in the world;
+* ``description``: one paragraph saying what the game is; the page links it to the rules;
+* ``status(model)``: a line on the state of play (e.g. State Punishment's punishment level).
+
+Agents are coloured by behaviour in every game (``analysis.colours.behaviour_colour``, the
+figures' colours) and numbered by seat. The controls come from the game's parameter
+declarations (``dashboard.controls``); the page's parts are ``dashboard.play`` (a game
+played live) and ``dashboard.viewer`` (a recorded run). The models know nothing of this
 package.
 """
 
-import inspect
+import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-import solara
-from matplotlib.colors import ListedColormap
-from matplotlib.figure import Figure
-from mesa.visualization import SolaraViz, make_plot_component
-from mesa.visualization.utils import update_counter
+from analysis.colours import behaviour_colour
 
-from analysis import colours
-from models.parameters import Select, Slider, Text
 
-#: Each seat's colour (seat number modulo 10): the figures' palette (``analysis.colours``).
-SEAT_COLOURS = colours.SEAT_COLOURS
-#: The label of the seed slider.
-SEED = "seed (rng)"
+@dataclass(frozen=True)
+class Swatch:
+    """One entry of a key: a ``shape`` ("square", "disc", "triangle", "ring", "line") in
+    ``colour``, and what it means."""
+
+    label: str
+    colour: str
+    shape: str = "square"
+
+
+@dataclass(frozen=True)
+class ColourBar:
+    """A key for a colour scale: ``colours`` from low to high, each labelled."""
+
+    label: str
+    colours: tuple[str, ...]
+    labels: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class View:
-    """How the dashboard shows a game: ``draw(ax, model)`` draws the world and returns the
-    caption's first words, ``plots`` (one plot per list of model columns), ``size(model)``
-    the drawing's width and height in inches. ``model``: the class the dashboard builds,
-    when it is not the game's own (a subclass adapting a parameter to Mesa's page);
-    ``renamed``: parameter name -> the name that class takes it by."""
+    """How the dashboard shows a game (module docstring)."""
 
-    draw: Callable
-    plots: list = field(default_factory=list)
-    size: Callable = lambda model: (5.0, 5.0)
-    model: type | None = None
-    renamed: dict = field(default_factory=dict)
+    scene: Callable
+    key: Callable
+    plots: tuple = ()
+    description: str = ""
+    status: Callable = field(default=lambda model: "")
 
 
-def world(view: View):
-    """The Solara component of a view's world drawing, redrawn at each step and Reset."""
-
-    @solara.component
-    def World(model):
-        update_counter.get()
-        fig = Figure(figsize=view.size(model), layout="constrained")
-        caption = view.draw(fig.subplots(), model)
-        world_panel(fig, model, caption)
-
-    return World
+def behaviour_swatches(model, shape: str = "disc") -> list[Swatch]:
+    """One swatch per behaviour seated in ``model``, in the colour it has everywhere."""
+    seated = dict.fromkeys(agent.behaviour for agent in model.seats)
+    return [Swatch(f"{name} (behaviour)", agent_colour(model, name), shape) for name in seated]
 
 
-def controls(game, view: View) -> dict:
-    """SolaraViz ``model_params`` from the game's parameter declarations."""
-    params = {}
-    for parameter in game.parameters:
-        control = parameter.control
-        if control is None:
-            continue
-        start = game.parameters.start_value(parameter.name)
-        if isinstance(control, Slider):
-            kind = "SliderFloat" if isinstance(control.step, float) else "SliderInt"
-            low, high = (game.parameters.start_value(bound) if isinstance(bound, str)
-                         else bound for bound in (control.low, control.high))
-            widget = {"type": kind, "value": start, "min": low, "max": high,
-                      "step": control.step}
-        elif isinstance(control, Select):
-            values = list(control.values or parameter.kind.options)
-            widget = {"type": "Select", "value": start if start in values else values[0],
-                      "values": values}
-        elif isinstance(control, Text):
-            widget = {"type": "InputText", "value": "" if start is None else str(start)}
+def agent_colour(model, behaviour: str) -> str:
+    """A behaviour's colour in ``model``'s game (``analysis.colours.behaviour_colour``)."""
+    return behaviour_colour(model.game.name, behaviour)
+
+
+def _swatch_svg(swatch: Swatch) -> str:
+    shape = {
+        "square": f'<rect x="1" y="1" width="14" height="14" fill="{swatch.colour}" '
+                  'stroke="#888" stroke-width="0.5"/>',
+        "disc": f'<circle cx="8" cy="8" r="7" fill="{swatch.colour}"/>',
+        "triangle": f'<polygon points="8,1 15,15 1,15" fill="{swatch.colour}"/>',
+        "ring": f'<circle cx="8" cy="8" r="5.5" fill="none" stroke="{swatch.colour}" '
+                'stroke-width="3"/>',
+        "line": f'<line x1="0" y1="8" x2="16" y2="8" stroke="{swatch.colour}" '
+                'stroke-width="3"/>',
+    }[swatch.shape]
+    return f'<svg width="16" height="16" aria-hidden="true">{shape}</svg>'
+
+
+def key_html(entries) -> str:
+    """A key (``View.key``) as HTML: swatches with their meaning, colour bars as a strip of
+    labelled cells."""
+    out = []
+    for entry in entries:
+        if isinstance(entry, ColourBar):
+            cells = "".join(
+                f'<span class="bar-cell" style="background:{colour}">{html.escape(label)}'
+                "</span>" for colour, label in zip(entry.colours, entry.labels))
+            out.append(f'<div class="key-bar"><span>{html.escape(entry.label)}</span>'
+                       f'<span class="bar">{cells}</span></div>')
         else:
-            raise TypeError(f"{game.name}.{parameter.name}: unknown control {control!r}")
-        params[view.renamed.get(parameter.name, parameter.name)] = {
-            **widget, "label": parameter.name}
-    params["rng"] = {"type": "SliderInt", "value": 1, "min": 0, "max": 999, "step": 1,
-                     "label": SEED}
-    return params
-
-
-def game_view(game):
-    """A component showing one game's SolaraViz: world, plots and controls."""
-    view = game.view
-    build = _blank_is_none(view.model or game.model,
-                           [p.name for p in game.parameters if isinstance(p.control, Text)])
-    world_drawing = world(view)
-
-    @solara.component
-    def GameView():
-        model = solara.use_memo(lambda: build(rng=1), [])
-        components = [(world_drawing, 0)] + [
-            make_plot_component(columns, backend="matplotlib") for columns in view.plots]
-        return SolaraViz(model, components=components, model_params=controls(game, view),
-                         name=game.title)
-
-    GameView.__name__ = game.title.replace(" ", "")
-    return GameView
-
-
-def _blank_is_none(model_class, names):
-    """``model_class``, or a subclass that reads an empty text field of ``names`` as None.
-    Mesa's Reset passes ``rng`` by name only to a constructor that names it, and its own
-    ``scenario`` to any that takes keywords: the subclass names both and passes ``scenario``
-    on only if ``model_class`` takes one."""
-    if not names:
-        return model_class
-    takes_scenario = "scenario" in inspect.signature(model_class.__init__).parameters
-
-    def __init__(self, *, rng=None, scenario=None, **parameters):
-        if takes_scenario:
-            parameters["scenario"] = scenario
-        for name in names:
-            if parameters.get(name) == "":
-                parameters[name] = None
-        model_class.__init__(self, rng=rng, **parameters)
-
-    return type(model_class.__name__, (model_class,), {"__init__": __init__})
-
-
-# --- Drawing helpers shared by the views ---------------------------------------------------
-
-def world_panel(fig, model, text):
-    """A world's drawing (redrawn when the model steps or is rebuilt by Reset) and the line
-    under it: what is shown, the population, the seed and the step."""
-    with solara.Column():
-        solara.FigureMatplotlib(fig, format="png",
-                                dependencies=[id(model), model.steps, update_counter.value])
-        solara.Text(f"{text} · population {model.population} · seed {model.seed} · "
-                    f"step {model.steps}", classes=["world-caption"])
-
-
-def draw_grid(ax, codes, colours, title):
-    """``codes`` (rows, cols) as coloured cells, row 0 at the top."""
-    ax.imshow(codes, cmap=ListedColormap(colours), vmin=0, vmax=len(colours) - 1,
-              interpolation="nearest")
-    ax.set_xticks(np.arange(-0.5, codes.shape[1]), minor=True)
-    ax.set_yticks(np.arange(-0.5, codes.shape[0]), minor=True)
-    ax.grid(which="minor", color="#dddddd", lw=0.5)
-    ax.tick_params(which="both", length=0, labelbottom=False, labelleft=False)
-    ax.set_title(title, fontsize=10)
+            out.append(f'<span class="key-entry">{_swatch_svg(entry)} '
+                       f"{html.escape(entry.label)}</span>")
+    return f'<div class="world-key" role="list" aria-label="key">{"".join(out)}</div>'

@@ -1,61 +1,96 @@
-"""Bucket Brigade in the dashboard: the ring of houses, the agents' signals and modes.
-
-Mesa's Reset hands a Mesa ``Scenario`` object to any model whose constructor takes a
-``scenario`` parameter; Bucket Brigade's ``scenario`` is the name of one of its scenarios, so
-the dashboard builds ``BucketBrigadeView``, which takes it as ``scenario_name``.
-"""
+"""Bucket Brigade in the dashboard: the ring of houses, and each agent at its house with
+tonight's signal and mode (docs/rules/bucket_brigade.md)."""
 
 import math
 
-from matplotlib.patches import Circle, Rectangle
-
-from analysis.colours import HOUSE_STATES
-from dashboard import SEAT_COLOURS, View
-from models.bucket_brigade import BURNING, RUINED, SAFE, WORK, BucketBrigadeModel
-
-
-class BucketBrigadeView(BucketBrigadeModel):
-    """Bucket Brigade with its scenario given as ``scenario_name`` (module docstring)."""
-
-    def __init__(self, *, scenario_name="default", scenario=None, rng=None, **parameters):
-        super().__init__(scenario=scenario_name, rng=rng, **parameters)
-
+from analysis.colours import HOUSE_STATES, INK, OKABE_ITO
+from dashboard import Swatch, View, agent_colour, behaviour_swatches
+from dashboard.charts import Plot, Series
+from dashboard.scene import Circle, Rect, Scene, Text
+from models.bucket_brigade import BURNING, RUINED, SAFE, WORK
 
 #: A house's colour by state, as in the figures (``analysis.colours.HOUSE_STATES``).
 HOUSE_COLOURS = {SAFE: HOUSE_STATES["safe"], BURNING: HOUSE_STATES["burning"],
                  RUINED: HOUSE_STATES["ruined"]}
+#: The ring drawn around an agent that lied tonight.
+LIE = OKABE_ITO["reddish purple"]
+STATE_NAMES = {SAFE: "safe", BURNING: "burning", RUINED: "ruined"}
+SIZE = 12.0  # units across; the ring's radius is 4
 
 
-def draw(ax, model) -> str:
-    """The ring of houses by state; each agent at its house with tonight's signal and mode
-    (W work, R rest), a lie ringed in red."""
-    n = model.num_houses
+def scene(model) -> Scene:
+    """Houses on a ring, numbered, coloured by state; each agent a disc in its behaviour's
+    colour with its seat number, standing at its house (those at one house one behind the
+    other towards the centre); beside it tonight's signal/mode, W work or R rest, and a
+    reddish-purple ring if the signal was a lie."""
+    n, centre = model.num_houses, SIZE / 2
+    out = Scene(SIZE, SIZE, scale=min(46.0, 560 / SIZE))
     angles = [math.pi / 2 - 2 * math.pi * h / n for h in range(n)]
+    side = min(1.1, 2 * math.pi * 4 / n * 0.8)
     for house, angle in enumerate(angles):
-        x, y = math.cos(angle), math.sin(angle)
-        ax.add_patch(Rectangle((x - 0.12, y - 0.12), 0.24, 0.24,
-                               color=HOUSE_COLOURS[model.houses[house]]))
-        ax.text(1.28 * x, 1.28 * y, str(house), ha="center", va="center", fontsize=9)
-    here = {}  # agents at the same house stand one behind the other, towards the centre
+        x, y = centre + 4 * math.cos(angle), centre - 4 * math.sin(angle)
+        state = model.houses[house]
+        out.add(Rect(x - side / 2, y - side / 2, side, side, HOUSE_COLOURS[state],
+                     tip=f"house {house}: {STATE_NAMES[state]}"),
+                Text(centre + 5.1 * math.cos(angle), centre - 5.1 * math.sin(angle),
+                     str(house), size=13))
+    here = {}
     for agent in model.seats:
         angle = angles[agent.house] if agent.house is not None else 0.0
         ahead = here.setdefault(agent.house, [])
-        r = 0.72 * 0.7 ** len(ahead)
+        r = 3.0 - 0.75 * len(ahead)
         ahead.append(agent)
-        x, y = r * math.cos(angle), r * math.sin(angle)
-        ax.add_patch(Circle((x, y), 0.07, color=SEAT_COLOURS[agent.seat % 10],
-                            ec="red" if agent.lied else "white", lw=3 if agent.lied else 1))
+        x, y = centre + r * math.cos(angle), centre - r * math.sin(angle)
+        doing = ""
         if agent.signal is not None:
-            said = "W" if agent.signal == WORK else "R"
-            did = "W" if agent.mode == WORK else "R"
-            ax.text(x + 0.1, y, f"{said}/{did}" + (" lie" if agent.lied else ""),
-                    ha="left", va="center", fontsize=8,
-                    color="red" if agent.lied else "black")
-    ax.set(xlim=(-1.5, 1.5), ylim=(-1.5, 1.5), aspect="equal",
-           title=f"night {model.night}: green safe, red burning, black ruined")
-    ax.axis("off")
-    return "signal/mode per agent (W work, R rest)"
+            doing = f"{'W' if agent.signal == WORK else 'R'}/{'W' if agent.mode == WORK else 'R'}"
+        out.add(Circle(x, y, 0.34, agent_colour(model, agent.behaviour),
+                       stroke=LIE if agent.lied else "white",
+                       stroke_width=4 if agent.lied else 1,
+                       tip=f"agent {agent.seat} ({agent.behaviour}) at house {agent.house}"
+                           + (f", said/did {doing}" if doing else "")
+                           + (", lied" if agent.lied else "")),
+                Text(x, y, str(agent.seat), size=12, fill="white", bold=True))
+        if doing:
+            out.add(Text(x + 0.45, y, doing, size=12, anchor="start",
+                         fill=LIE if agent.lied else INK, bold=agent.lied))
+    return out
 
 
-VIEW = View(draw=draw, plots=[["lies", "work_rate"], ["burning", "safe", "ruined"]],
-            model=BucketBrigadeView, renamed={"scenario": "scenario_name"})
+def key(model) -> list:
+    return [Swatch("safe house", HOUSE_COLOURS[SAFE]),
+            Swatch("burning house", HOUSE_COLOURS[BURNING]),
+            Swatch("ruined house", HOUSE_COLOURS[RUINED]),
+            *behaviour_swatches(model),
+            Swatch("lied tonight (signal differs from mode)", LIE, "ring"),
+            Swatch("number in a disc: seat; beside it signal/mode, W work, R rest", INK,
+                   "line")]
+
+
+def status(model) -> str:
+    return (f"night {model.night}: {sum(model.houses == BURNING)} burning, "
+            f"{sum(model.houses == SAFE)} safe, {sum(model.houses == RUINED)} ruined")
+
+
+VIEW = View(
+    scene=scene, key=key, status=status,
+    plots=(
+        Plot("Houses by state", "houses (count)",
+             (Series("safe", "safe", HOUSE_COLOURS[SAFE]),
+              Series("burning", "burning", HOUSE_COLOURS[BURNING]),
+              Series("ruined", "ruined", HOUSE_COLOURS[RUINED])),
+             high=lambda model: model.num_houses),
+        Plot("Agents' lies", "lies (count of agents)",
+             (Series("lies", "lies tonight", LIE),),
+             high=lambda model: model.num_agents),
+        Plot("Work and honesty", "rate (fraction of agents)",
+             (Series("work_rate", "working", OKABE_ITO["blue"]),
+              Series("lie_rate", "lying", LIE, dashed=True)), high=1.0),
+    ),
+    description=(
+        "Agents guard a ring of houses against fire. Each night every agent first signals "
+        "whether it will work or rest, then chooses a house and works or rests there; "
+        "fire spreads to neighbouring houses and burns out into ruins. A signal that "
+        "differs from the agent's action is a lie. Working costs the agent and protects "
+        "everyone, which makes resting on others' work tempting."),
+)

@@ -1,48 +1,88 @@
-"""Stag Hunt in the dashboard: the map, its resources, the hunters' facings and the beams."""
-
-import math
+"""Stag Hunt in the dashboard: the map, its stags and hares, the hunters and this turn's
+beams (docs/rules/stag_hunt.md)."""
 
 import numpy as np
-from matplotlib.patches import Rectangle, RegularPolygon
 
-from analysis.colours import BEHAVIOUR_COLOURS
-from dashboard import View, draw_grid
+from analysis.colours import INK, OKABE_ITO, STAG_HUNT_RESOURCES
+from dashboard import Swatch, View, agent_colour, behaviour_swatches
+from dashboard.charts import Plot, Series
+from dashboard.scene import Cells, Polygon, Rect, Scene, Text, fit_scale
 from models.stag_hunt import DIRECTIONS, HARE, STAG
 
-#: An agent's colour by its kind's place in ``model.kinds``: the figures' palette without
-#: vermillion, fire's colour and close to the red attack beam (``analysis.colours``).
-KIND_COLOURS = BEHAVIOUR_COLOURS[:4]
+WALL = "#6b6b6b"
+#: Empty, wall, stag, hare.
+CELL_COLOURS = ("#ffffff", WALL, STAG_HUNT_RESOURCES["stag"], STAG_HUNT_RESOURCES["hare"])
+BEAMS = {"attack": OKABE_ITO["vermillion"], "punish": OKABE_ITO["reddish purple"]}
 
 
-def facing_triangle(row, col, orientation, colour):
-    """A triangle on cell (row, col) whose tip points the way the agent faces (in data
-    coordinates x = col, y = row; the image's row axis points down)."""
+def facing_triangle(row, col, orientation, colour, tip="") -> Polygon:
+    """A triangle on cell (row, col) whose tip points the way the agent faces."""
     dr, dc = DIRECTIONS[orientation]
-    return RegularPolygon((col, row), 3, radius=0.42,
-                          orientation=math.atan2(dr, dc) - math.pi / 2, color=colour)
+    cx, cy = col + 0.5, row + 0.5
+    side_x, side_y = -dr, dc  # perpendicular to the facing, in (x, y)
+    points = ((cx + 0.42 * dc, cy + 0.42 * dr),
+              (cx - 0.36 * dc + 0.36 * side_x, cy - 0.36 * dr + 0.36 * side_y),
+              (cx - 0.36 * dc - 0.36 * side_x, cy - 0.36 * dr - 0.36 * side_y))
+    return Polygon(points, colour, tip=tip)
 
 
-def draw(ax, model) -> str:
-    """Walls grey, stags brown, hares tan; agents as triangles pointing where they face,
-    coloured by kind and numbered by seat; this turn's attack beam red, punish beam purple."""
+def scene(model) -> Scene:
+    """Walls grey, stags brown, hares tan; this turn's attack beam vermillion and punish beam
+    reddish purple, translucent; each hunter a triangle in its behaviour's colour pointing
+    the way it faces, with its seat number and kind."""
     codes = np.where(model.walls, 1, np.where(model.resource_kinds == STAG, 2,
                                               np.where(model.resource_kinds == HARE, 3, 0)))
-    draw_grid(ax, codes, ["white", "#6b6b6b", "#8c510a", "#dfc27d"],
-              f"turn {model.turn}: stags brown, hares tan; beams red (attack), "
-              "purple (punish)")
-    for layer, colour in ((model.attack_beam, "red"), (model.punish_beam, "purple")):
-        for row, col in np.argwhere(layer):
-            ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, color=colour, alpha=0.3))
+    rows, cols = codes.shape
+    out = Scene(cols, rows, scale=fit_scale(cols, rows))
+    out.add(Cells(codes, CELL_COLOURS, tips=("empty", "wall", "stag", "hare")))
+    for layer, beam in ((model.attack_beam, "attack"), (model.punish_beam, "punish")):
+        out.add(*(Rect(col, row, 1, 1, BEAMS[beam], opacity=0.45, tip=f"{beam} beam")
+                  for row, col in np.argwhere(layer)))
     for agent in model.agents:
         if agent.cell is None:
             continue
         row, col = agent.cell.coordinate
-        ax.add_patch(facing_triangle(row, col, agent.orientation,
-                                     KIND_COLOURS[model.kinds.index(agent.kind) % 4]))
-        ax.text(col, row, str(agent.seat), color="white", ha="center", va="center",
-                fontsize=7)
-    return f"kinds {', '.join(model.kinds)}"
+        out.add(facing_triangle(row, col, agent.orientation,
+                                agent_colour(model, agent.behaviour),
+                                tip=f"agent {agent.seat} ({agent.behaviour}, kind "
+                                    f"{agent.kind}), health {agent.health}"),
+                Text(col + 0.5, row + 0.55, f"{agent.seat}{agent.kind[:1]}",
+                     size=min(12, out.scale * 0.3), fill="white", bold=True))
+    return out
 
 
-VIEW = View(draw=draw,
-            plots=[["stags_defeated", "hares_defeated"], ["coordinated_stag_kills"]])
+def key(model) -> list:
+    return [Swatch("wall", WALL), Swatch("stag", CELL_COLOURS[2]),
+            Swatch("hare", CELL_COLOURS[3]),
+            Swatch("attack beam (this turn)", BEAMS["attack"]),
+            Swatch("punish beam (this turn)", BEAMS["punish"]),
+            *behaviour_swatches(model, "triangle"),
+            Swatch("triangle points the way the hunter faces; inside: seat and kind "
+                   f"({', '.join(model.kinds)})", INK, "line")]
+
+
+def status(model) -> str:
+    return (f"turn {model.turn}: {model.stags_on_map} stags and {model.hares_on_map} hares "
+            f"on the map; defeated {model.stags_defeated} stags, {model.hares_defeated} hares")
+
+
+VIEW = View(
+    scene=scene, key=key, status=status,
+    plots=(
+        Plot("Prey defeated", "prey (count, cumulative)",
+             (Series("stags_defeated", "stags", STAG_HUNT_RESOURCES["stag"]),
+              Series("hares_defeated", "hares", STAG_HUNT_RESOURCES["hare"]),
+              Series("coordinated_stag_kills", "stags killed together", INK, dashed=True))),
+        Plot("Prey on the map", "prey (count)",
+             (Series("stags_on_map", "stags", STAG_HUNT_RESOURCES["stag"]),
+              Series("hares_on_map", "hares", STAG_HUNT_RESOURCES["hare"]))),
+        Plot("Beams", "beams fired this turn (count)",
+             (Series("attacks", "attacks", BEAMS["attack"]),
+              Series("punishments", "punishments", BEAMS["punish"]))),
+    ),
+    description=(
+        "Hunters move on a grid and attack prey with a beam. A hare is weak and worth "
+        "little; a stag is worth much more but has more health, so felling it pays best "
+        "when hunters attack it together, and the reward is shared with hunters nearby. "
+        "Hunters can also punish one another with a second beam, at a cost."),
+)

@@ -232,9 +232,12 @@ class DilemmaEnv(ParallelEnv):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
-        view = self.game.view
-        figure = Figure(figsize=view.size(self.model), dpi=80, layout="constrained")
-        view.draw(figure.subplots(), self.model)
+        from dashboard.scene import draw_on
+
+        scene = self.game.view.scene(self.model)
+        size = (scene.width * scene.scale / 100, scene.height * scene.scale / 100)
+        figure = Figure(figsize=size, dpi=100)
+        draw_on(figure.add_axes((0, 0, 1, 1)), scene)
         canvas = FigureCanvasAgg(figure)
         canvas.draw()
         return np.asarray(canvas.buffer_rgba())[..., :3].copy()

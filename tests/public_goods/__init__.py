@@ -17,7 +17,9 @@ import pandas as pd
 from agents.policy import take_decision
 from analysis import results
 from analysis.figures import bars, pooled, require
-from dashboard import SEAT_COLOURS, View
+from dashboard import Swatch, View, agent_colour, behaviour_swatches
+from dashboard.charts import Plot, Series
+from dashboard.scene import Rect, Scene, Text
 from models import Benchmark, Game, register
 from models.env import Interface
 from models.learners import learner_parameter
@@ -207,13 +209,24 @@ def cooperation_by_mix(folder):
                 xlabel="population", ylabel="players contributing (fraction)")
 
 
-def draw(ax, model) -> str:
-    """One bar per player: its cumulative reward, grey when it kept its endowment."""
-    ax.bar([agent.seat for agent in model.seats], [agent.reward for agent in model.seats],
-           color=[SEAT_COLOURS[agent.seat % 10] if agent.contributed else "#cccccc"
-                  for agent in model.seats])
-    ax.set(xlabel="seat", ylabel="reward", title=f"round {model.round}")
-    return "reward per player"
+def scene(model) -> Scene:
+    """One bar per player: its cumulative reward, in its behaviour's colour, grey when it
+    kept its endowment this round."""
+    top = max([1.0, *(agent.reward for agent in model.seats)])
+    out = Scene(len(model.seats), 4, scale=60)
+    for agent in model.seats:
+        height = 3.5 * agent.reward / top
+        colour = agent_colour(model, agent.behaviour) if agent.contributed else KEPT
+        out.add(Rect(agent.seat + 0.15, 3.8 - height, 0.7, height, colour),
+                Text(agent.seat + 0.5, 3.9, str(agent.seat), size=12))
+    return out
+
+
+KEPT = "#cccccc"
+
+
+def key(model) -> list:
+    return [*behaviour_swatches(model, "square"), Swatch("kept its endowment", KEPT)]
 
 
 GAME = register(Game(
@@ -224,8 +237,13 @@ GAME = register(Game(
     statistics=statistics,
     ranges=RANGES,
     figures={"cooperation_by_mix": cooperation_by_mix},
-    view=View(draw=draw, plots=[["cooperation_rate"], ["mean_reward"]],
-              size=lambda model: (5, 3)),
+    view=View(scene=scene, key=key,
+              plots=(Plot("Cooperation", "rate (fraction of players)",
+                          (Series("cooperation_rate", "contributing", "#0072B2"),), high=1.0),
+                     Plot("Reward", "reward (mean, cumulative)",
+                          (Series("mean_reward", "mean reward", "#000000"),))),
+              description="Players each keep an endowment or put it in a pot that is "
+                          "multiplied and shared by all."),
     study=HERE / "study.toml",
     rules=HERE / "rules.md",
     round="round",

@@ -1,0 +1,111 @@
+"""A game played live: its controls in the sidebar; Reset, Step and Play with a speed; the
+world, its key, its plots and one agent's story.
+
+The model is rebuilt whenever the parameters change and the model accepts them (as Mesa's
+SolaraViz does), and by Reset with the same parameters and seed; so the page never shows a
+model other than its controls say. A parameter the model refuses leaves the last model in
+place and says why beside the control (``dashboard.controls``). Play steps the model in a
+thread of the page at the chosen rounds per second and stops at the episode's end; each
+round redraws only the world and the plots (SVG, ``dashboard.scene``).
+"""
+
+import threading
+import time
+
+import solara
+
+from dashboard.controls import Controls, blame, one_line, problem
+from dashboard.panels import About, AgentPanel, Charts, World, message
+
+SEED = "seed (rng)"
+
+
+def build(game, given: dict, seed: int):
+    """``(model, None)``, or ``(None, (parameter or None, message))`` if it is refused."""
+    fault = problem(game, given)
+    if fault:
+        return None, fault
+    try:
+        return game.model(**given, rng=seed), None
+    except Exception as error:  # the model's own checks (a map too small for its agents)
+        return None, (blame(game, str(error)), one_line(error))
+
+
+class Session:
+    """One page's game in play: the model, a lock that steps and draws it one at a time, and
+    the last problem met."""
+
+    def __init__(self, model):
+        self.model = model
+        self.lock = threading.Lock()
+
+
+@solara.component
+def PlayPage(game):
+    """A game's page (module docstring)."""
+    given = solara.use_reactive({})
+    seed = solara.use_reactive(1)
+    session = solara.use_memo(lambda: Session(build(game, {}, 1)[0]), [])
+    fault = solara.use_reactive(None)
+    tick = solara.use_reactive(0)
+    playing = solara.use_reactive(False)
+    rate = solara.use_reactive(10)
+
+    def rebuild():
+        model, problem_met = build(game, given.value, seed.value)
+        fault.set(problem_met)
+        if model is not None:
+            playing.set(False)
+            with session.lock:
+                session.model = model
+            tick.set(tick.value + 1)
+
+    solara.use_effect(rebuild, [repr(given.value), seed.value])
+
+    def step():
+        try:
+            with session.lock:
+                session.model.step()
+        except Exception as error:
+            playing.set(False)
+            fault.set((None, f"the model raised while stepping: {one_line(error)}"))
+        tick.set(tick.value + 1)
+
+    def play(cancel: threading.Event):
+        while playing.value and not cancel.is_set():
+            start = time.perf_counter()
+            if not session.model.running:
+                playing.set(False)
+                break
+            step()
+            cancel.wait(max(0.0, 1 / rate.value - (time.perf_counter() - start)))
+
+    solara.use_thread(play, dependencies=[playing.value], intrusive_cancel=False)
+
+    with solara.Sidebar():
+        solara.SliderInt(f"{SEED} = {seed.value}", value=seed, min=0, max=999,
+                         thumb_label="always")
+        Controls(game, given, fault.value)
+    model, version = session.model, tick.value
+    with solara.Column(gap="8px", classes=["play-page"]):
+        with solara.Row(gap="8px", style={"align-items": "center", "flex-wrap": "wrap"}):
+            solara.Button("Reset", on_click=rebuild, outlined=True)
+            solara.Button("Step", on_click=step, outlined=True,
+                          disabled=playing.value or not model.running)
+            solara.Button("Pause" if playing.value else "Play",
+                          on_click=lambda: playing.set(not playing.value), color="primary",
+                          disabled=not model.running and not playing.value)
+            with solara.Column(classes=["speed"], style={"min-width": "220px"}):
+                solara.SliderInt(f"speed = {rate.value} rounds/s", value=rate, min=1, max=30,
+                                 thumb_label="always")
+            solara.Text(f"{game.round} {model.steps}"
+                        + ("" if model.running else " · episode over")
+                        + f" · population {model.population} · seed {model.seed}",
+                        classes=["world-caption"], style={"font-size": "15px"})
+        if fault.value and fault.value[0] is None:
+            message(fault.value[1])
+        About(game)
+        World(game, model, version, lock=session.lock)
+        Charts(game, model.datacollector.model_vars, model, version, lock=session.lock)
+        with solara.Details("One agent: its behaviour, reward and last rounds"):
+            AgentPanel(game, model, version, lock=session.lock)

@@ -1,0 +1,220 @@
+"""A drawing as data: the shapes of a game's world, drawn as SVG in the dashboard and on a
+matplotlib ``Axes`` for the PettingZoo environment's ``render()``.
+
+A :class:`Scene` is ``width`` x ``height`` units (a grid cell is one unit, (0, 0) its top
+left corner, y pointing down) shown at ``scale`` pixels per unit; text sizes are in pixels,
+so labels stay readable whatever the world's size. Each shape may carry a ``tip``: the text
+the browser shows when the pointer rests on it. Writing SVG text per round is what makes a
+Step show within milliseconds (a matplotlib PNG per round took most of a second).
+"""
+
+import base64
+import html
+import io
+from dataclasses import dataclass, field
+
+import numpy as np
+from matplotlib.colors import to_rgb
+
+#: Grids of more cells than this are sent as one image rather than a shape per cell.
+MANY_CELLS = 400
+
+
+@dataclass(frozen=True)
+class Rect:
+    x: float
+    y: float
+    w: float
+    h: float
+    fill: str
+    stroke: str | None = None
+    opacity: float = 1.0
+    tip: str = ""
+
+
+@dataclass(frozen=True)
+class Circle:
+    x: float
+    y: float
+    r: float
+    fill: str
+    stroke: str = "white"
+    stroke_width: float = 1.0
+    tip: str = ""
+
+
+@dataclass(frozen=True)
+class Polygon:
+    points: tuple[tuple[float, float], ...]
+    fill: str
+    stroke: str = "white"
+    tip: str = ""
+
+
+@dataclass(frozen=True)
+class Text:
+    x: float
+    y: float
+    text: str
+    size: float = 12.0
+    fill: str = "black"
+    anchor: str = "middle"
+    bold: bool = False
+
+
+@dataclass(frozen=True)
+class Cells:
+    """A grid of cells, ``codes[row, col]`` an index into ``colours``, at (x, y)."""
+
+    codes: np.ndarray
+    colours: tuple[str, ...]
+    x: float = 0.0
+    y: float = 0.0
+    tips: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Marks:
+    """Small squares of one colour, ``size`` units wide, centred on each of ``points``
+    (drawn as one SVG path: thousands of them stay cheap)."""
+
+    points: tuple[tuple[float, float], ...]
+    size: float
+    fill: str
+
+
+@dataclass
+class Scene:
+    """``width`` x ``height`` units at ``scale`` pixels per unit, and its shapes in the order
+    they are drawn."""
+
+    width: float
+    height: float
+    scale: float
+    shapes: list = field(default_factory=list)
+
+    def add(self, *shapes) -> "Scene":
+        self.shapes.extend(shapes)
+        return self
+
+
+def fit_scale(width: float, height: float, box: float = 560.0, most: float = 48.0) -> float:
+    """Pixels per unit that fit ``width`` x ``height`` units in a ``box``-pixel square,
+    at most ``most``."""
+    return min(most, box / max(width, height))
+
+
+# --- SVG -----------------------------------------------------------------------------------
+
+def _tip(tip: str) -> str:
+    return f"<title>{html.escape(tip)}</title>" if tip else ""
+
+
+def _cells_svg(cells: Cells) -> list[str]:
+    rows, cols = cells.codes.shape
+    if cells.codes.size > MANY_CELLS:
+        return [_cells_image(cells)]
+    out = []
+    for (row, col), code in np.ndenumerate(cells.codes):
+        tip = cells.tips[code] if cells.tips else ""
+        out.append(f'<rect x="{cells.x + col}" y="{cells.y + row}" width="1" height="1" '
+                   f'fill="{cells.colours[code]}">{_tip(tip)}</rect>')
+    return out
+
+
+def _cells_image(cells: Cells) -> str:
+    """Many cells as one PNG image of a pixel per cell, scaled up without smoothing."""
+    from PIL import Image
+
+    palette = np.array([to_rgb(colour) for colour in cells.colours]) * 255
+    pixels = palette[cells.codes].round().astype(np.uint8)
+    buffer = io.BytesIO()
+    Image.fromarray(pixels, "RGB").save(buffer, format="PNG")
+    data = base64.b64encode(buffer.getvalue()).decode()
+    rows, cols = cells.codes.shape
+    return (f'<image x="{cells.x}" y="{cells.y}" width="{cols}" height="{rows}" '
+            f'style="image-rendering:pixelated" preserveAspectRatio="none" '
+            f'href="data:image/png;base64,{data}"/>')
+
+
+def _svg(shape, scale: float) -> list[str]:
+    match shape:
+        case Marks():
+            half = shape.size / 2
+            path = "".join(f"M{x - half:.3g} {y - half:.3g}h{shape.size:.3g}v{shape.size:.3g}"
+                           f"h-{shape.size:.3g}z" for x, y in shape.points)
+            return [f'<path d="{path}" fill="{shape.fill}"/>'] if path else []
+        case Cells():
+            return _cells_svg(shape)
+        case Rect():
+            stroke = (f' stroke="{shape.stroke}" stroke-width="{1.5 / scale:.4g}"'
+                      if shape.stroke else "")
+            return [f'<rect x="{shape.x:.4g}" y="{shape.y:.4g}" width="{shape.w:.4g}" '
+                    f'height="{shape.h:.4g}" fill="{shape.fill}" '
+                    f'fill-opacity="{shape.opacity}"{stroke}>{_tip(shape.tip)}</rect>']
+        case Circle():
+            return [f'<circle cx="{shape.x:.4g}" cy="{shape.y:.4g}" r="{shape.r:.4g}" '
+                    f'fill="{shape.fill}" stroke="{shape.stroke}" '
+                    f'stroke-width="{shape.stroke_width / scale:.4g}">'
+                    f'{_tip(shape.tip)}</circle>']
+        case Polygon():
+            points = " ".join(f"{x:.4g},{y:.4g}" for x, y in shape.points)
+            return [f'<polygon points="{points}" fill="{shape.fill}" stroke="{shape.stroke}" '
+                    f'stroke-width="{1 / scale:.4g}">{_tip(shape.tip)}</polygon>']
+        case Text():
+            weight = ' font-weight="bold"' if shape.bold else ""
+            return [f'<text x="{shape.x:.4g}" y="{shape.y:.4g}" font-size="{shape.size / scale:.4g}" '
+                    f'fill="{shape.fill}" text-anchor="{shape.anchor}" '
+                    f'dominant-baseline="central"{weight}>{html.escape(shape.text)}</text>']
+    raise TypeError(f"not a shape: {shape!r}")
+
+
+def to_svg(scene: Scene, label: str = "") -> str:
+    """The scene as an ``<svg>`` element, ``label`` its accessible name."""
+    body = [line for shape in scene.shapes for line in _svg(shape, scene.scale)]
+    w, h = scene.width * scene.scale, scene.height * scene.scale
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" '
+            f'aria-label="{html.escape(label)}" width="{w:.0f}" height="{h:.0f}" '
+            f'viewBox="0 0 {scene.width:.4g} {scene.height:.4g}" '
+            f'font-family="sans-serif">{"".join(body)}</svg>')
+
+
+# --- matplotlib ----------------------------------------------------------------------------
+
+#: SVG's text anchors as matplotlib's horizontal alignments.
+ANCHORS = {"start": "left", "middle": "center", "end": "right"}
+
+
+def draw_on(ax, scene: Scene) -> None:
+    """The scene on a matplotlib ``Axes`` (the PettingZoo environment's ``render()``)."""
+    from matplotlib import patches
+    from matplotlib.colors import ListedColormap
+
+    points = 72 / 100  # the text sizes are pixels at 100 dpi
+    for shape in scene.shapes:
+        match shape:
+            case Cells():
+                rows, cols = shape.codes.shape
+                ax.imshow(shape.codes, cmap=ListedColormap(shape.colours), vmin=0,
+                          vmax=len(shape.colours) - 1, interpolation="nearest",
+                          extent=(shape.x, shape.x + cols, shape.y + rows, shape.y))
+            case Marks():
+                if shape.points:
+                    xs, ys = zip(*shape.points)
+                    ax.scatter(xs, ys, s=(shape.size * 20) ** 2, marker="s", c=shape.fill)
+            case Rect():
+                ax.add_patch(patches.Rectangle((shape.x, shape.y), shape.w, shape.h,
+                                               facecolor=shape.fill, alpha=shape.opacity,
+                                               edgecolor=shape.stroke or "none"))
+            case Circle():
+                ax.add_patch(patches.Circle((shape.x, shape.y), shape.r, facecolor=shape.fill,
+                                            edgecolor=shape.stroke, lw=shape.stroke_width))
+            case Polygon():
+                ax.add_patch(patches.Polygon(shape.points, facecolor=shape.fill,
+                                             edgecolor=shape.stroke))
+            case Text():
+                ax.text(shape.x, shape.y, shape.text, fontsize=shape.size * points,
+                        color=shape.fill, ha=ANCHORS[shape.anchor],
+                        va="center", fontweight="bold" if shape.bold else "normal")
+    ax.set(xlim=(0, scene.width), ylim=(scene.height, 0), aspect="equal")
+    ax.axis("off")
