@@ -14,14 +14,29 @@ sidebar:
   stored rows and scrubbed round by round; two runs side by side.
 """
 
+from pathlib import Path
+
 import solara
+from solara.server import settings
 
 from dashboard.play import PlayPage
 from dashboard.viewer import ViewerPage
 from models import GAMES
 
 TITLE = "dilemmas: social-dilemma games"
-MODES = ("Play", "Recorded runs")
+MODES = ("Play a game", "Recorded runs")
+STYLE = Path(__file__).parent / "dashboard" / "style.css"
+# the title while the page loads, and no "runs on Solara" banner, however the app is started
+settings.theme.title = TITLE
+settings.theme.show_banner = False
+
+
+@solara.component
+def Layout(children=[]):  # noqa: B006 (Solara's layout signature)
+    """Solara's app layout without its tabs of routes (the rules pages are linked from
+    each game's description)."""
+    return solara.AppLayout(children=[solara.Style(STYLE.read_text()), *children],
+                            navigation=False, title=TITLE)
 
 
 @solara.component
@@ -56,7 +71,7 @@ def rules_page(game):
 
 
 routes = [
-    solara.Route(path="/", component=Page, label="dashboard"),
+    solara.Route(path="/", component=Page, label="dashboard", layout=Layout),
     solara.Route(path="rules", children=[
         solara.Route(path=name, component=rules_page(game), label=game.title)
         for name, game in GAMES.items()]),

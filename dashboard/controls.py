@@ -114,10 +114,10 @@ def Control(game, parameter, given: solara.Reactive, fault: str | None):
                             control.step) if control else (0.0, 1.0, 0.01))
         if isinstance(step, float):
             solara.SliderFloat(f"{name} = {value:g}", value=float(value), min=low, max=high,
-                               step=step, on_value=set_to, thumb_label="always")
+                               step=step, on_value=set_to, thumb_label=True)
         else:
             solara.SliderInt(f"{name} = {value}", value=int(value), min=low, max=max(low, high),
-                             step=step, on_value=set_to, thumb_label="always")
+                             step=step, on_value=set_to, thumb_label=True)
     elif isinstance(kind, Population) and control is not None:
         offered = mixes(game, values)
         solara.Select(name, values=offered if value in offered else [value, *offered],

@@ -84,7 +84,7 @@ def PlayPage(game):
 
     with solara.Sidebar():
         solara.SliderInt(f"{SEED} = {seed.value}", value=seed, min=0, max=999,
-                         thumb_label="always")
+                         thumb_label=True)
         Controls(game, given, fault.value)
     model, version = session.model, tick.value
     with solara.Column(gap="8px", classes=["play-page"]):
@@ -97,7 +97,7 @@ def PlayPage(game):
                           disabled=not model.running and not playing.value)
             with solara.Column(classes=["speed"], style={"min-width": "220px"}):
                 solara.SliderInt(f"speed = {rate.value} rounds/s", value=rate, min=1, max=30,
-                                 thumb_label="always")
+                                 thumb_label=True)
             solara.Text(f"{game.round} {model.steps}"
                         + ("" if model.running else " · episode over")
                         + f" · population {model.population} · seed {model.seed}",

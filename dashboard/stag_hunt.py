@@ -6,7 +6,7 @@ import numpy as np
 from analysis.colours import INK, OKABE_ITO, STAG_HUNT_RESOURCES
 from dashboard import Swatch, View, agent_colour, behaviour_swatches
 from dashboard.charts import Plot, Series
-from dashboard.scene import Cells, Polygon, Rect, Scene, Text, fit_scale
+from dashboard.scene import Cells, Circle, Polygon, Rect, Scene, Text, fit_scale
 from models.stag_hunt import DIRECTIONS, HARE, STAG
 
 WALL = "#6b6b6b"
@@ -15,21 +15,22 @@ CELL_COLOURS = ("#ffffff", WALL, STAG_HUNT_RESOURCES["stag"], STAG_HUNT_RESOURCE
 BEAMS = {"attack": OKABE_ITO["vermillion"], "punish": OKABE_ITO["reddish purple"]}
 
 
-def facing_triangle(row, col, orientation, colour, tip="") -> Polygon:
-    """A triangle on cell (row, col) whose tip points the way the agent faces."""
+def facing_wedge(row, col, orientation) -> Polygon:
+    """A black wedge on the rim of the hunter's disc on cell (row, col), its tip pointing
+    the way the hunter faces."""
     dr, dc = DIRECTIONS[orientation]
     cx, cy = col + 0.5, row + 0.5
     side_x, side_y = -dr, dc  # perpendicular to the facing, in (x, y)
-    points = ((cx + 0.42 * dc, cy + 0.42 * dr),
-              (cx - 0.36 * dc + 0.36 * side_x, cy - 0.36 * dr + 0.36 * side_y),
-              (cx - 0.36 * dc - 0.36 * side_x, cy - 0.36 * dr - 0.36 * side_y))
-    return Polygon(points, colour, tip=tip)
+    points = ((cx + 0.5 * dc, cy + 0.5 * dr),
+              (cx + 0.28 * dc + 0.16 * side_x, cy + 0.28 * dr + 0.16 * side_y),
+              (cx + 0.28 * dc - 0.16 * side_x, cy + 0.28 * dr - 0.16 * side_y))
+    return Polygon(points, INK)
 
 
 def scene(model) -> Scene:
     """Walls grey, stags brown, hares tan; this turn's attack beam vermillion and punish beam
-    reddish purple, translucent; each hunter a triangle in its behaviour's colour pointing
-    the way it faces, with its seat number and kind."""
+    reddish purple, translucent; each hunter a disc in its behaviour's colour with its seat
+    number and kind, and a black wedge pointing the way it faces."""
     codes = np.where(model.walls, 1, np.where(model.resource_kinds == STAG, 2,
                                               np.where(model.resource_kinds == HARE, 3, 0)))
     rows, cols = codes.shape
@@ -42,11 +43,11 @@ def scene(model) -> Scene:
         if agent.cell is None:
             continue
         row, col = agent.cell.coordinate
-        out.add(facing_triangle(row, col, agent.orientation,
-                                agent_colour(model, agent.behaviour),
-                                tip=f"agent {agent.seat} ({agent.behaviour}, kind "
-                                    f"{agent.kind}), health {agent.health}"),
-                Text(col + 0.5, row + 0.55, f"{agent.seat}{agent.kind[:1]}",
+        out.add(Circle(col + 0.5, row + 0.5, 0.34, agent_colour(model, agent.behaviour),
+                       tip=f"agent {agent.seat} ({agent.behaviour}, kind {agent.kind}), "
+                           f"health {agent.health}"),
+                facing_wedge(row, col, agent.orientation),
+                Text(col + 0.5, row + 0.5, f"{agent.seat}{agent.kind[:1]}",
                      size=min(12, out.scale * 0.3), fill="white", bold=True))
     return out
 
@@ -56,9 +57,9 @@ def key(model) -> list:
             Swatch("hare", CELL_COLOURS[3]),
             Swatch("attack beam (this turn)", BEAMS["attack"]),
             Swatch("punish beam (this turn)", BEAMS["punish"]),
-            *behaviour_swatches(model, "triangle"),
-            Swatch("triangle points the way the hunter faces; inside: seat and kind "
-                   f"({', '.join(model.kinds)})", INK, "line")]
+            *behaviour_swatches(model),
+            Swatch("black wedge on a hunter: the way it faces; inside: its seat and kind "
+                   f"({', '.join(model.kinds)})", INK, "triangle")]
 
 
 def status(model) -> str:

@@ -154,7 +154,7 @@ def ViewerPage():
                       outlined=True, classes=["scrub-back"])
         with solara.Column(classes=["scrub"], style={"min-width": "360px"}):
             solara.SliderInt(f"round = {round_.value} of {last}", value=round_, min=0,
-                             max=last, thumb_label="always")
+                             max=last, thumb_label=True)
         solara.Button("forward ▶", on_click=lambda: round_.set(min(last, round_.value + 1)),
                       outlined=True, classes=["scrub-forward"])
     with solara.Row(gap="24px", style={"flex-wrap": "wrap", "align-items": "flex-start"}):
