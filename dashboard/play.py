@@ -18,6 +18,7 @@ from dashboard.controls import Controls, blame, one_line, problem
 from dashboard.panels import About, AgentPanel, Charts, World, message
 
 SEED = "seed (rng)"
+BREATH = 0.015  # seconds
 
 
 def build(game, given: dict, seed: int):
@@ -78,7 +79,8 @@ def PlayPage(game):
                 playing.set(False)
                 break
             step()
-            cancel.wait(max(0.0, 1 / rate.value - (time.perf_counter() - start)))
+            # at least a pause of BREATH, so the server's own thread can send the round
+            cancel.wait(max(BREATH, 1 / rate.value - (time.perf_counter() - start)))
 
     solara.use_thread(play, dependencies=[playing.value], intrusive_cancel=False)
 
