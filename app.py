@@ -44,7 +44,8 @@ def Page():
     names = list(GAMES)
     game = solara.use_reactive(names[0])
     mode = solara.use_reactive(MODES[0])
-    solara.Title(f"{TITLE}: {GAMES[game.value].title}")
+    solara.Title(f"{TITLE}: " + (GAMES[game.value].title if mode.value == MODES[0]
+                                 else "recorded runs"))
     with solara.Sidebar():
         solara.ToggleButtonsSingle(value=mode, values=list(MODES), classes=["mode-picker"])
         if mode.value == MODES[0]:
