@@ -60,12 +60,13 @@ notebooks: $(STAMP)
 		--LabApp.news_url=None \
 		--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate
 
-bench: $(STAMP)
+bench: $(STAMP) $(ASSETS_STAMP) chromium
 	$(VENV)/bin/python benchmarks/games.py
 	$(VENV)/bin/python benchmarks/env.py
 	$(VENV)/bin/python benchmarks/runner.py
 	$(VENV)/bin/python benchmarks/engine.py
 	$(VENV)/bin/python benchmarks/training.py
+	$(VENV)/bin/python benchmarks/dashboard.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis results $(ASSETS) docs/_build docs/reference/generated

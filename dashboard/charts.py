@@ -36,21 +36,23 @@ class Series:
 class Plot:
     """A chart of ``series`` against the rounds; the y axis is labelled ``axis`` (with its
     unit) and runs from ``low`` to ``high`` (a number, ``high(model)`` or None: the data's
-    largest value)."""
+    largest value); ``counts``: it counts things, so its ticks are whole numbers."""
 
     title: str
     axis: str
     series: tuple[Series, ...]
     low: float = 0.0
     high: float | Callable | None = None
+    counts: bool = False
 
     @property
     def columns(self) -> list[str]:
         return [s.column for s in self.series]
 
 
-def _ticks(low: float, high: float, n: int) -> list[float]:
-    return [t for t in MaxNLocator(n).tick_values(low, high) if low - 1e-9 <= t <= high + 1e-9]
+def _ticks(low: float, high: float, n: int, integer: bool = False) -> list[float]:
+    return [t for t in MaxNLocator(n, integer=integer).tick_values(low, high)
+            if low - 1e-9 <= t <= high + 1e-9]
 
 
 def _number(value: float) -> str:
@@ -95,11 +97,11 @@ def chart(plot: Plot, data: Mapping[str, Sequence], rounds: str, *, high=None,
                    f'stroke="{series.colour}" stroke-width="2.5"{dash}/>'
                    f'<text x="{legend_x + 22}" y="29">{html.escape(series.label)}</text>')
         legend_x += 30 + 7 * len(series.label)
-    for tick in _ticks(bottom, top, 4):
+    for tick in _ticks(bottom, top, 4, plot.counts):
         out.append(f'<line x1="{LEFT}" x2="{LEFT + w}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
                    f'stroke="#e4e4e4"/><text x="{LEFT - 5}" y="{y(tick) + 4:.1f}" '
                    f'text-anchor="end">{_number(tick)}</text>')
-    for tick in _ticks(0, x_high, 6):
+    for tick in _ticks(0, x_high, 6, integer=True):
         out.append(f'<text x="{x(tick):.1f}" y="{TOP + h + 16}" '
                    f'text-anchor="middle">{_number(tick)}</text>')
     out.append(f'<rect x="{LEFT}" y="{TOP}" width="{w}" height="{h}" fill="none" '

@@ -121,7 +121,7 @@ VIEW = View(
         Plot("Burning houses", "houses (count)",
              (Series("burning_houses", "burning", FIRE),
               Series("doubled_houses", "visited by two or more", INK, dashed=True)),
-             high=lambda model: model.num_houses),
+             high=lambda model: model.num_houses, counts=True),
     ),
     description=(
         "Firefighters each guard a few neighbouring houses (two on a row, four on a grid) "

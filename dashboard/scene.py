@@ -163,7 +163,8 @@ def _svg(shape, scale: float) -> list[str]:
                     f'stroke-width="{1 / scale:.4g}">{_tip(shape.tip)}</polygon>']
         case Text():
             weight = ' font-weight="bold"' if shape.bold else ""
-            return [f'<text x="{shape.x:.4g}" y="{shape.y:.4g}" font-size="{shape.size / scale:.4g}" '
+            return [f'<text x="{shape.x:.4g}" y="{shape.y:.4g}" '
+                    f'font-size="{shape.size / scale:.4g}" '
                     f'fill="{shape.fill}" text-anchor="{shape.anchor}" '
                     f'dominant-baseline="central"{weight}>{html.escape(shape.text)}</text>']
     raise TypeError(f"not a shape: {shape!r}")

@@ -71,12 +71,13 @@ VIEW = View(
         Plot("Votes", "votes this turn (count)",
              (Series("votes_up", "to raise p", OKABE_ITO["blue"]),
               Series("votes_down", "to lower p", OKABE_ITO["orange"], dashed=True)),
-             high=lambda model: model.num_agents),
+             high=lambda model: model.num_agents, counts=True),
         Plot("Harm", "harm dealt so far (reward units)",
              (Series("social_harm_generated", "social harm", OKABE_ITO["reddish purple"]),)),
         Plot("Resources collected", "resources (count, cumulative)",
              tuple(Series(f"collected_{kind}", kind, STATE_PUNISHMENT_RESOURCES[kind])
-                   for kind in KINDS)),
+                   for kind in KINDS),
+             counts=True),
     ),
     description=(
         "Foragers collect resources on a walled grid. Each kind pays its collector and "
