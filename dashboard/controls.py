@@ -18,6 +18,7 @@ model would refuse is said in one line beside the control at fault (``problem``)
 """
 
 import ast
+import math
 from collections.abc import Mapping
 
 import solara
@@ -34,7 +35,10 @@ def shown_value(game, given: Mapping, name: str):
         return given[name]
     if parameter.default is None and parameter.table is not None:
         key, table = parameter.table
-        return table[shown_value(game, given, key)][name]
+        try:
+            return table[shown_value(game, given, key)][name]
+        except (KeyError, TypeError):  # no such entry: the form says so beside its control
+            return None
     return parameter.default
 
 
@@ -95,7 +99,14 @@ def mixes(game, values: Mapping) -> list[str]:
 
 
 def _bound(bound, values):
-    return values[bound] if isinstance(bound, str) else bound
+    value = values[bound] if isinstance(bound, str) else bound
+    return value if _finite(value) else 0
+
+
+def _finite(value) -> bool:
+    """A number a slider can show (a value typed elsewhere may be anything)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
 
 
 @solara.component
@@ -109,7 +120,8 @@ def Control(game, parameter, given: solara.Reactive, fault: str | None):
         given.set({**given.value, name: new})
 
     error = fault or False
-    if isinstance(control, Slider) or (control is None and isinstance(kind, Probability)):
+    slider = isinstance(control, Slider) or (control is None and isinstance(kind, Probability))
+    if slider and _finite(value):
         low, high, step = ((_bound(control.low, values), _bound(control.high, values),
                             control.step) if control else (0.0, 1.0, 0.01))
         if isinstance(step, float):
@@ -126,11 +138,12 @@ def Control(game, parameter, given: solara.Reactive, fault: str | None):
         options = list((control.values if control else ()) or kind.options)
         solara.Select(name, values=options, value=value if value in options else options[0],
                       on_value=set_to, classes=[f"control-{name}"])
-    elif control is None and isinstance(kind, Boolean):
+    elif control is None and isinstance(kind, Boolean) and isinstance(value, bool):
         solara.Checkbox(label=name, value=bool(value), on_value=set_to)
-    elif control is None and isinstance(kind, Integer):
+    elif control is None and isinstance(kind, Integer) and (
+            value is None or type(value) is int):
         solara.InputInt(name, value=value, on_value=set_to, continuous_update=False)
-    elif control is None and isinstance(kind, Real):
+    elif control is None and isinstance(kind, Real) and (value is None or _finite(value)):
         solara.InputFloat(name, value=value, on_value=set_to, continuous_update=False)
     else:
         solara.InputText(name, value=as_text(value), on_value=lambda t: set_to(from_text(t)),
