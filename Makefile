@@ -46,7 +46,8 @@ chromium:
 	fi
 
 dashboard: $(ASSETS_STAMP)
-	SOLARA_ASSETS_PROXY_CACHE_DIR=$(abspath $(ASSETS)) $(VENV)/bin/solara run app.py --host 127.0.0.1
+	SOLARA_ASSETS_PROXY_CACHE_DIR=$(abspath $(ASSETS)) SOLARA_TELEMETRY_MIXPANEL_ENABLE=False \
+		$(VENV)/bin/solara run app.py --host 127.0.0.1 --production
 
 # The documentation site in docs/_build/html (open index.html); its notebooks and executable
 # pages are run while it builds, and kept in a cache until their code changes

@@ -29,6 +29,7 @@ STYLE = Path(__file__).parent / "dashboard" / "style.css"
 # the title while the page loads, and no "runs on Solara" banner, however the app is started
 settings.theme.title = TITLE
 settings.theme.show_banner = False
+settings.telemetry.mixpanel_enable = False  # no request leaves the machine
 
 
 @solara.component

@@ -570,8 +570,9 @@ def _dashboard(args):
                    check=True)
     solara = Path(sys.executable).parent / "solara"
     os.execve(solara, [str(solara), "run", str(root / "app.py"), "--host", "127.0.0.1",
-                       "--port", str(args.port)],
-              {**os.environ, "SOLARA_ASSETS_PROXY_CACHE_DIR": str(cache)})
+                       "--port", str(args.port), "--production"],
+              {**os.environ, "SOLARA_ASSETS_PROXY_CACHE_DIR": str(cache),
+               "SOLARA_TELEMETRY_MIXPANEL_ENABLE": "False"})
 
 
 if __name__ == "__main__":
