@@ -2,8 +2,7 @@
 (docs/explanation/figures.md).
 
 * ``PALETTE``: the Okabe-Ito colours, which stay apart with colour-blindness and in
-  greyscale print; ``EXTENDED`` adds a grey and a wine for more than eight categories;
-  ``SEAT_COLOURS``, the dashboard's ten seat colours, are these with vermillion last.
+  greyscale print; ``EXTENDED`` adds a grey and a wine for more than eight categories.
 * Fixed meanings: the state of a house (``HOUSE_STATES``: safe bluish green, burning
   vermillion, ruined black) and fire in general (``FIRE``, ``FIRE_CMAP``: warm); the
   resources of Stag Hunt (``STAG_HUNT_RESOURCES``) and of State Punishment
@@ -56,8 +55,6 @@ INK = OKABE_ITO["black"]
 
 #: The colours a behaviour may take, in registration order (vermillion is fire's).
 BEHAVIOUR_COLOURS = tuple(c for c in EXTENDED if c != FIRE)
-#: The dashboard's colour of each seat (seat number modulo 10): vermillion, fire's, last.
-SEAT_COLOURS = (*BEHAVIOUR_COLOURS, FIRE)
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h")
 #: Line styles after the colours run out (and for mixes, ``population_style``).
 LINESTYLES = ("-", ":", "-.")

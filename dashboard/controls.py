@@ -50,8 +50,8 @@ def problem(game, given: Mapping) -> tuple[str | None, str] | None:
     """``(parameter name or None, message)`` for the first thing the declaration refuses
     in ``given``, or None. The message is the model's own ``ValueError``."""
     try:
-        game.parameters.check(given, behaviours=game.behaviours)
-    except (ValueError, TypeError) as error:
+        game.parameters.check(given, behaviours=game.behaviours, game=game.name)
+    except Exception as error:  # whatever a check raises is said, never shown as a traceback
         return blame(game, str(error)), one_line(error)
     return None
 
@@ -98,6 +98,10 @@ def mixes(game, values: Mapping) -> list[str]:
     return offered
 
 
+#: How a drop-down shows None (e.g. Stag Hunt's ``attack_mode``: the attack flags decide).
+NONE = "None"
+
+
 def _bound(bound, values):
     value = values[bound] if isinstance(bound, str) else bound
     return value if _finite(value) else 0
@@ -136,8 +140,11 @@ def Control(game, parameter, given: solara.Reactive, fault: str | None):
                       value=value, on_value=set_to, classes=[f"control-{name}"])
     elif isinstance(control, Select) or (control is None and isinstance(kind, Choice)):
         options = list((control.values if control else ()) or kind.options)
-        solara.Select(name, values=options, value=value if value in options else options[0],
-                      on_value=set_to, classes=[f"control-{name}"])
+        if parameter.default is None:  # None means what the description says
+            options = [NONE, *options]
+        solara.Select(name, values=options, value=NONE if value is None else value,
+                      on_value=lambda new: set_to(None if new == NONE else new),
+                      classes=[f"control-{name}"])
     elif control is None and isinstance(kind, Boolean) and isinstance(value, bool):
         solara.Checkbox(label=name, value=bool(value), on_value=set_to)
     elif control is None and isinstance(kind, Integer) and (

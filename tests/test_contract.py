@@ -11,7 +11,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import ipywidgets
 import ipyvuetify as v
 import mesa
 import numpy as np
@@ -19,7 +18,6 @@ import pandas as pd
 import pytest
 import solara
 
-from dashboard import game_view
 from models import GAMES
 from models.parameters import (Boolean, Choice, Custom, Integer, Population, Probability, Real,
                                Reals, Subset)
@@ -292,23 +290,30 @@ def test_unknown_behaviours_are_rejected(game):
 
 # --- Dashboard -----------------------------------------------------------------------------
 
-def test_the_dashboard_view_renders_and_steps(game):
-    view = game_view(game)
+def test_the_dashboard_page_renders_and_steps(game):
+    """The game's page in the dashboard (``dashboard.play.PlayPage``): its world an SVG,
+    its plots, and Step draws the next round."""
+    from solara.widgets import HTML
+
+    from dashboard.play import PlayPage
 
     @solara.component
     def Root():
         with solara.AppLayout():
-            view()
+            PlayPage(game)
 
     box, rc = solara.render(Root(), handle_error=False)
     try:
-        def images():
-            return [bytes(w.value) for w in widgets_under(box) if isinstance(w, ipywidgets.Image)]
+        def shown(name):
+            return [w.unsafe_innerHTML for w in widgets_under(box) if isinstance(w, HTML)
+                    and name in (w.attributes or {}).get("class", "").split()]
 
-        before = images()
-        assert len(before) == 1 + len(game.view.plots)
+        before = shown("world")
+        assert len(before) == 1 and before[0].startswith("<svg")
+        assert shown("plots")[0].count("<svg") == len(game.view.plots)
         rc.find(v.Btn, children=["Step"]).widget.click()
-        assert images() != before
+        assert rc.find(v.Html, class_="world-caption").widget.children[0].startswith(
+            f"{game.round} 1 ")
+        assert shown("world") != before
     finally:
         rc.close()
-

@@ -1,19 +1,44 @@
-"""The dashboard without a browser: each game's page renders with ``solara.render``, Step
-advances the model, and Reset rebuilds it with the parameters chosen."""
+"""The dashboard without a browser: each registered game's page renders with
+``solara.render`` (its world an SVG, its key, its plots), Step advances it, Reset rebuilds
+it, every declared parameter has a control whose value reaches the model, and a value the
+model refuses is said in one line while the game stays in place. Then the parts alone:
+``dashboard.controls``, ``dashboard.charts`` and ``dashboard.scene``.
+
+(``test_dashboard_browser.py`` drives the page in a real browser; ``test_dashboard_runs.py``
+checks the run viewer's data layer.)"""
+
+import base64
+import io
+import math
+import re
+import time
 
 import ipyvue
 import ipyvuetify as v
-import ipywidgets
+import numpy as np
 import pytest
 import solara
+from solara.widgets import HTML
 
 import app
-from dashboard import SEED, controls
-from dashboard.bucket_brigade import BucketBrigadeView
-from dashboard.stag_hunt import facing_triangle
+from analysis.colours import behaviour_colour
+from dashboard import key_html
+from dashboard.charts import Plot, Series, chart
+from dashboard.controls import blame, from_text, mixes, shown_value, shown_values
+from dashboard.play import SEED
+from dashboard.scene import (MANY_CELLS, Cells, Circle, Marks, Polygon, Rect, Scene, Text,
+                             draw_on, to_svg)
+from dashboard.stag_hunt import facing_wedge
 from models import GAMES
 from models.stag_hunt import DIRECTIONS
 from support import widgets_under
+
+#: Every registered game the page offers, the test-only Public Goods game included.
+TITLES = [game.title for game in GAMES.values()]
+#: The parameter that sets each game's number of agents (its mixes must add up to it).
+HEADCOUNT = {"bucket_brigade": "num_agents", "state_punishment": "num_agents",
+             "stag_hunt": "num_agents", "firefighting_graph": "n_agents",
+             "public_goods": "num_agents"}
 
 
 def game(title):
@@ -21,29 +46,71 @@ def game(title):
     return next(game for game in GAMES.values() if game.title == title)
 
 
-def mixes_of(title):
-    """The behaviour mixes the page offers for ``title``."""
-    return controls(game(title), game(title).view)["population"]["values"]
+def behaviours_in(mix: str) -> set[str]:
+    return {part.split(":")[0] for part in mix.split(",")}
+
+
+# --- reading and working the rendered page --------------------------------------------------
+
+def html_of(box, name: str) -> str:
+    """The inner HTML of the page's one ``solara.HTML`` of class ``name``."""
+    found = [w.unsafe_innerHTML for w in widgets_under(box)
+             if isinstance(w, HTML) and name in (w.attributes or {}).get("class", "").split()]
+    assert len(found) == 1, (name, len(found))
+    return found[0]
+
+
+def world(box) -> str:
+    return html_of(box, "world")
+
+
+def caption(rc) -> str:
+    return rc.find(v.Html, class_="world-caption").widget.children[0]
+
+
+def messages(box) -> list[str]:
+    """Every message the page says: lines in red, and the messages under text fields."""
+    red = {"control-message", "inline-message"}
+    said = [w.children[0] for w in widgets_under(box)
+            if isinstance(w, ipyvue.Html) and w.children and isinstance(w.children[0], str)
+            and red & set((w.class_ or "").split())]
+    said += [m for w in widgets_under(box) if isinstance(w, v.TextField)
+             for m in (w.messages or ())]
+    return said
+
+
+def controls_of(box) -> list:
+    return [w for w in widgets_under(box)
+            if isinstance(w, (v.Slider, v.Select, v.TextField, v.Checkbox))]
+
+
+def control(box, name: str):
+    """The control of parameter ``name``: a slider labelled "name = value", or the field,
+    drop-down or check box labelled "name"."""
+    found = [w for w in controls_of(box)
+             if w.label == name or (isinstance(w, v.Slider) and w.label.startswith(f"{name} = "))]
+    assert len(found) == 1, (name, [w.label for w in found])
+    return found[0]
+
+
+def set_control(box, name: str, value):
+    """Set a control as the browser does: a text field's text takes effect on Enter."""
+    widget = control(box, name)
+    if isinstance(widget, v.TextField):
+        widget.v_model = str(value)
+        widget.fire_event("keyup.enter", str(value))
+    else:
+        widget.v_model = value
+
+
+def click(rc, label: str):
+    rc.find(v.Btn, children=[label]).widget.click()
 
 
 @solara.component
 def Root():
     with solara.AppLayout():
         app.Page()
-
-
-def texts(box):
-    return [w.children[0] for w in widgets_under(box)
-            if isinstance(w, ipyvue.Html) and w.children and isinstance(w.children[0], str)]
-
-
-def caption(box):
-    return next(t for t in texts(box) if "· seed" in t)
-
-
-def pick(rc, title):
-    """Choose the game in the picker (as a click in the browser sets the toggle's value)."""
-    rc.find(v.BtnToggle).widget.v_model = list(app.VIEWS).index(title)
 
 
 @pytest.fixture
@@ -53,93 +120,255 @@ def page():
     rc.close()
 
 
-@pytest.mark.parametrize("title", list(app.VIEWS))
-def test_each_game_renders_its_world_and_plots_and_step_advances_it(page, title):
+def pick(rc, title):
+    """Choose the game in the picker, as a choice in the browser sets the select's value."""
+    rc.find(v.Select, label="game").widget.v_model = title
+
+
+def opening(title, seed=1, population="random") -> str:
+    return f"{game(title).round} 0 · population {population} · seed {seed}"
+
+
+def world_of(model) -> str:
+    """The world's SVG as the page draws it for ``model``."""
+    return to_svg(model.game.view.scene(model), label=f"{model.game.title}: the world")
+
+
+# --- the page -------------------------------------------------------------------------------
+
+def test_the_page_offers_every_registered_game(page):
+    box, rc = page
+    picker = rc.find(v.Select, label="game").widget
+    assert picker.items == TITLES and picker.v_model == TITLES[0]
+    assert "game-picker" in picker.class_.split()
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_each_game_shows_its_world_key_and_plots_and_step_advances_it(page, title):
     box, rc = page
     pick(rc, title)
-    assert "Time: 0.0" in texts(box)
-    assert caption(box).endswith("step 0")
-    images = [w for w in widgets_under(box) if isinstance(w, ipywidgets.Image)]
-    assert len(images) == 1 + len(game(title).view.plots)
-    assert all(image.value[:4] == b"\x89PNG" for image in images)
-    before = [bytes(image.value) for image in images]
+    shown = game(title)
+    assert caption(rc) == opening(title)
+    model = shown.model(rng=1)
+    start = world(box)
+    assert start.startswith("<svg") and start.endswith("</svg>") and start == world_of(model)
+    key = html_of(box, "key-box")
+    for behaviour in {agent.behaviour for agent in model.seats}:
+        assert f"{behaviour} (behaviour)" in key
+    plots = html_of(box, "plots")
+    assert plots.count("<svg") == len(shown.view.plots) > 0
+    for plot in shown.view.plots:
+        assert f'aria-label="{plot.title}"' in plots.replace("&#x27;", "'")
+    assert f'href="/rules/{shown.name}"' in html_of(box, "game-description")
 
-    rc.find(v.Btn, children=["Step"]).widget.click()
-    assert "Time: 1.0" in texts(box)
-    assert caption(box).endswith("step 1")
-    after = [bytes(w.value) for w in widgets_under(box) if isinstance(w, ipywidgets.Image)]
-    assert after != before
+    click(rc, "Step")
+    model.step()
+    assert caption(rc) == opening(title).replace(" 0 ·", " 1 ·", 1)
+    assert world(box) != start and world(box) == world_of(model)
+    assert html_of(box, "plots") != plots
 
 
-@pytest.mark.parametrize("title", list(app.VIEWS))
-def test_reset_rebuilds_the_model_with_the_chosen_mix_and_seed(page, title):
+@pytest.mark.parametrize("title", TITLES)
+def test_reset_with_the_same_parameters_and_seed_gives_back_the_first_round(page, title):
     box, rc = page
     pick(rc, title)
-    mixes = mixes_of(title)
-    rc.find(v.Select, label="population").widget.v_model = mixes[-1]
-    rc.find(v.Slider, label=SEED).widget.v_model = 7
-    rc.find(v.Btn, children=["Step"]).widget.click()
-    assert f"population {mixes[0]} · seed 1" in caption(box)
-
-    rc.find(v.Btn, children=["Reset"]).widget.click()
-    assert "Time: 0.0" in texts(box)
-    assert caption(box).endswith(f"population {mixes[-1]} · seed 7 · step 0")
+    start, plots = world(box), html_of(box, "plots")
+    click(rc, "Step")
+    click(rc, "Step")
+    assert world(box) != start
+    click(rc, "Reset")
+    assert caption(rc) == opening(title)
+    assert world(box) == start and html_of(box, "plots") == plots
 
 
-def test_bucket_brigade_scenario_reaches_the_model():
-    model = BucketBrigadeView(scenario_name="hard", scenario=object(), rng=3)
-    assert model.scenario_name == "hard" and model.beta == 0.40
-
-
-@pytest.mark.parametrize("orientation", range(4))
-def test_a_hunters_triangle_points_the_way_it_faces(orientation):
-    triangle = facing_triangle(5, 5, orientation, "blue")
-    vertices = triangle.get_path().vertices @ triangle.get_patch_transform().get_matrix()[:2, :2].T
-    tip = max(vertices, key=lambda xy: xy[0] * DIRECTIONS[orientation][1]
-              + xy[1] * DIRECTIONS[orientation][0])
-    dr, dc = DIRECTIONS[orientation]
-    assert tip[0] == pytest.approx(0.42 * dc, abs=1e-9)
-    assert tip[1] == pytest.approx(0.42 * dr, abs=1e-9)
-
-
-def test_after_switching_games_reset_keeps_the_default_parameters(page):
-    # Mounted in the same render as the old game's, SolaraViz lost its defaults (seed 1
-    # included) and Reset built the model from the changed mix alone, with a fresh seed.
+@pytest.mark.parametrize("title", TITLES)
+def test_a_mix_and_a_seed_chosen_rebuild_the_model_with_them(page, title):
     box, rc = page
-    for title in [*app.VIEWS, "Bucket Brigade"]:
+    pick(rc, title)
+    shown = game(title)
+    offered = control(box, "population").items
+    mix = next(m for m in reversed(offered) if "policy" not in m and ":" in m)
+    set_control(box, "population", mix)
+    assert caption(rc) == opening(title, population=mix)
+    set_control(box, SEED, 7)
+    assert caption(rc) == opening(title, seed=7, population=mix)
+    assert control(box, SEED).label == f"{SEED} = 7"
+    model = shown.model(population=mix, rng=7)
+    assert world(box) == world_of(model)
+    key = html_of(box, "key-box")
+    assert key == key_html(shown.view.key(model))
+    for behaviour in behaviours_in(mix):  # every behaviour seated, in its figures' colour
+        assert f"{behaviour} (behaviour)" in key
+        assert behaviour_colour(shown.name, behaviour) in key
+    click(rc, "Step")
+    model.step()
+    assert world(box) == world_of(model)
+
+
+def test_a_slider_and_a_drop_down_reach_the_model(page):
+    box, rc = page  # Bucket Brigade: a scenario changes the parameters that follow it
+    set_control(box, "scenario", "hard")
+    assert control(box, "beta").label == "beta = 0.4"
+    set_control(box, "num_agents", 6)
+    assert control(box, "num_agents").label == "num_agents = 6"
+    model = game("Bucket Brigade").model(scenario="hard", num_agents=6, rng=1)
+    assert world(box) == world_of(model)
+    assert "population" not in " ".join(messages(box))  # "random" fits any number
+
+
+def test_a_drop_down_whose_default_is_none_offers_none(page):
+    box, rc = page  # Stag Hunt's attack_mode: None means "as the attack flags say"
+    pick(rc, "Stag Hunt Physical")
+    assert control(box, "attack_mode").v_model == "None"
+
+    def after_six_turns(**parameters):
+        for _ in range(6):
+            click(rc, "Step")
+        model = game("Stag Hunt Physical").model(rng=1, **parameters)
+        for _ in range(6):
+            model.step()
+        assert world(box) == world_of(model)
+        return world(box)
+
+    set_control(box, "area_attack", False)
+    flags = after_six_turns(area_attack=False)
+    set_control(box, "attack_mode", "beam")
+    after_six_turns(area_attack=False, attack_mode="beam")
+    set_control(box, "attack_mode", "None")
+    assert control(box, "attack_mode").v_model == "None"
+    assert after_six_turns(area_attack=False) == flags
+
+
+def test_switching_games_starts_the_new_one_from_its_defaults(page):
+    box, rc = page
+    set_control(box, SEED, 7)
+    set_control(box, "population", "always_work")
+    for title in [*TITLES[1:], TITLES[0]]:
         pick(rc, title)
-        mixes = mixes_of(title)
-        rc.find(v.Select, label="population").widget.v_model = mixes[-1]
-        rc.find(v.Btn, children=["Reset"]).widget.click()
-        assert caption(box).endswith(f"population {mixes[-1]} · seed 1 · step 0"), title
+        assert caption(rc) == opening(title), title
+        assert control(box, SEED).label == f"{SEED} = 1"
 
 
-def world_image(box):
-    """The world drawing: the first image of the page (the world comes before the plots)."""
-    return next(bytes(w.value) for w in widgets_under(box) if isinstance(w, ipywidgets.Image))
+def test_recorded_runs_and_back_shows_the_game_chosen(page):
+    box, rc = page
+    pick(rc, "Stag Hunt Physical")
+    modes = rc.find(v.BtnToggle, class_="mode-picker").widget
+    modes.v_model = list(app.MODES).index("Recorded runs")
+    assert not rc.find(v.Select, label="game").widgets  # no game picker for a recorded run
+    assert not rc.find(v.Html, class_="world-caption").widgets
+    modes.v_model = list(app.MODES).index("Play a game")
+    assert caption(rc) == opening("Stag Hunt Physical")
+    click(rc, "Step")
+    assert caption(rc) == opening("Stag Hunt Physical").replace(" 0 ·", " 1 ·")
 
 
-@pytest.mark.parametrize("title", list(app.VIEWS))
-def test_reset_redraws_the_world_of_the_new_model(page, title):
+@pytest.mark.parametrize("title", TITLES)
+def test_every_declared_parameter_has_a_control(page, title):
     box, rc = page
     pick(rc, title)
-    start = world_image(box)
-    rc.find(v.Btn, children=["Step"]).widget.click()
-    assert world_image(box) != start
-    rc.find(v.Btn, children=["Reset"]).widget.click()   # same parameters, same seed
-    assert world_image(box) == start
+    labels = [w.label for w in controls_of(box)]
+    for name in game(title).parameters.names:
+        assert name in labels or any(label.startswith(f"{name} = ") for label in labels), name
 
 
-def policy_file(tmp_path, title, kind="linear"):
-    """A saved policy for the game shown under ``title``, of the right shape: linear, or a
-    tabular learner's file after one episode of learning."""
-    import numpy as np
+@pytest.mark.parametrize("title", TITLES)
+def test_a_refused_value_is_said_in_one_line_and_the_game_stays(page, title):
+    box, rc = page
+    pick(rc, title)
+    start = world(box)
+    set_control(box, "max_steps", 0)  # an integer field under "All parameters"
+    said = messages(box)
+    assert said and all("max_steps" in m and "\n" not in m for m in said), said
+    assert caption(rc) == opening(title) and world(box) == start
+    click(rc, "Step")  # the last model still plays
+    assert caption(rc) == opening(title).replace(" 0 ·", " 1 ·", 1)
+    click(rc, "Reset")  # and Reset with the refused value keeps it
+    assert caption(rc) == opening(title).replace(" 0 ·", " 1 ·", 1) and messages(box)
 
+    set_control(box, "max_steps", 30)  # a value it accepts: a new model, no message
+    assert caption(rc) == opening(title) and messages(box) == []
+    assert world(box) == start
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_mix_for_another_number_of_agents_is_refused(page, title):
+    box, rc = page
+    pick(rc, title)
+    shown = game(title)
+    headcount = HEADCOUNT[shown.name]
+    mix = next(m for m in control(box, "population").items if ":" in m and "policy" not in m)
+    seats = sum(int(part.split(":")[1]) for part in mix.split(","))
+    set_control(box, "population", mix)
+    start = world(box)
+    set_control(box, headcount, seats + 1)
+    said = messages(box)
+    assert said and all("population" in m and "\n" not in m for m in said), said
+    assert caption(rc) == opening(title, population=mix) and world(box) == start
+    # the drop-down now offers only the mixes for the new number (and the one still set)
+    offered = control(box, "population").items
+    assert offered[0] == mix and mix not in offered[1:]
+    assert all(":" not in m or sum(int(p.split(":")[1]) for p in m.split(",")) == seats + 1
+               for m in offered[1:])
+
+
+def test_a_value_that_is_no_integer_is_said_by_its_field(page):
+    box, rc = page
+    set_control(box, "max_steps", "many")
+    assert any(w.label.startswith("max_steps (") for w in controls_of(box)
+               if isinstance(w, v.TextField))
+    assert caption(rc) == opening("Bucket Brigade")
+    click(rc, "Step")
+    assert caption(rc) == opening("Bucket Brigade").replace(" 0 ·", " 1 ·")
+
+
+def test_a_map_the_model_refuses_names_its_parameter(page):
+    box, rc = page
+    pick(rc, "Stag Hunt Physical")
+    set_control(box, "ascii_map", "maps/no_such_map.txt")
+    said = messages(box)
+    assert said and all("ascii_map" in m for m in said), said
+    assert caption(rc) == opening("Stag Hunt Physical")
+
+
+def test_play_runs_to_the_end_of_the_episode_and_stops(page):
+    box, rc = page
+    pick(rc, "Public Goods")
+    set_control(box, "max_steps", 6)
+    rc.find(v.Slider, label="speed = 10 rounds/s").widget.v_model = 30
+    click(rc, "Play")
+    deadline = time.monotonic() + 10
+    while "episode over" not in caption(rc) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert caption(rc) == "round 6 · episode over · population random · seed 1"
+    time.sleep(0.1)
+    buttons = {w.children[0]: w.disabled for w in rc.find(v.Btn).widgets if w.children}
+    assert buttons["Step"] and buttons["Play"]  # nothing left to play
+    click(rc, "Reset")
+    assert caption(rc) == opening("Public Goods")
+
+
+def test_pause_stops_play(page):
+    box, rc = page
+    rc.find(v.Slider, label="speed = 10 rounds/s").widget.v_model = 1
+    click(rc, "Play")
+    deadline = time.monotonic() + 10
+    while caption(rc).startswith("night 0") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    click(rc, "Pause")
+    paused = caption(rc)
+    assert not paused.startswith("night 0")
+    time.sleep(1.3)  # more than a round at one round a second
+    assert caption(rc) == paused
+    click(rc, "Step")
+    assert caption(rc) != paused
+
+
+def policy_file(tmp_path, shown, mix, kind):
+    """A saved policy for ``shown`` of the right shape: linear, or a tabular learner's file
+    after one episode of learning."""
     from models.policies import LinearPolicy, save_policy
 
-    shown = game(title)
     if kind == "tabular":
-        mix = next(m for m in mixes_of(title) if m.startswith("policy"))
         model = shown.model(population=mix.replace("policy", "q_learning"), rng=0)
         model.run_model()
         return model.learners["q_learning"].save(tmp_path / "learner.npz")
@@ -151,19 +380,235 @@ def policy_file(tmp_path, title, kind="linear"):
 
 
 @pytest.mark.parametrize("title, kind", [
-    (title, kind) for title in app.VIEWS if game(title).interface is not None
+    (title, kind) for title in TITLES if game(title).interface is not None
     for kind in ("linear", "tabular")
     if kind == "linear" or "q_learning" in game(title).behaviours])
 def test_a_saved_policy_plays_in_the_dashboard(page, title, tmp_path, kind):
     box, rc = page
     pick(rc, title)
-    mix = next(m for m in mixes_of(title) if m.startswith("policy"))
-    path = str(policy_file(tmp_path, title, kind))
-    rc.find(v.Select, label="population").widget.v_model = mix
-    field = rc.find(v.TextField, label="policy").widget
-    field.v_model = path
-    field.fire_event("keyup.enter", path)
-    rc.find(v.Btn, children=["Reset"]).widget.click()
-    assert caption(box).endswith(f"population {mix} · seed 1 · step 0")
-    rc.find(v.Btn, children=["Step"]).widget.click()
-    assert caption(box).endswith("step 1")
+    mix = next(m for m in control(box, "population").items if m.startswith("policy"))
+    path = str(policy_file(tmp_path, game(title), mix, kind))
+    set_control(box, "population", mix)  # refused until the policy is given
+    assert any("policy" in m for m in messages(box))
+    assert caption(rc) == opening(title)
+    set_control(box, "policy", path)
+    assert messages(box) == []
+    assert caption(rc) == opening(title, population=mix)
+    assert "policy (behaviour)" in html_of(box, "key-box")
+    click(rc, "Step")
+    assert caption(rc) == opening(title, population=mix).replace(" 0 ·", " 1 ·", 1)
+
+
+# --- dashboard.controls -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, value", [
+    ("", None), ("   ", None), (None, None), ("(1, 2)", (1, 2)), ("[1, 2.5]", [1, 2.5]),
+    ("3", 3), ("maps/x.txt", "maps/x.txt"), ("ABC", "ABC"), ("'quoted'", "quoted")])
+def test_from_text_reads_a_literal_or_keeps_the_text(text, value):
+    assert from_text(text) == value and type(from_text(text)) is type(value)
+
+
+def test_shown_value_follows_the_table_until_set():
+    bucket = GAMES["bucket_brigade"]
+    key, table = bucket.parameters["beta"].table
+    assert key == "scenario"
+    assert shown_value(bucket, {}, "beta") == table["default"]["beta"]
+    assert shown_value(bucket, {"scenario": "hard"}, "beta") == table["hard"]["beta"]
+    assert table["hard"]["beta"] != table["default"]["beta"]
+    assert shown_value(bucket, {"scenario": "hard"}, "beta") == \
+        bucket.model(scenario="hard", rng=0).beta
+    assert shown_value(bucket, {"scenario": "hard", "beta": 0.9}, "beta") == 0.9
+    assert shown_value(bucket, {}, "num_agents") == 4  # no table: the default
+    graph = GAMES["firefighting_graph"]
+    for preset in graph.parameters["preset"].kind.options:
+        model = graph.model(preset=preset, rng=0)
+        values = shown_values(graph, {"preset": preset})
+        assert values["p_ignite"] == model.p_ignite and \
+            values["max_fire_level"] == model.max_fire_level, preset
+
+
+def test_mixes_are_those_that_add_up_to_the_number_of_agents():
+    bucket = GAMES["bucket_brigade"]
+    four = mixes(bucket, shown_values(bucket, {}))
+    five = mixes(bucket, shown_values(bucket, {"num_agents": 5}))
+    declared = list(bucket.parameters["population"].control.values)
+    assert four == declared  # all declared for the default four agents
+    assert "policy:2,free_rider:2" in four and "policy:2,free_rider:2" not in five
+    assert [m for m in declared if ":" not in m] == five  # a bare behaviour fills any number
+    graph = GAMES["firefighting_graph"]
+    assert all(":" not in m for m in mixes(graph, shown_values(graph, {"n_agents": 8})))
+
+
+@pytest.mark.parametrize("name, parameters, blamed", [
+    ("bucket_brigade", {"num_houses": 0}, "num_houses"),
+    ("bucket_brigade", {"work_costs": (1, 2)}, "work_costs"),
+    ("stag_hunt", {"ascii_map": "maps/no_such_map.txt"}, "ascii_map"),
+    ("state_punishment", {"width": 3, "height": 3}, "width"),
+    ("bucket_brigade", {"population": "random:1000"}, "population"),
+    ("stag_hunt", {"height": 3, "width": 3}, None),  # "the map (...) has ... too few"
+])
+def test_blame_finds_the_parameter_a_model_error_names(name, parameters, blamed):
+    shown = GAMES[name]
+    with pytest.raises(ValueError) as error:
+        shown.model(**parameters, rng=0)
+    assert blame(shown, str(error.value)) == blamed
+
+
+def test_blame_names_no_parameter_for_a_message_about_none():
+    shown = GAMES["bucket_brigade"]
+    assert blame(shown, "the model raised while stepping") is None
+    assert blame(shown, "betas are invalid") is None
+
+
+# --- dashboard.charts -------------------------------------------------------------------------
+
+RATE = Plot("Rate", "rate (fraction of agents)", (Series("r", "rate", "#0072B2"),), high=1.0)
+
+
+def y_ticks(svg: str) -> list[float]:
+    return [float(t) for t in re.findall(r'text-anchor="end">([^<]+)</text>', svg)]
+
+
+def test_a_missing_value_leaves_a_gap():
+    svg = chart(RATE, {"r": [0.1, 0.2, math.nan, 0.3, 0.4]}, "turn")
+    assert svg.count("<polyline") == 2
+    whole = chart(RATE, {"r": [0.1, 0.2, 0.25, 0.3, 0.4]}, "turn")
+    assert whole.count("<polyline") == 1
+    assert chart(RATE, {"r": [math.nan] * 4}, "turn").count("<polyline") == 0
+
+
+def test_a_chart_labels_its_axes_and_series():
+    plot = Plot("Prey", "prey (count)", (Series("a", "stags", "#8C510A"),
+                                         Series("b", "hares", "#DFC27D", dashed=True)))
+    svg = chart(plot, {"a": [0, 1, 2], "b": [3, 2, 5]}, "turn (rounds played)")
+    for text in ("Prey", "prey (count)", "turn (rounds played)", "stags", "hares"):
+        assert f">{text}</text>" in svg, text
+    assert 'stroke="#8C510A"' in svg and 'stroke="#DFC27D"' in svg
+    ticks = y_ticks(svg)
+    assert len(ticks) >= 3 and min(ticks) == 0 and max(ticks) <= 5
+
+
+def test_current_marks_a_round():
+    from dashboard.charts import LEFT, RIGHT, WIDTH
+
+    data = {"r": [0.5] * 21}  # rounds 0..20
+    plain, marked = chart(RATE, data, "turn"), chart(RATE, data, "turn", current=5)
+    x = LEFT + (WIDTH - LEFT - RIGHT) * 5 / 20
+    assert f'x1="{x:.1f}" x2="{x:.1f}"' in marked and f'x1="{x:.1f}"' not in plain
+    assert marked.count("<line") == plain.count("<line") + 1
+
+
+def test_a_rate_plots_axis_runs_from_0_to_1():
+    svg = chart(RATE, {"r": [0.01, 0.02, 0.03]}, "turn")
+    assert min(y_ticks(svg)) == 0 and max(y_ticks(svg)) == 1
+
+
+def test_plots_high_from_the_model_sets_the_axis():
+    plot = Plot("Houses", "houses (count)", (Series("s", "safe", "#009E73"),),
+                high=lambda model: model.num_houses)
+    svg = chart(plot, {"s": [1, 2]}, "night", high=12)
+    assert max(y_ticks(svg)) <= 12 and max(y_ticks(svg)) >= 10
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_each_games_plots_draw_its_collected_columns_and_rates_are_0_to_1(name):
+    shown = GAMES[name]
+    model = shown.model(rng=3)
+    for _ in range(5):
+        model.step()
+    data = model.datacollector.model_vars
+    for plot in shown.view.plots:
+        assert set(plot.columns) <= set(data), (plot.title, set(plot.columns) - set(data))
+        if any(word in plot.axis for word in ("rate", "fraction", "probability")):
+            assert (plot.low, plot.high) == (0.0, 1.0), plot.title
+            values = [x for c in plot.columns for x in data[c] if not math.isnan(x)]
+            assert all(0 <= x <= 1 for x in values), plot.title
+
+
+# --- dashboard.scene --------------------------------------------------------------------------
+
+COLOURS = ("#ffffff", "#6b6b6b", "#8C510A", "#DFC27D")
+
+
+def grid(rows, cols):
+    return np.arange(rows * cols).reshape(rows, cols) % len(COLOURS)
+
+
+def test_a_grid_of_many_cells_is_one_image_of_a_pixel_per_cell():
+    from matplotlib.colors import to_rgb
+    from PIL import Image
+
+    codes = grid(20, 21)  # 420 cells: rows and columns apart, so a transposition shows
+    assert codes.size > MANY_CELLS
+    svg = to_svg(Scene(21, 20, scale=10).add(Cells(codes, COLOURS)), label="many")
+    assert svg.count("<image") == 1 and "<rect" not in svg
+    assert 'width="21" height="20"' in svg
+    data = re.search(r'href="data:image/png;base64,([^"]+)"', svg).group(1)
+    pixels = np.asarray(Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB"))
+    expected = (np.array([to_rgb(c) for c in COLOURS]) * 255).round()[codes]
+    assert pixels.shape == (20, 21, 3) and np.array_equal(pixels, expected)
+
+
+def test_a_grid_of_few_cells_is_a_rect_per_cell_with_its_tip():
+    codes = grid(20, 20)  # exactly MANY_CELLS
+    svg = to_svg(Scene(20, 20, scale=10).add(Cells(codes, COLOURS, tips=tuple("abcd"))))
+    assert "<image" not in svg and svg.count("<rect") == 400
+    assert f'<rect x="3.0" y="1.0" width="1" height="1" fill="{COLOURS[codes[1, 3]]}">' \
+           f"<title>{'abcd'[codes[1, 3]]}</title></rect>" in svg
+
+
+def test_to_svg_sizes_the_drawing_and_escapes_text():
+    scene = Scene(4, 2, scale=25).add(Text(1, 1, "a<b & c"), Rect(0, 0, 1, 1, "red",
+                                                                    tip='"quoted"'))
+    svg = to_svg(scene, label="x & y")
+    assert 'width="100" height="50" viewBox="0 0 4 2"' in svg
+    assert "a&lt;b &amp; c" in svg and 'aria-label="x &amp; y"' in svg
+    assert "&quot;quoted&quot;" in svg
+    with pytest.raises(TypeError):
+        to_svg(Scene(1, 1, 1).add("not a shape"))
+
+
+def every_shape() -> Scene:
+    return Scene(30, 20, scale=12).add(
+        Cells(grid(20, 21), COLOURS), Marks(((1.5, 2.5), (3.5, 4.5)), 0.4, "#000000"),
+        Marks((), 0.4, "#000000"), Rect(2, 2, 3, 1, "#0072B2", stroke="#000000", opacity=0.5),
+        Circle(10, 10, 2, "#E69F00"), Polygon(((0, 0), (1, 0), (0, 1)), "#000000"),
+        Text(15, 15, "label", anchor="start", bold=True))
+
+
+def test_draw_on_draws_every_shape_on_a_matplotlib_axes():
+    from matplotlib.figure import Figure
+
+    ax = Figure().add_subplot()
+    draw_on(ax, every_shape())
+    assert len(ax.images) == 1 and len(ax.patches) == 3 and len(ax.texts) == 1
+    assert len(ax.collections) == 1  # the marks; no empty scatter for no marks
+    assert ax.get_xlim() == (0, 30) and ax.get_ylim() == (20, 0)
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_each_games_world_draws_as_svg_and_on_matplotlib(name):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    model = GAMES[name].model(rng=2)
+    model.step()
+    scene = GAMES[name].view.scene(model)
+    assert to_svg(scene).startswith("<svg")
+    figure = Figure()
+    draw_on(figure.add_subplot(), scene)
+    FigureCanvasAgg(figure).draw()
+
+
+@pytest.mark.parametrize("orientation", range(4))
+def test_a_hunters_wedge_points_the_way_it_faces(orientation):
+    row, col = 5, 7
+    wedge = facing_wedge(row, col, orientation)
+    dr, dc = DIRECTIONS[orientation]
+    cx, cy = col + 0.5, row + 0.5
+    tip = max(wedge.points, key=lambda xy: (xy[0] - cx) * dc + (xy[1] - cy) * dr)
+    assert tip == pytest.approx((cx + 0.5 * dc, cy + 0.5 * dr), abs=1e-9)
+    others = [p for p in wedge.points if p != tip]  # the base, across the facing
+    assert len(others) == 2
+    for x, y in others:
+        assert (x - cx) * dc + (y - cy) * dr == pytest.approx(0.28)

@@ -353,17 +353,33 @@ def test_a_mix_is_dashed_in_the_colour_of_its_largest_part():
 def test_the_dashboard_takes_its_colours_from_the_palette():
     import dashboard
     from dashboard import bucket_brigade, stag_hunt, state_punishment
+    from dashboard.scene import Circle, Rect
     from models.bucket_brigade import BURNING, RUINED, SAFE
 
-    assert dashboard.SEAT_COLOURS == colours.SEAT_COLOURS and len(colours.SEAT_COLOURS) == 10
-    assert set(colours.SEAT_COLOURS) <= set(colours.EXTENDED)
     assert bucket_brigade.HOUSE_COLOURS == {SAFE: colours.HOUSE_STATES["safe"],
                                             BURNING: colours.FIRE,
                                             RUINED: colours.HOUSE_STATES["ruined"]}
     assert colours.FIRE == colours.OKABE_ITO["vermillion"]  # fire is warm
-    assert set(stag_hunt.KIND_COLOURS) <= set(colours.PALETTE)
-    assert state_punishment.RESOURCE_COLOURS[2:] == list(
-        colours.STATE_PUNISHMENT_RESOURCES.values())
+    assert stag_hunt.CELL_COLOURS[2:] == (colours.STAG_HUNT_RESOURCES["stag"],
+                                          colours.STAG_HUNT_RESOURCES["hare"])
+    assert set(stag_hunt.BEAMS.values()) <= set(colours.PALETTE)
+    assert state_punishment.CELL_COLOURS == (
+        colours.STATE_PUNISHMENT_GRID["empty"], colours.STATE_PUNISHMENT_GRID["wall"],
+        *colours.STATE_PUNISHMENT_RESOURCES.values())
+    # agents: by behaviour, in the figures' colour of that behaviour, in the world and key
+    for name in ("bucket_brigade", "state_punishment", "stag_hunt", "firefighting_graph"):
+        game = GAMES[name]
+        model = game.model(rng=0)
+        seated = {agent.behaviour for agent in model.seats}
+        key = {swatch.label: swatch.colour for swatch in game.view.key(model)
+               if isinstance(swatch, dashboard.Swatch)}
+        fills = {shape.fill for shape in game.view.scene(model).shapes
+                 if isinstance(shape, (Circle, Rect))}
+        for behaviour in seated:
+            assert dashboard.agent_colour(model, behaviour) == \
+                colours.behaviour_colour(name, behaviour)
+            assert key[f"{behaviour} (behaviour)"] == colours.behaviour_colour(name, behaviour)
+            assert colours.behaviour_colour(name, behaviour) in fills, (name, behaviour)
 
 
 def test_the_palette_is_okabe_ito():

@@ -73,8 +73,6 @@ def test_its_study_runs_through_the_runner_and_the_cli(tmp_path, capsys):
 
 
 def test_it_has_a_page_in_the_dashboard():
-    assert "Public Goods" in app.VIEWS
-
     @solara.component
     def Root():
         with solara.AppLayout():
@@ -82,10 +80,15 @@ def test_it_has_a_page_in_the_dashboard():
 
     box, rc = solara.render(Root(), handle_error=False)
     try:
-        rc.find(v.BtnToggle).widget.v_model = list(app.VIEWS).index("Public Goods")
+        picker = rc.find(v.Select, label="game").widget
+        assert "Public Goods" in picker.items
+        picker.v_model = "Public Goods"
+        caption = rc.find(v.Html, class_="world-caption").widget
+        assert caption.children == ["round 0 · population random · seed 1"]
         rc.find(v.Btn, children=["Step"]).widget.click()
+        assert caption.children == ["round 1 · population random · seed 1"]
         rc.find(v.Select, label="population").assert_single()
-        rc.find(v.Slider, label="multiplier").assert_single()
+        rc.find(v.Slider, label="multiplier = 1.6").assert_single()
     finally:
         rc.close()
 
