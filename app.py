@@ -67,6 +67,10 @@ def rules_page(game):
     @solara.component
     def Rules():
         solara.Title(f"{TITLE}: the rules of {game.title}")
+        with solara.Sidebar():
+            solara.Markdown("**The rules of each game**\n\n" + "\n".join(
+                f"- [{other.title}](/rules/{name})" for name, other in GAMES.items()
+                if other.rules.is_file()))
         solara.Markdown(game.rules.read_text())
 
     return Rules

@@ -165,15 +165,14 @@ def Control(game, parameter, given: solara.Reactive, fault: str | None):
 def Controls(game, given: solara.Reactive, fault: tuple | None):
     """Every parameter's control: the declared ones, then the rest under "All parameters";
     ``fault`` is ``(name, message)`` from ``problem`` or the model, shown beside its control
-    (or under the controls when it names none)."""
+    (its panel opens to show it), or under the declared controls when it names none."""
     name, message = fault if fault else (None, None)
     declared = [p for p in game.parameters if p.control is not None]
     rest = [p for p in game.parameters if p.control is None]
     for parameter in declared:
         Control(game, parameter, given, message if name == parameter.name else None)
-    if message and name not in {p.name for p in declared}:
-        where = f" (under All parameters: {name})" if name else ""
-        solara.Text(message + where, classes=["control-message"],
+    if message and name is None:
+        solara.Text(message, classes=["control-message"],
                     style={"color": "#b00020", "font-size": "13px"})
     with solara.Details("All parameters", expand=name in {p.name for p in rest}):
         for parameter in rest:

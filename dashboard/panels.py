@@ -93,6 +93,8 @@ def agent_rows(model, seat: int) -> pd.DataFrame:
 
 
 def _cell(value) -> str:
+    if value is None:
+        return ""
     if isinstance(value, float):
         return "" if math.isnan(value) else f"{value:.4g}"
     return html.escape(str(value))

@@ -177,6 +177,7 @@ def to_svg(scene: Scene, label: str = "") -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" '
             f'aria-label="{html.escape(label)}" width="{w:.0f}" height="{h:.0f}" '
             f'viewBox="0 0 {scene.width:.4g} {scene.height:.4g}" '
+            f'style="max-width:100%;height:auto" '
             f'font-family="sans-serif">{"".join(body)}</svg>')
 
 

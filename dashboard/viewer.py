@@ -103,7 +103,8 @@ def RunView(recording, round_: int, name: str):
                            [id(recording)])
     shown = min(round_, recording.rounds)
     game = recording.game
-    with solara.Column(gap="6px", classes=["run-view"], style={"min-width": "420px"}):
+    with solara.Column(gap="6px", classes=["run-view"],
+                       style={"flex": "1 1 0", "min-width": "420px"}):
         solara.Text(f"{name}: {recording.source} · {game.title} · seed {recording.seed} · "
                     f"{game.round} {shown} of {recording.rounds}",
                     classes=["run-caption"], style={"font-size": "15px"})
@@ -157,7 +158,8 @@ def ViewerPage():
                              max=last, thumb_label=True)
         solara.Button("forward ▶", on_click=lambda: round_.set(min(last, round_.value + 1)),
                       outlined=True, classes=["scrub-forward"])
-    with solara.Row(gap="24px", style={"flex-wrap": "wrap", "align-items": "flex-start"}):
+    with solara.Row(gap="24px", style={"flex-wrap": "nowrap", "align-items": "flex-start",
+                                       "overflow-x": "auto"}):
         for name, recording in (("A", first.value), ("B", second.value)):
             if recording is not None:
                 RunView(recording, round_.value, name).key(f"{name}-{id(recording)}")

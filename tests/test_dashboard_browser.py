@@ -1,125 +1,619 @@
 """The dashboard in a real browser: ``solara run app.py`` on 127.0.0.1 with the local asset
-cache (no network), driven by Playwright in Debian's chromium.
+cache (no network), driven by Playwright in Debian's chromium (``dashboard.serving``), in a
+1500 x 1000 window.
 
-For each game: the page loads with no console error and no failed request, the world drawing
-and the plots appear, Step advances the step counter, and a new behaviour mix with Reset
-rebuilds the model with it. A screenshot per game is saved in the test's temporary folder.
+For each game served (``models.GAMES``, the games of ``models``):
+
+* the page: its title, the world drawing with its key (and the Firefighting Graph's colour
+  bar), one chart per declared plot with its axis label, the description with its link to
+  the rules, and the rules document that link opens; a full-page screenshot;
+* Step advances the round counter and the world's status line (the status the model itself
+  gives); Play advances several rounds and Pause stops it;
+* a value the model refuses, typed in "All parameters": a one-line message beside the field,
+  naming it, no traceback, the same game; fixing the value removes the message;
+* one agent's view: a seat picked, its reward chart and its last rounds with the game's own
+  agent columns.
+
+And for Bucket Brigade, the behaviour mixes offered follow the number of agents, and a mix
+that no longer fits is said beside the population control.
+
+The run viewer ("Recorded runs"), on a second server run in a temporary folder whose
+``results`` holds a Bucket Brigade study (model engine, agents collected) and a Firefighting
+Graph study (batch engine): a run opened by study and run id verifies identical and the
+scrubber moves its world forwards and backwards; two runs side by side move together; a
+batch-engine run is plotted and says why it has no world; a Bucket Brigade replay file opens
+and verifies, a damaged one is refused in one line; an unknown run id is refused in one line.
+Every test ends with no console error, no page error, no failed request and no request to a
+host other than 127.0.0.1 (``dashboard.serving.watch``). Screenshots go to each test's
+temporary folder and, if ``DASHBOARD_SCREENSHOTS`` names a folder, there too.
 """
 
 import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
+import re
+import urllib.parse
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-from dashboard import controls
+from analysis.runner import run_study
+from analysis.studies import Study
+from dashboard import runs
+from dashboard.controls import mixes, problem, shown_values
+from dashboard.serving import chromium, serving, watch
 from models import GAMES
+from models.bucket_brigade import BucketBrigadeModel
+from models.bucket_brigade_replay import save_replay
+
+#: The page's title before the game's (``app.TITLE``).
+TITLE = "dilemmas: social-dilemma games"
+VIEWPORT = {"width": 1500, "height": 1000}
+WAIT = 30_000  # ms: the longest any expected change may take
+#: The items of the drop-down menu open now.
+MENU = ".v-menu__content.menuable__content__active .v-list-item"
+
+#: The games ``solara run app.py`` serves: those of ``models`` (a test-only game registers
+#: in the test process only).
+SERVED = [game for game in GAMES.values() if game.model.__module__.startswith("models.")]
+
+#: Per game: a number field under "All parameters", a value the model refuses and one it
+#: takes (checked against the declarations in ``test_the_refused_values_are_refused``).
+REFUSED = {
+    "bucket_brigade": ("num_houses", 2, 12),
+    "state_punishment": ("width", 2, 8),
+    "stag_hunt": ("height", 2, 11),
+    "firefighting_graph": ("max_steps", 0, 50),
+}
+#: Per game: columns of its agents' rows that the one-agent table must show.
+AGENT_COLUMNS = {
+    "bucket_brigade": ("signal", "mode", "lied"),
+    "state_punishment": ("collected", "votes_up", "votes_down"),
+    "stag_hunt": ("kind", "health"),
+    "firefighting_graph": ("house", "observation"),
+}
+
+#: In the page: how much taller than the window its tallest scrolled part is, in pixels.
+OVERFLOW = """() => Math.max(0, ...[...document.querySelectorAll('*')]
+    .map(e => e.scrollHeight - e.clientHeight))"""
+
+BB_STUDY = """\
+game = "bucket_brigade"
+seed = 4
+replicates = 2
+collect = ["model", "agent"]
+engine = "model"
+
+[fixed]
+max_steps = 30
+"""
+
+FG_BATCH_STUDY = """\
+game = "firefighting_graph"
+seed = 3
+replicates = 1
+engine = "auto"
+
+[fixed]
+max_steps = 10
+population = "random"
+"""
 
 
-def game(title):
-    """The registered game shown under ``title``."""
-    return next(game for game in GAMES.values() if game.title == title)
+# --- Fixtures and helpers -----------------------------------------------------------------
 
-
-def mixes_of(title):
-    """The behaviour mixes the page offers for ``title``."""
-    return controls(game(title), game(title).view)["population"]["values"]
-
-ROOT = Path(__file__).resolve().parents[1]
-CACHE = ROOT / ".solara-assets"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run", "--disable-quic"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server():
-    assert shutil.which("chromium"), "Debian's chromium is missing: run `make test`"
-    assert CACHE.is_dir(), "the asset cache is missing: run `python dashboard_assets.py`"
-    port = free_port()
-    env = {**os.environ, "SOLARA_ASSETS_PROXY_CACHE_DIR": str(CACHE),
-           "SOLARA_TELEMETRY_MIXPANEL_ENABLE": "False"}
-    process = subprocess.Popen(
-        [str(Path(sys.executable).parent / "solara"), "run", "app.py", "--host", "127.0.0.1",
-         "--port", str(port), "--no-open", "--production"],
-        cwd=ROOT, env=env, start_new_session=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(url, timeout=2)
-                break
-            except OSError:
-                assert process.poll() is None, "solara run exited"
-                assert time.monotonic() < deadline, "solara run did not answer in 60 s"
-                time.sleep(0.5)
-        yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+@pytest.fixture(scope="module", autouse=True)
+def patience():
+    """Playwright's assertions wait up to ``WAIT`` in this module (then its default again)."""
+    expect.set_options(timeout=WAIT)
+    yield
+    expect.set_options(timeout=5_000)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which("chromium"),
-                                             args=CHROMIUM_FLAGS)
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
-#: The games ``solara run app.py`` serves: those of ``models`` (the test-only game registers
-#: in the test process only).
-SERVED = [game.title for game in GAMES.values() if game.model.__module__.startswith("models.")]
+@pytest.fixture(scope="module")
+def url():
+    """The dashboard served from the repository."""
+    with serving() as address:
+        yield address
 
 
-@pytest.mark.parametrize("title", SERVED)
-def test_each_game_plays_in_the_browser(server, browser, title, tmp_path):
-    page = browser.new_page(viewport={"width": 1500, "height": 1000})
-    problems = []
-    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
-    page.goto(server)
-    page.get_by_role("button", name=title, exact=True).click()
-    expect(page.locator(".v-toolbar__title")).to_have_text(title, timeout=30_000)
-    expect(page.get_by_text("Time: 0.0")).to_be_visible(timeout=30_000)
-    caption = page.locator(".world-caption")
-    expect(caption).to_contain_text("step 0", timeout=30_000)
-    images = page.locator(".vue-grid-item img")
-    expect(images).to_have_count(1 + len(game(title).view.plots), timeout=30_000)
+@pytest.fixture
+def page(browser):
+    page = browser.new_page(viewport=VIEWPORT)
+    page.set_default_timeout(WAIT)
+    yield page
+    page.close()
+
+
+@pytest.fixture
+def problems(page):
+    """What the page must never meet (``watch``); every test ends asserting it is empty."""
+    return watch(page)
+
+
+def screenshot(page, tmp_path: Path, name: str) -> Path:
+    """The whole page as a PNG in ``tmp_path`` (and in ``$DASHBOARD_SCREENSHOTS``): the
+    window is made tall enough for the page's scrolled parts for the shot."""
+    extra = page.evaluate(OVERFLOW)
+    page.set_viewport_size({**VIEWPORT, "height": min(VIEWPORT["height"] + extra, 8_000)})
+    try:
+        image = page.screenshot(full_page=True)
+    finally:
+        page.set_viewport_size(VIEWPORT)
+    folders = [tmp_path]
+    if os.environ.get("DASHBOARD_SCREENSHOTS"):
+        folders.append(Path(os.environ["DASHBOARD_SCREENSHOTS"]))
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.png").write_bytes(image)
+    assert image[:8] == b"\x89PNG\r\n\x1a\n"
+    return tmp_path / f"{name}.png"
+
+
+def no_traceback(page):
+    expect(page.locator("body")).not_to_contain_text("Traceback")
+
+
+def one_line(locator) -> str:
+    """The text of a message, checked to be one line."""
+    text = locator.inner_text().strip()
+    assert text and "\n" not in text, f"not one line: {text!r}"
+    return text
+
+
+def choose(page, select, text: str):
+    """Pick ``text`` from the drop-down ``select``."""
+    select.click()
+    page.locator(MENU).filter(has_text=re.compile(f"^\\s*{re.escape(text)}\\s*$")).click()
+
+
+def offered(page, select) -> list[str]:
+    """The items the drop-down ``select`` offers (the menu is closed again)."""
+    select.click()
+    expect(page.locator(MENU).first).to_be_visible()
+    items = [item.strip() for item in page.locator(MENU).all_inner_texts()]
+    page.keyboard.press("Escape")
+    expect(page.locator(MENU)).to_have_count(0)
+    return items
+
+
+def open_game(page, url: str, game):
+    """The dashboard with ``game`` picked, at round 0."""
+    page.goto(url)
+    expect(page.locator(".world-status")).to_be_visible()
+    if game is not SERVED[0]:
+        choose(page, page.locator(".game-picker"), game.title)
+    expect(page).to_have_title(f"{TITLE}: {game.title}")
+    expect(page.locator(f'.world svg[aria-label="{game.title}: the world"]')).to_have_count(1)
+    expect(page.locator(".world-caption")).to_have_text(
+        re.compile(f"^{game.round} 0 · population "))
+    # the sidebar's controls come a little after the world: wait for the game's own
+    expect(page.locator(".v-navigation-drawer").get_by_text(
+        re.compile(f"^{own_control(game)}( = .*)?$"))).to_be_visible()
+
+
+def own_control(game) -> str:
+    """A parameter with a declared control that no other served game has."""
+    others = {p.name for other in SERVED if other is not game for p in other.parameters}
+    return next(p.name for p in game.parameters
+                if p.control is not None and p.name not in others)
+
+
+def caption_round(page) -> int:
+    return int(page.locator(".world-caption").inner_text().split(" ")[1])
+
+
+def status_after(game, steps: int, **parameters) -> str:
+    """The world's status line of ``game`` at seed 1 after ``steps`` rounds, as the model
+    gives it (the page must show the same)."""
+    model = game.model(**parameters, rng=1)
+    for _ in range(steps):
+        model.step()
+    return game.view.status(model)
+
+
+def set_slider(page, slider, presses: list[str]):
+    slider.focus()
+    for key in presses:
+        slider.press(key)
+
+
+def beside(field):
+    """The element right after the control holding ``field`` (where its message goes)."""
+    return field.locator("xpath=ancestor::div[contains(concat(' ', @class, ' '), "
+                         "' v-input ')][1]/following-sibling::*[1]")
+
+
+def by_game(games=SERVED):
+    return pytest.mark.parametrize("game", games, ids=[game.name for game in games])
+
+
+# --- The declarations the tests lean on -------------------------------------------------
+
+@by_game()
+def test_the_refused_values_are_refused(game):
+    """``REFUSED`` holds, for every served game, a number field the model refuses at one
+    value and takes at another (as the page's own check says), and ``AGENT_COLUMNS`` the
+    columns its agents' rows have."""
+    name, bad, good = REFUSED[game.name]
+    assert game.parameters[name].control is None  # a field under "All parameters"
+    assert problem(game, {name: bad})[0] == name
+    assert problem(game, {name: good}) is None
+    model = game.model(rng=1)
+    model.step()
+    columns = model.datacollector.get_agent_vars_dataframe().columns
+    assert set(AGENT_COLUMNS[game.name]) <= {"reward", *columns}
+
+
+# --- Playing a game -------------------------------------------------------------------------
+
+@by_game()
+def test_the_page_shows_the_world_key_plots_description_and_rules(
+        url, page, problems, game, tmp_path):
+    open_game(page, url, game)
+    expect(page).not_to_have_title(re.compile("Solara"))
+    # the world, its key (and a colour bar for the Firefighting Graph's fire levels)
+    expect(page.locator(".world svg")).to_have_count(1)
+    expect(page.locator(".world-key .key-entry").first).to_be_visible()
+    bars = page.locator(".world-key .key-bar")
+    if game.name == "firefighting_graph":
+        expect(bars.first).to_be_visible()
+        expect(bars.first.locator(".bar-cell").first).to_be_visible()
+    # one chart per declared plot, each with its title and axis label
+    plots = page.locator(".plots svg")
+    expect(plots).to_have_count(len(game.view.plots))
+    for plot in game.view.plots:
+        chart = page.locator(f'.plots svg[aria-label="{plot.title}"]')
+        expect(chart).to_have_count(1)
+        expect(chart.locator("text", has_text=plot.axis).first).to_be_visible()
+        expect(page.get_by_text(plot.axis, exact=True).first).to_be_visible()
+    # the description and its link to the rules
+    description = page.locator(".game-description")
+    expect(description).to_contain_text(game.view.description[:60])
+    link = description.locator(f'a[href="/rules/{game.name}"]')
+    expect(link).to_have_count(1)
+    no_traceback(page)
+    screenshot(page, tmp_path, game.name)
+
+    heading = next(line[2:].strip() for line in game.rules.read_text().splitlines()
+                   if line.startswith("# "))
+    page.goto(urllib.parse.urljoin(url, link.get_attribute("href")))
+    expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+    expect(page.get_by_role("heading", name="Parameters", exact=True)).to_be_visible()
+    expect(page).to_have_title(f"{TITLE}: the rules of {game.title}")
+    no_traceback(page)
+    assert problems == []
+
+
+@by_game()
+def test_step_play_and_pause(url, page, problems, game):
+    open_game(page, url, game)
+    caption, status = page.locator(".world-caption"), page.locator(".world-status")
+    expect(status).to_have_text(status_after(game, 0))
 
     page.get_by_role("button", name="Step", exact=True).click()
-    expect(page.get_by_text("Time: 1.0")).to_be_visible(timeout=30_000)
-    expect(caption).to_contain_text("step 1")
-    shot = tmp_path / f"{title.replace(' ', '_').lower()}.png"
-    page.screenshot(path=shot, full_page=True)
-    assert shot.stat().st_size > 0
+    expect(caption).to_have_text(re.compile(f"^{game.round} 1 · population random · seed 1$"))
+    expect(status).to_have_text(status_after(game, 1))
 
-    mixes = mixes_of(title)
-    page.locator(".v-select", has_text="population").click()
-    page.locator(".v-menu__content .v-list-item", has_text=mixes[-1]).last.click()
-    page.get_by_role("button", name="Reset", exact=True).click()
-    expect(page.get_by_text("Time: 0.0")).to_be_visible(timeout=30_000)
-    expect(caption).to_contain_text(f"population {mixes[-1]} · seed 1 · step 0")
+    # Play at 5 rounds a second: several rounds, then Pause stops it
+    set_slider(page, page.locator(".speed [role=slider]"), ["Home"] + ["ArrowRight"] * 4)
+    expect(page.locator(".speed")).to_contain_text("speed = 5 rounds/s")
+    page.get_by_role("button", name="Play", exact=True).click()
+    expect(page.get_by_role("button", name="Step", exact=True)).to_be_disabled()
+    page.wait_for_function("() => parseInt(document.querySelector('.world-caption')"
+                           ".textContent.split(' ')[1]) >= 4")
+    page.get_by_role("button", name="Pause", exact=True).click()
+    expect(page.get_by_role("button", name="Play", exact=True)).to_be_enabled()
+    expect(page.get_by_role("button", name="Step", exact=True)).to_be_enabled()
+    page.wait_for_timeout(300)  # a round being played as Pause was pressed shows
+    paused = caption_round(page)
+    assert paused >= 4
+    page.wait_for_timeout(700)  # and no further round comes
+    assert caption_round(page) == paused
+    expect(status).to_have_text(status_after(game, paused))
+    no_traceback(page)
+    assert problems == []
 
-    page.close()
+
+@by_game()
+def test_a_refused_value_is_said_beside_its_field_and_fixing_it_clears_it(
+        url, page, problems, game):
+    name, bad, good = REFUSED[game.name]
+    open_game(page, url, game)
+    page.get_by_text("All parameters", exact=True).click()
+    field = page.get_by_label(name, exact=True)
+    field.fill(str(bad))
+    field.press("Enter")
+
+    messages = page.locator(".control-message, .inline-message")
+    expect(messages.first).to_be_visible()
+    expect(beside(field)).to_have_class(re.compile(r"\bcontrol-message\b"))
+    text = one_line(beside(field))
+    assert text.startswith(f"{name}={bad} is invalid"), text
+    for index in range(messages.count()):
+        assert name in one_line(messages.nth(index))
+    # the same game, still drawn, and no traceback
+    expect(page).to_have_title(f"{TITLE}: {game.title}")
+    expect(page.locator(".game-picker")).to_contain_text(game.title)
+    expect(page.locator(f'.world svg[aria-label="{game.title}: the world"]')).to_have_count(1)
+    expect(page.locator(".world-caption")).to_have_text(re.compile(f"^{game.round} 0 · "))
+    no_traceback(page)
+
+    field.fill(str(good))
+    field.press("Enter")
+    expect(messages).to_have_count(0)
+    expect(page.locator(".world-status")).to_have_text(status_after(game, 0, **{name: good}))
+    assert problems == []
+
+
+def test_the_mixes_offered_follow_the_number_of_agents(url, page, problems):
+    game = GAMES["bucket_brigade"]
+    open_game(page, url, game)
+    population = page.locator(".control-population")
+    four = mixes(game, shown_values(game, {}))
+    five = mixes(game, shown_values(game, {"num_agents": 5}))
+    gone = [mix for mix in four if mix not in five]
+    assert "firefighter:2,free_rider:2" in gone
+    assert offered(page, population) == four
+
+    slider = page.locator(".v-input", has_text=re.compile(r"num_agents = \d"))
+    slider = slider.locator("[role=slider]")
+    set_slider(page, slider, ["ArrowRight"])
+    expect(page.get_by_text("num_agents = 5", exact=True)).to_be_visible()
+    expect(page.locator(".world-caption")).to_have_text(re.compile("^night 0 · population "))
+    assert offered(page, population) == five
+
+    # a mix chosen for 4 agents, then a fifth agent: said beside the population control
+    set_slider(page, slider, ["ArrowLeft"])
+    expect(page.get_by_text("num_agents = 4", exact=True)).to_be_visible()
+    choose(page, population, "firefighter:2,free_rider:2")
+    expect(page.locator(".world-caption")).to_contain_text(
+        "population firefighter:2,free_rider:2")
+    set_slider(page, slider, ["ArrowRight"])
+    message = population.locator("xpath=following-sibling::*[1]")
+    expect(message).to_have_class(re.compile(r"\bcontrol-message\b"))
+    expect(message).to_contain_text("population='firefighter:2,free_rider:2' is invalid")
+    one_line(message)
+    expect(page).to_have_title(f"{TITLE}: {game.title}")
+    no_traceback(page)
+    choose(page, population, "random")
+    expect(page.locator(".control-message, .inline-message")).to_have_count(0)
+    expect(page.locator(".world-caption")).to_contain_text("population random")
+    assert problems == []
+
+
+@by_game()
+def test_one_agents_reward_and_last_rounds(url, page, problems, game):
+    open_game(page, url, game)
+    page.get_by_role("button", name="Step", exact=True).click()
+    expect(page.locator(".world-caption")).to_have_text(re.compile(f"^{game.round} 1 · "))
+    page.get_by_text("One agent: its behaviour, reward and last rounds").click()
+    model = game.model(rng=1)
+    seats = [f"{agent.seat}: {agent.behaviour}" for agent in model.seats]
+    picker = page.locator(".agent-picker")
+    expect(picker).to_be_visible()
+    assert offered(page, picker) == seats
+    seat = len(seats) - 1
+    choose(page, picker, seats[seat])
+    expect(picker).to_contain_text(seats[seat])
+
+    expect(page.locator(f'.agent-panel svg[aria-label="Agent {seat}: reward"]')).to_be_visible()
+    table = page.locator(".agent-table")
+    expect(table.locator("caption")).to_have_text(
+        f"agent {seat}, its last rounds (newest first)")
+    header = [cell.strip() for cell in table.locator("th").all_inner_texts()]
+    assert header[0] == "round" and "reward" in header
+    for column in AGENT_COLUMNS[game.name]:
+        assert column in header, (column, header)
+    rows = table.locator("tr")
+    expect(rows).to_have_count(3)  # the header, round 1, round 0
+    assert rows.nth(1).locator("td").first.inner_text() == "1"
+    assert problems == []
+
+
+# --- The run viewer ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """A folder with ``results/bb`` (Bucket Brigade, model engine, agents collected, two
+    runs), ``results/fg`` (Firefighting Graph, batch engine), a Bucket Brigade replay file
+    and a damaged one; the dashboard served from that folder."""
+    root = tmp_path_factory.mktemp("recorded")
+    folders = {}
+    for name, text in (("bb", BB_STUDY), ("fg", FG_BATCH_STUDY)):
+        (root / f"{name}.toml").write_text(text)
+        folders[name] = run_study(Study.from_file(root / f"{name}.toml"), root / "results",
+                                  backend="serial", progress=False).folder
+    model = BucketBrigadeModel(population="firefighter:2,liar,random", rng=5)
+    model.run_model()
+    replay = save_replay(model, root / "episode.json")
+    damaged = root / "damaged.json"
+    damaged.write_text(replay.read_text()[:200])
+    opened = {name: [runs.open_run(folder, entry["run_id"])
+                     for entry in runs.list_runs(folder)] for name, folder in folders.items()}
+    assert [r.engine for r in opened["bb"]] == ["model", "model"]
+    assert [r.engine for r in opened["fg"]] == ["batch"]
+    with serving(cwd=root) as address:
+        yield {"url": address, "root": root, "runs": opened, "replay": replay,
+               "nights": model.night, "damaged": damaged}
+
+
+def open_viewer(page, recorded):
+    page.goto(recorded["url"])
+    expect(page.locator(".world-status")).to_be_visible()
+    page.locator(".mode-picker").get_by_role("button", name="Recorded runs").click()
+    expect(page.locator(".run-picker")).to_have_count(2)
+    expect(page).to_have_title(re.compile(f"^{re.escape(TITLE)}: "))
+    expect(page).not_to_have_title(re.compile("Solara"))
+    return page.locator(".run-picker").nth(0), page.locator(".run-picker").nth(1)
+
+
+def open_study_run(page, picker, recording):
+    """Open ``recording`` (a study's run) in ``picker`` by its study and run id."""
+    study = f"results/{Path(recording.source).name}"
+    choose(page, picker.locator(".study-picker"), study)
+    choose(page, picker.locator(".run-picker-list"), recording.run_id)
+    expect(picker.locator(".run-id-field input")).to_have_value(recording.run_id)
+    picker.locator(".open-run").click()
+
+
+def world_status(recording, round_: int) -> str:
+    return recording.game.view.status(runs.model_at(recording, round_))
+
+
+def test_a_study_run_verifies_identical_and_scrubs_both_ways(page, problems, recorded, tmp_path):
+    run = recorded["runs"]["bb"][0]
+    a, _ = open_viewer(page, recorded)
+    open_study_run(page, a, run)
+    view = page.locator(".run-view")
+    expect(view).to_have_count(1)
+    verdict = view.locator(".run-verdict")
+    expect(verdict).to_have_text(f"identical to its {run.rounds + 1} stored rows and "
+                                 f"{len(run.agent_rows)} stored agent rows")
+    caption_of, status_of = view.locator(".run-caption"), view.locator(".world-status")
+    expect(caption_of).to_have_text(re.compile(
+        f"^A: .*results/bb · Bucket Brigade · seed {run.seed} · night 0 of {run.rounds}$"))
+    expect(status_of).to_have_text(world_status(run, 0))
+    expect(view.locator(".plots svg")).to_have_count(len(run.game.view.plots))
+
+    for _ in range(3):
+        page.locator(".scrub-forward").click()
+    expect(caption_of).to_contain_text(f"night 3 of {run.rounds}")
+    expect(status_of).to_have_text(world_status(run, 3))
+    expect(page.locator(".scrub")).to_contain_text(f"round = 3 of {run.rounds}")
+    page.locator(".scrub-back").click()
+    expect(caption_of).to_contain_text(f"night 2 of {run.rounds}")
+    expect(status_of).to_have_text(world_status(run, 2))
+    # the slider: to the end and back to the start
+    slider = page.locator(".scrub [role=slider]")
+    set_slider(page, slider, ["End"])
+    expect(caption_of).to_contain_text(f"night {run.rounds} of {run.rounds}")
+    expect(status_of).to_have_text(world_status(run, run.rounds))
+    set_slider(page, slider, ["Home"])
+    expect(caption_of).to_contain_text(f"night 0 of {run.rounds}")
+    expect(status_of).to_have_text(world_status(run, 0))
+    page.locator(".scrub-back").click()  # not before round 0
+    expect(page.locator(".scrub")).to_contain_text(f"round = 0 of {run.rounds}")
+    no_traceback(page)
+    screenshot(page, tmp_path, "viewer_study_run")
+    assert problems == []
+
+
+def test_two_runs_side_by_side_move_together(page, problems, recorded, tmp_path):
+    first, second = recorded["runs"]["bb"]
+    a, b = open_viewer(page, recorded)
+    open_study_run(page, a, first)
+    expect(page.locator(".run-view")).to_have_count(1)
+    open_study_run(page, b, second)
+    views = page.locator(".run-view")
+    expect(views).to_have_count(2)
+    for view, run in zip((views.nth(0), views.nth(1)), (first, second)):
+        expect(view.locator(".run-verdict")).to_contain_text("identical to its")
+        expect(view.locator(".world svg")).to_have_count(1)
+    expect(views.nth(0).locator(".run-caption")).to_contain_text("A: ")
+    expect(views.nth(1).locator(".run-caption")).to_contain_text("B: ")
+    expect(views.nth(1).locator(".run-caption")).to_contain_text(f"seed {second.seed}")
+
+    for k in (1, 2):
+        page.locator(".scrub-forward").click()
+        for view, run in zip((views.nth(0), views.nth(1)), (first, second)):
+            expect(view.locator(".run-caption")).to_contain_text(f"night {k} of {run.rounds}")
+            expect(view.locator(".world-status")).to_have_text(world_status(run, k))
+    page.locator(".scrub-back").click()
+    for view, run in zip((views.nth(0), views.nth(1)), (first, second)):
+        expect(view.locator(".world-status")).to_have_text(world_status(run, 1))
+    # the scrubber goes to the longer run's end; the shorter stays at its own last round
+    last = max(first.rounds, second.rounds)
+    set_slider(page, page.locator(".scrub [role=slider]"), ["End"])
+    expect(page.locator(".scrub")).to_contain_text(f"round = {last} of {last}")
+    for view, run in zip((views.nth(0), views.nth(1)), (first, second)):
+        expect(view.locator(".run-caption")).to_contain_text(
+            f"night {run.rounds} of {run.rounds}")
+        expect(view.locator(".world-status")).to_have_text(world_status(run, run.rounds))
+    no_traceback(page)
+    screenshot(page, tmp_path, "viewer_side_by_side")
+    assert problems == []
+
+
+def test_run_b_is_drawn_beside_run_a(page, problems, recorded):
+    first, second = recorded["runs"]["bb"]
+    a, b = open_viewer(page, recorded)
+    open_study_run(page, a, first)
+    expect(page.locator(".run-view")).to_have_count(1)
+    open_study_run(page, b, second)
+    views = page.locator(".run-view")
+    expect(views.locator(".world svg")).to_have_count(2)
+    assert problems == []
+    left, right = views.nth(0).bounding_box(), views.nth(1).bounding_box()
+    assert right["x"] >= left["x"] + left["width"] and right["y"] == left["y"], (left, right)
+
+
+def test_a_batch_engine_run_is_plotted_and_says_why_it_has_no_world(
+        page, problems, recorded, tmp_path):
+    (run,) = recorded["runs"]["fg"]
+    a, _ = open_viewer(page, recorded)
+    open_study_run(page, a, run)
+    view = page.locator(".run-view")
+    expect(view).to_have_count(1)
+    verdict = view.locator(".run-verdict")
+    expect(verdict).to_contain_text("batch engine")
+    expect(verdict).to_contain_text("cannot be replayed as a world")
+    expect(verdict).not_to_contain_text("identical to its")
+    expect(view.locator(".plots svg")).to_have_count(len(run.game.view.plots))
+    expect(view.locator(".world svg")).to_have_count(0)
+    expect(view.locator(".run-caption")).to_contain_text(f"step 0 of {run.rounds}")
+    page.locator(".scrub-forward").click()
+    expect(view.locator(".run-caption")).to_contain_text(f"step 1 of {run.rounds}")
+    expect(view.locator(".plots svg")).to_have_count(len(run.game.view.plots))
+    no_traceback(page)
+    screenshot(page, tmp_path, "viewer_batch_run")
+    assert problems == []
+
+
+def test_a_replay_file_verifies_and_a_damaged_one_is_refused_in_one_line(
+        page, problems, recorded):
+    a, _ = open_viewer(page, recorded)
+    a.get_by_role("button", name="replay file").click()
+    field = a.locator(".replay-field input")
+    field.fill(str(recorded["replay"]))
+    field.press("Enter")
+    a.locator(".open-run").click()
+    view = page.locator(".run-view")
+    expect(view.locator(".run-verdict")).to_have_text(
+        f"identical to its {recorded['nights']} recorded nights")
+    expect(view.locator(".run-caption")).to_contain_text(
+        f"night 0 of {recorded['nights']}")
+    recording = runs.open_replay(recorded["replay"])
+    page.locator(".scrub-forward").click()
+    expect(view.locator(".world-status")).to_have_text(world_status(recording, 1))
+
+    for path, says in ((recorded["damaged"], "not a JSON replay"),
+                       (recorded["root"] / "nowhere.json", "nowhere.json")):
+        field.fill(str(path))
+        field.press("Enter")
+        a.locator(".open-run").click()
+        message = a.locator(".inline-message")
+        expect(message).to_contain_text(says)
+        assert str(path) in one_line(message)
+        no_traceback(page)
+    assert problems == []
+
+
+def test_an_unknown_run_id_is_refused_in_one_line(page, problems, recorded):
+    a, _ = open_viewer(page, recorded)
+    choose(page, a.locator(".study-picker"), "results/bb")
+    field = a.locator(".run-id-field input")
+    field.fill("0123456789abcdef")
+    field.press("Enter")
+    a.locator(".open-run").click()
+    message = a.locator(".inline-message")
+    expect(message).to_contain_text("no stored run has the id '0123456789abcdef'")
+    one_line(message)
+    expect(page.locator(".run-view")).to_have_count(0)
+    no_traceback(page)
     assert problems == []
