@@ -72,6 +72,11 @@ COUNT = """async (ms) => {
 }"""
 
 
+#: In the page: press Pause if play is still on (the episode may have ended meanwhile).
+PAUSE = """() => [...document.querySelectorAll('button')]
+  .filter(b => b.textContent.trim() === 'Pause' && !b.disabled).forEach(b => b.click())"""
+
+
 def open_game(page, url, title):
     page.goto(url)
     page.locator(".game-picker").click()
@@ -113,8 +118,7 @@ def play_rate(page, rate: int, seconds: float) -> float:
     set_speed(page, rate)
     page.get_by_role("button", name="Play", exact=True).click()
     counted = page.evaluate(COUNT, seconds * 1000)
-    if page.get_by_role("button", name="Pause", exact=True).count():
-        page.get_by_role("button", name="Pause", exact=True).click()
+    page.evaluate(PAUSE)
     return counted["rounds"] / counted["seconds"] if counted["seconds"] else 0.0
 
 
@@ -136,6 +140,7 @@ def main(argv=None):
         for game in GAMES.values():
             if not game.model.__module__.startswith("models."):
                 continue
+            print(f"{game.title} ...", file=sys.stderr, flush=True)
             open_game(page, url, game.title)
             times = step_times(page, args.steps)
             rates = [play_rate(page, rate, args.seconds) for rate in (10, 30)]

@@ -18,7 +18,6 @@ from dashboard.controls import Controls, blame, one_line, problem
 from dashboard.panels import About, AgentPanel, Charts, World, message
 
 SEED = "seed (rng)"
-BREATH = 0.015  # seconds
 
 
 def build(game, given: dict, seed: int):
@@ -79,8 +78,10 @@ def PlayPage(game):
                 playing.set(False)
                 break
             step()
-            # at least a pause of BREATH, so the server's own thread can send the round
-            cancel.wait(max(BREATH, 1 / rate.value - (time.perf_counter() - start)))
+            # pause at least as long as the round took to play and draw, so the server's own
+            # thread has the time to send it (else a large world piles up unsent rounds)
+            took = time.perf_counter() - start
+            cancel.wait(max(took, 1 / rate.value - took))
 
     solara.use_thread(play, dependencies=[playing.value], intrusive_cancel=False)
 
@@ -88,10 +89,20 @@ def PlayPage(game):
         solara.SliderInt(f"{SEED} = {seed.value}", value=seed, min=0, max=999,
                          thumb_label=True)
         Controls(game, given, fault.value)
+    if fault.value and fault.value[0] is None:
+        message(fault.value[1])
+    Board(game, session, tick, playing, rate, rebuild, step)
+
+
+@solara.component
+def Board(game, session: Session, tick, playing, rate, reset, step):
+    """What changes each round (the only part of the page drawn again then): the buttons and
+    the round counter, the world, the plots and, when shown, one agent's story."""
     model, version = session.model, tick.value
+    show_agent = solara.use_reactive(False)
     with solara.Column(gap="8px", classes=["play-page"]):
         with solara.Row(gap="8px", style={"align-items": "center", "flex-wrap": "wrap"}):
-            solara.Button("Reset", on_click=rebuild, outlined=True)
+            solara.Button("Reset", on_click=reset, outlined=True)
             solara.Button("Step", on_click=step, outlined=True,
                           disabled=playing.value or not model.running)
             solara.Button("Pause" if playing.value else "Play",
@@ -104,10 +115,10 @@ def PlayPage(game):
                         + ("" if model.running else " · episode over")
                         + f" · population {model.population} · seed {model.seed}",
                         classes=["world-caption"], style={"font-size": "15px"})
-        if fault.value and fault.value[0] is None:
-            message(fault.value[1])
         About(game)
         World(game, model, version, lock=session.lock)
         Charts(game, model.datacollector.model_vars, model, version, lock=session.lock)
-        with solara.Details("One agent: its behaviour, reward and last rounds"):
+        solara.Switch(label="One agent: its behaviour, reward and last rounds",
+                      value=show_agent, classes=["agent-switch"])
+        if show_agent.value:
             AgentPanel(game, model, version, lock=session.lock)

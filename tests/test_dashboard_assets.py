@@ -54,7 +54,8 @@ def test_derived_packages_include_every_package_the_page_template_loads(derived)
 
 
 def test_derived_packages_include_what_the_dashboard_components_load(derived):
-    # Mesa's SolaraViz draws with FigureAltair (vega), GridDraggable and Markdown (katex, mermaid)
+    # the rules pages use Markdown (katex, mermaid); Mesa's SolaraViz, which a user may still
+    # run on these models, draws with FigureAltair (vega) and GridDraggable
     for parts in [
         ("widgets", "vue", "vegalite.vue"),
         ("widgets", "vue", "gridlayout.vue"),
