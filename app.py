@@ -1,9 +1,11 @@
 """The dashboard: every registered game played live, and any recorded run watched again, in
 the browser.
 
-Start it with ``make dashboard`` or ``dilemmas dashboard`` (or ``solara run app.py``; on a
-machine without internet, fill the front-end cache first, see ``dashboard_assets.py``). It
-makes no request beyond the machine it runs on. Pick a game and what to do at the top of the
+Start it with ``make dashboard`` or ``dilemmas dashboard``: they fill Solara's front-end
+cache from the npm registry once (``dashboard_assets.py``) and serve the page from it, so
+neither the page nor the server makes a request beyond the machine. (``solara run app.py``
+works too, but fetches the front-end files from a CDN unless
+``SOLARA_ASSETS_PROXY_CACHE_DIR`` points at the cache.) Pick a game and what to do at the top of the
 sidebar:
 
 * **Play** (``dashboard.play``): the game's controls, made from its parameter declarations,
@@ -71,7 +73,10 @@ def rules_page(game):
             solara.Markdown("**The rules of each game**\n\n" + "\n".join(
                 f"- [{other.title}](/rules/{name})" for name, other in GAMES.items()
                 if other.rules.is_file()))
-        solara.Markdown(game.rules.read_text())
+        try:
+            solara.Markdown(game.rules.read_text(encoding="utf-8"))
+        except OSError as error:
+            solara.Text(f"the rules of {game.title} cannot be read: {error}")
 
     return Rules
 

@@ -39,8 +39,6 @@ FIRE_CMAP = "Reds"
 #: The state of a Bucket Brigade house.
 HOUSE_STATES = {"safe": OKABE_ITO["bluish green"], "burning": FIRE,
                 "ruined": OKABE_ITO["black"]}
-#: The firefighters drawn on the Firefighting Graph's houses.
-FIREFIGHTER = OKABE_ITO["blue"]
 #: Stag Hunt's resources, brown and tan (apart in lightness), as on the dashboard's map.
 STAG_HUNT_RESOURCES = {"stag": "#8C510A", "hare": "#DFC27D"}
 #: State Punishment's grid: an empty cell, a wall, then resources A..E (the dashboard's
@@ -171,6 +169,6 @@ def shared() -> set[str]:
     import matplotlib
 
     fixed = [*EXTENDED, *HOUSE_STATES.values(), *STAG_HUNT_RESOURCES.values(),
-             *STATE_PUNISHMENT_RESOURCES.values(), NEUTRAL, INK, FIREFIGHTER]
+             *STATE_PUNISHMENT_RESOURCES.values(), NEUTRAL, INK]
     numbers = [c for n in range(1, 13) for c in sequential(n)]
     return {matplotlib.colors.to_hex(c).upper() for c in [*fixed, *numbers]}

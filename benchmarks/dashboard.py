@@ -130,9 +130,11 @@ def set_number(page, name: str, value: int):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=30, help="Step clicks per game")
+    parser.add_argument("--steps", type=int, default=30, help="Step clicks per game (>= 2)")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds of Play")
     args = parser.parse_args(argv)
+    if args.steps < 2:
+        parser.error("--steps must be at least 2 (a median and a 90th percentile)")
     rows, problems = [], []
     with serving() as url, chromium() as browser:
         page = browser.new_page(viewport={"width": 1500, "height": 1000})

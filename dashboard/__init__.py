@@ -12,10 +12,13 @@ A game's registration names its view (``models.GAMES[game].view``), a :class:`Vi
 * ``status(model)``: a line on the state of play (e.g. State Punishment's punishment level).
 
 Agents are coloured by behaviour in every game (``analysis.colours.behaviour_colour``, the
-figures' colours) and numbered by seat. The controls come from the game's parameter
-declarations (``dashboard.controls``); the page's parts are ``dashboard.play`` (a game
-played live) and ``dashboard.viewer`` (a recorded run). The models know nothing of this
-package.
+figures' colours) and numbered by seat; a series of a plot that is not about a behaviour is
+drawn in black or grey, or in the colour of its subject in the world (fire's vermillion, a
+house state's, a resource's). A game's ``model`` needs ``seats`` (agents with ``seat`` and
+``behaviour``), ``population`` and, for one agent's story, an agent ``reward`` column. The
+controls come from the game's parameter declarations (``dashboard.controls``); the page's
+parts are ``dashboard.play`` (a game played live) and ``dashboard.viewer`` (a recorded run).
+Only the PettingZoo environment's ``render()`` uses this package (``dashboard.scene``).
 """
 
 import html
@@ -27,12 +30,13 @@ from analysis.colours import behaviour_colour
 
 @dataclass(frozen=True)
 class Swatch:
-    """One entry of a key: a ``shape`` ("square", "disc", "triangle", "ring", "line") in
-    ``colour``, and what it means."""
+    """One entry of a key: a ``shape`` ("square", "disc", "triangle", "ring", "line",
+    "dotted") in ``colour`` at ``opacity`` as the world draws it, and what it means."""
 
     label: str
     colour: str
     shape: str = "square"
+    opacity: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -69,7 +73,9 @@ def agent_colour(model, behaviour: str) -> str:
 def _swatch_svg(swatch: Swatch) -> str:
     shape = {
         "square": f'<rect x="1" y="1" width="14" height="14" fill="{swatch.colour}" '
-                  'stroke="#888" stroke-width="0.5"/>',
+                  f'fill-opacity="{swatch.opacity}" stroke="#888" stroke-width="0.5"/>',
+        "dotted": f'<line x1="1" y1="8" x2="15" y2="8" stroke="{swatch.colour}" '
+                  'stroke-width="3" stroke-dasharray="1 3" stroke-linecap="round"/>',
         "disc": f'<circle cx="8" cy="8" r="7" fill="{swatch.colour}"/>',
         "triangle": f'<polygon points="8,1 15,15 1,15" fill="{swatch.colour}"/>',
         "ring": f'<circle cx="8" cy="8" r="5.5" fill="none" stroke="{swatch.colour}" '

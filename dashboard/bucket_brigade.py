@@ -3,7 +3,7 @@ tonight's signal and mode (docs/rules/bucket_brigade.md)."""
 
 import math
 
-from analysis.colours import HOUSE_STATES, INK, OKABE_ITO
+from analysis.colours import GREY, HOUSE_STATES, INK
 from dashboard import Swatch, View, agent_colour, behaviour_swatches
 from dashboard.charts import Plot, Series
 from dashboard.scene import Circle, Rect, Scene, Text
@@ -12,8 +12,6 @@ from models.bucket_brigade import BURNING, RUINED, SAFE, WORK
 #: A house's colour by state, as in the figures (``analysis.colours.HOUSE_STATES``).
 HOUSE_COLOURS = {SAFE: HOUSE_STATES["safe"], BURNING: HOUSE_STATES["burning"],
                  RUINED: HOUSE_STATES["ruined"]}
-#: The ring drawn around an agent that lied tonight.
-LIE = OKABE_ITO["reddish purple"]
 STATE_NAMES = {SAFE: "safe", BURNING: "burning", RUINED: "ruined"}
 SIZE = 12.0  # units across; the ring's radius is 4
 
@@ -21,8 +19,8 @@ SIZE = 12.0  # units across; the ring's radius is 4
 def scene(model) -> Scene:
     """Houses on a ring, numbered, coloured by state; each agent a disc in its behaviour's
     colour with its seat number, standing at its house (those at one house one behind the
-    other towards the centre); beside it tonight's signal/mode, W work or R rest, and a
-    reddish-purple ring if the signal was a lie."""
+    other towards the centre); beside it tonight's signal/mode, W work or R rest, and "lie"
+    with a thick black ring if the signal was a lie."""
     n, centre = model.num_houses, SIZE / 2
     out = Scene(SIZE, SIZE, scale=min(46.0, 560 / SIZE))
     angles = [math.pi / 2 - 2 * math.pi * h / n for h in range(n)]
@@ -34,27 +32,33 @@ def scene(model) -> Scene:
                      tip=f"house {house}: {STATE_NAMES[state]}"),
                 Text(centre + 5.1 * math.cos(angle), centre - 5.1 * math.sin(angle),
                      str(house), size=13))
-    here = {}
+    at_house = {}
     for agent in model.seats:
-        angle = angles[agent.house] if agent.house is not None else 0.0
-        ahead = here.setdefault(agent.house, [])
-        r = 3.0 - 0.75 * len(ahead)
-        ahead.append(agent)
-        x, y = centre + r * math.cos(angle), centre - r * math.sin(angle)
-        doing = ""
-        if agent.signal is not None:
-            doing = f"{'W' if agent.signal == WORK else 'R'}/{'W' if agent.mode == WORK else 'R'}"
-        out.add(Circle(x, y, 0.34, agent_colour(model, agent.behaviour),
-                       stroke=LIE if agent.lied else "white",
-                       stroke_width=4 if agent.lied else 1,
-                       tip=f"agent {agent.seat} ({agent.behaviour}) at house {agent.house}"
-                           + (f", said/did {doing}" if doing else "")
-                           + (", lied" if agent.lied else "")),
-                Text(x, y, str(agent.seat), size=12, fill="white", bold=True))
-        if doing:
-            out.add(Text(x + 0.45, y, doing, size=12, anchor="start",
-                         fill=LIE if agent.lied else INK, bold=agent.lied))
+        at_house.setdefault(agent.house, []).append(agent)
+    for house, agents in at_house.items():
+        angle = angles[house]
+        for k, agent in enumerate(agents):  # from 3 units out towards 0.8, evenly
+            r = 3.0 - 2.2 * k / max(1, len(agents) - 1) if len(agents) > 4 else 3.0 - 0.7 * k
+            place_agent(out, model, agent, centre + r * math.cos(angle),
+                        centre - r * math.sin(angle))
     return out
+
+
+def place_agent(out: Scene, model, agent, x: float, y: float) -> None:
+    """An agent's disc at (x, y) with its seat number; beside it tonight's signal/mode and,
+    after a lie, "lie" and a thick black ring."""
+    doing = ""
+    if agent.signal is not None:
+        doing = f"{'W' if agent.signal == WORK else 'R'}/{'W' if agent.mode == WORK else 'R'}"
+    out.add(Circle(x, y, 0.34, agent_colour(model, agent.behaviour),
+                   stroke=INK if agent.lied else "white", stroke_width=4 if agent.lied else 1,
+                   tip=f"agent {agent.seat} ({agent.behaviour}) at house {agent.house}"
+                       + (f", said/did {doing}" if doing else "")
+                       + (", lied" if agent.lied else "")),
+            Text(x, y, str(agent.seat), size=12, fill="white", bold=True))
+    if doing:
+        out.add(Text(x + 0.45, y, doing + (" lie" if agent.lied else ""), size=12,
+                     anchor="start", bold=agent.lied))
 
 
 def key(model) -> list:
@@ -62,7 +66,7 @@ def key(model) -> list:
             Swatch("burning house", HOUSE_COLOURS[BURNING]),
             Swatch("ruined house", HOUSE_COLOURS[RUINED]),
             *behaviour_swatches(model),
-            Swatch("lied tonight (signal differs from mode)", LIE, "ring"),
+            Swatch('lied tonight (signal differs from mode; "lie" beside it)', INK, "ring"),
             Swatch("number in a disc: seat; beside it signal/mode, W work, R rest", INK,
                    "line")]
 
@@ -80,12 +84,11 @@ VIEW = View(
               Series("burning", "burning", HOUSE_COLOURS[BURNING]),
               Series("ruined", "ruined", HOUSE_COLOURS[RUINED])),
              high=lambda model: model.num_houses, counts=True),
-        Plot("Agents' lies", "lies (count of agents)",
-             (Series("lies", "lies tonight", LIE),),
-             high=lambda model: model.num_agents, counts=True),
+        Plot("Lies", "lies (count, cumulative)",
+             (Series("cumulative_lies", "lies so far", INK),), counts=True),
         Plot("Work and honesty", "rate (fraction of agents)",
-             (Series("work_rate", "working", OKABE_ITO["blue"]),
-              Series("lie_rate", "lying", LIE, dashed=True)), high=1.0),
+             (Series("work_rate", "working", INK),
+              Series("lie_rate", "lying", GREY, dashed=True)), high=1.0),
     ),
     description=(
         "Agents guard a ring of houses against fire. Each night every agent first signals "

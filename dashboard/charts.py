@@ -10,7 +10,6 @@ numbers. A missing value (NaN, e.g. a rate before anyone acted) leaves a gap.
 """
 
 import html
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -59,8 +58,16 @@ def _number(value: float) -> str:
     return f"{value:g}" if abs(value) < 1e5 else f"{value:.2g}"
 
 
-def _finite(values) -> list[float]:
-    return [v for v in values if v is not None and not math.isnan(v)]
+def missing(value) -> bool:
+    """No value: None, NaN, or pandas' NA."""
+    try:
+        return value is None or bool(value != value)
+    except TypeError:  # pandas' NA has no truth value
+        return True
+
+
+def _present(values) -> list[float]:
+    return [v for v in values if not missing(v)]
 
 
 def chart(plot: Plot, data: Mapping[str, Sequence], rounds: str, *, high=None,
@@ -72,7 +79,7 @@ def chart(plot: Plot, data: Mapping[str, Sequence], rounds: str, *, high=None,
     columns = [list(data.get(s.column, ())) for s in plot.series]
     count = max((len(c) for c in columns), default=0)
     x_high = max(count - 1, 10)
-    values = _finite(v for c in columns for v in c)
+    values = _present(v for c in columns for v in c)
     top = high if high is not None else plot.high if isinstance(plot.high, (int, float)) \
         else max([plot.low + 1, *values])
     bottom = min([plot.low, *values])
@@ -124,7 +131,7 @@ def _line(values, series: Series, x, y) -> list[str]:
     dash = ' stroke-dasharray="5 3"' if series.dashed else ""
     runs, run = [], []
     for step, value in enumerate(values):
-        if value is None or math.isnan(value):
+        if missing(value):
             runs, run = runs + [run] if run else runs, []
         else:
             run.append(f"{x(step):.1f},{y(value):.1f}")
@@ -132,7 +139,7 @@ def _line(values, series: Series, x, y) -> list[str]:
     out = [f'<polyline points="{" ".join(r)}" fill="none" stroke="{series.colour}" '
            f'stroke-width="2"{dash}/>' for r in runs if len(r) > 1]
     last = next(((i, v) for i, v in reversed(list(enumerate(values)))
-                 if v is not None and not math.isnan(v)), None)
+                 if not missing(v)), None)
     if last is not None:
         out.append(f'<circle cx="{x(last[0]):.1f}" cy="{y(last[1]):.1f}" r="3" '
                    f'fill="{series.colour}"><title>{html.escape(series.label)}: '

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 
 import solara
 
+from dashboard.messages import message, one_line
 from models.parameters import (Boolean, Choice, Integer, Population, Probability, Real,
                                Select, Slider, Text)
 
@@ -62,11 +63,6 @@ def blame(game, message: str) -> str | None:
     return head if head in game.parameters else None
 
 
-def one_line(error: BaseException) -> str:
-    text = " ".join(str(error).split())
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
 def as_text(value) -> str:
     """A value as its text field shows it."""
     if value is None:
@@ -81,13 +77,22 @@ def from_text(text: str | None):
         return None
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except Exception:  # not a literal (or one Python cannot build, e.g. {[]: 1}): the text
         return text
 
 
-def mixes(game, values: Mapping) -> list[str]:
-    """The declared behaviour mixes whose seats add up to the number of agents now."""
-    parameter = game.parameters["population"]
+def mixes(game, values: Mapping, parameter=None) -> list[str]:
+    """The declared behaviour mixes of ``parameter`` (default: ``population``) whose seats
+    add up to the number of agents now; none while that number is not a sensible count (a
+    mix is not built for it)."""
+    parameter = parameter or game.parameters["population"]
+    count = parameter.kind.count
+    try:
+        seats = count(values) if callable(count) else values[count]
+    except Exception:
+        return []
+    if type(seats) is not int or not 1 <= seats <= MAX_SEATS:
+        return []
     offered = []
     for mix in parameter.control.values:
         try:
@@ -98,6 +103,8 @@ def mixes(game, values: Mapping) -> list[str]:
     return offered
 
 
+#: Mixes are offered for at most this many seats (more is refused by every game).
+MAX_SEATS = 100_000
 #: How a drop-down shows None (e.g. Stag Hunt's ``attack_mode``: the attack flags decide).
 NONE = "None"
 
@@ -135,7 +142,7 @@ def Control(game, parameter, given: solara.Reactive, fault: str | None):
             solara.SliderInt(f"{name} = {value}", value=int(value), min=low, max=max(low, high),
                              step=step, on_value=set_to, thumb_label=True)
     elif isinstance(kind, Population) and control is not None:
-        offered = mixes(game, values)
+        offered = mixes(game, values, parameter)
         solara.Select(name, values=offered if value in offered else [value, *offered],
                       value=value, on_value=set_to, classes=[f"control-{name}"])
     elif isinstance(control, Select) or (control is None and isinstance(kind, Choice)):
@@ -157,23 +164,19 @@ def Control(game, parameter, given: solara.Reactive, fault: str | None):
                          error=error, classes=[f"control-{name}"])
         error = False
     if error:
-        solara.Text(error, classes=["control-message"],
-                    style={"color": "#b00020", "font-size": "13px"})
+        message(error, "control-message")
 
 
 @solara.component
 def Controls(game, given: solara.Reactive, fault: tuple | None):
     """Every parameter's control: the declared ones, then the rest under "All parameters";
-    ``fault`` is ``(name, message)`` from ``problem`` or the model, shown beside its control
-    (its panel opens to show it), or under the declared controls when it names none."""
+    ``fault`` is ``(name, message)`` from ``problem`` or the model, shown beside the control
+    it names (its panel opens to show it); one that names none is the page's to show."""
     name, message = fault if fault else (None, None)
     declared = [p for p in game.parameters if p.control is not None]
     rest = [p for p in game.parameters if p.control is None]
     for parameter in declared:
         Control(game, parameter, given, message if name == parameter.name else None)
-    if message and name is None:
-        solara.Text(message, classes=["control-message"],
-                    style={"color": "#b00020", "font-size": "13px"})
     with solara.Details("All parameters", expand=name in {p.name for p in rest}):
         for parameter in rest:
             Control(game, parameter, given, message if name == parameter.name else None)

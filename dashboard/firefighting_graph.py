@@ -14,6 +14,7 @@ from dashboard.scene import Cells, Circle, Marks, Rect, Scene, Text, fit_scale
 #: Fire levels are shown in at most this many shades (a shade per level when fewer).
 SHADES = 10
 GAP = 0.6  # units between the houses of the row and the firefighters under it
+BIG = 24  # pixels per house from which firefighters are discs with their seat numbers
 
 
 def shades(model) -> tuple[list[str], list[str]]:
@@ -42,6 +43,16 @@ def firefighter_places(model) -> np.ndarray:
     return np.stack([cols.mean(axis=1) + 0.5, rows.mean(axis=1) + 0.5], axis=1)
 
 
+def scene_height(model) -> float:
+    """Units from top to bottom: the houses, and under a row its firefighters."""
+    return model.levels.shape[0] + (1 + GAP if model.layout == "row" else 0)
+
+
+def house_scale(model) -> float:
+    """Pixels per house."""
+    return fit_scale(model.levels.shape[1], scene_height(model), most=52.0)
+
+
 def scene(model) -> Scene:
     """Houses coloured by fire level (darker: hotter; the level written when cells are large
     enough); each firefighter a disc in its behaviour's colour with its seat number, at the
@@ -50,12 +61,11 @@ def scene(model) -> Scene:
     levels = model.levels
     rows, cols = levels.shape
     row = model.layout == "row"
-    height = rows + (1 + GAP if row else 0)
-    out = Scene(cols, height, scale=fit_scale(cols, height, most=52.0))
+    out = Scene(cols, scene_height(model), scale=house_scale(model))
     colours, labels = shades(model)
     codes = shade_of(levels, model.max_fire_level, len(colours))
     out.add(Cells(codes, tuple(colours)))
-    big = out.scale >= 24
+    big = out.scale >= BIG
     if big:
         for (r, c), level in np.ndenumerate(levels):
             out.add(Text(c + 0.5, r + 0.5, str(level), size=min(14, out.scale * 0.4),
@@ -100,10 +110,11 @@ def visits(model) -> list[Marks]:
 
 def key(model) -> list:
     colours, labels = shades(model)
+    large = house_scale(model) < BIG
     return [ColourBar("fire level", tuple(colours), tuple(labels)),
-            *behaviour_swatches(model),
-            Swatch("dotted line and outline (on large grids, a small square): the house a "
-                   "firefighter visits this step", INK, "line"),
+            *behaviour_swatches(model, "square" if large else "disc"),
+            Swatch("dotted line and outline in a firefighter's colour (on large grids, a "
+                   "small square in it): the house it visits this step", INK, "dotted"),
             Swatch("number in a disc: seat; in a house: its fire level", INK, "line")]
 
 
@@ -118,7 +129,7 @@ VIEW = View(
         Plot("Fire", "fire level (mean over houses)",
              (Series("mean_fire", "mean fire level", FIRE),),
              high=lambda model: model.max_fire_level),
-        Plot("Burning houses", "houses (count)",
+        Plot("Houses burning, and visited twice", "houses (count)",
              (Series("burning_houses", "burning", FIRE),
               Series("doubled_houses", "visited by two or more", INK, dashed=True)),
              high=lambda model: model.num_houses, counts=True),

@@ -8,30 +8,21 @@ shows a traceback.
 
 import contextlib
 import html
-import math
 
 import pandas as pd
 import solara
 
-from dashboard import key_html
-from dashboard.charts import Plot, Series, chart
-from dashboard.controls import one_line
+from dashboard import agent_colour, key_html
+from dashboard.charts import Plot, Series, chart, missing
+from dashboard.messages import message, one_line
 from dashboard.scene import to_svg
-
-RED = {"color": "#b00020", "font-size": "13px"}
-
-
-def message(text: str, classes=("inline-message",)):
-    """A one-line message in the page (an error said, not raised)."""
-    solara.Text(text, classes=list(classes), style=RED)
-
 
 def _held(lock):
     return lock if lock is not None else contextlib.nullcontext()
 
 
 @solara.component
-def World(game, model, version: int = 0, title: str = "", lock=None):
+def World(game, model, version: int = 0, lock=None):
     """The world's drawing, the line on the state of play above it, and its key;
     ``version`` changes whenever the model has (a new round), ``lock`` is held while it is
     read."""
@@ -44,7 +35,7 @@ def World(game, model, version: int = 0, title: str = "", lock=None):
         message(f"could not draw the world: {one_line(error)}")
         return
     with solara.Column(gap="4px", classes=["world-panel"]):
-        solara.Text(f"{title}{status}", classes=["world-status"],
+        solara.Text(status, classes=["world-status"],
                     style={"font-size": "15px"})
         with solara.Row(gap="16px", style={"flex-wrap": "wrap", "align-items": "flex-start"}):
             solara.HTML(tag="div", unsafe_innerHTML=svg, classes=["world"])
@@ -93,10 +84,10 @@ def agent_rows(model, seat: int) -> pd.DataFrame:
 
 
 def _cell(value) -> str:
-    if value is None:
+    if missing(value):
         return ""
     if isinstance(value, float):
-        return "" if math.isnan(value) else f"{value:.4g}"
+        return f"{value:.4g}"
     return html.escape(str(value))
 
 
@@ -124,8 +115,9 @@ def AgentPanel(game, model, version: int = 0, lock=None):
         if rows.empty or "reward" not in rows:
             message("this model collects no agent rows")
             return
-        plot = Plot(f"Agent {seat}: reward", "reward (its reward column)",
-                    (Series("reward", "reward", "#0072B2"),))
+        behaviour = model.seats[seat].behaviour
+        plot = Plot(f"Agent {seat} ({behaviour}): reward", "reward so far (reward units)",
+                    (Series("reward", "reward", agent_colour(model, behaviour)),))
         last = rows.tail(10).iloc[::-1]
         header = "".join(f"<th>{html.escape(str(c))}</th>" for c in ["round", *last.columns])
         body = "".join("<tr>" + f"<td>{int(step)}</td>"

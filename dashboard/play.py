@@ -2,11 +2,13 @@
 world, its key, its plots and one agent's story.
 
 The model is rebuilt whenever the parameters change and the model accepts them (as Mesa's
-SolaraViz does), and by Reset with the same parameters and seed; so the page never shows a
-model other than its controls say. A parameter the model refuses leaves the last model in
-place and says why beside the control (``dashboard.controls``). Play steps the model in a
-thread of the page at the chosen rounds per second and stops at the episode's end; each
-round redraws only the world and the plots (SVG, ``dashboard.scene``).
+SolaraViz does). A value the model refuses leaves the last accepted model in place and says
+why beside its control (``dashboard.controls``); Reset restarts the episode with the last
+accepted parameters and the seed. Play steps the model in a thread of the page at the chosen
+rounds per second, at most half the time busy (a round that takes longer to play and draw
+than its share is followed by as long a pause), and stops at the episode's end. Each round
+draws again only the board: buttons, round counter, world, plots and, when shown, one
+agent's story (SVG, ``dashboard.scene``).
 """
 
 import threading
@@ -14,8 +16,9 @@ import time
 
 import solara
 
-from dashboard.controls import Controls, blame, one_line, problem
-from dashboard.panels import About, AgentPanel, Charts, World, message
+from dashboard.controls import Controls, blame, problem
+from dashboard.messages import message, one_line
+from dashboard.panels import About, AgentPanel, Charts, World
 
 SEED = "seed (rng)"
 
@@ -32,11 +35,11 @@ def build(game, given: dict, seed: int):
 
 
 class Session:
-    """One page's game in play: the model, a lock that steps and draws it one at a time, and
-    the last problem met."""
+    """One page's game in play: the model, the parameters it was built with, and a lock
+    that steps and draws it one at a time."""
 
-    def __init__(self, model):
-        self.model = model
+    def __init__(self, model, given: dict):
+        self.model, self.given = model, given
         self.lock = threading.Lock()
 
 
@@ -45,27 +48,38 @@ def PlayPage(game):
     """A game's page (module docstring)."""
     given = solara.use_reactive({})
     seed = solara.use_reactive(1)
-    session = solara.use_memo(lambda: Session(build(game, {}, 1)[0]), [])
+    session = solara.use_memo(lambda: Session(build(game, {}, 1)[0], {}), [])
     fault = solara.use_reactive(None)
     tick = solara.use_reactive(0)
     playing = solara.use_reactive(False)
     rate = solara.use_reactive(10)
 
-    def rebuild():
-        model, problem_met = build(game, given.value, seed.value)
+    def rebuild(parameters: dict):
+        model, problem_met = build(game, parameters, seed.value)
         fault.set(problem_met)
         if model is not None:
             playing.set(False)
             with session.lock:
-                session.model = model
+                session.model, session.given = model, parameters
             tick.set(tick.value + 1)
 
-    solara.use_effect(rebuild, [repr(given.value), seed.value])
+    solara.use_effect(lambda: rebuild(given.value), [repr(given.value), seed.value])
 
-    def step():
+    def reset():
+        """The episode again with the last accepted parameters; a refused value in the form
+        stays said."""
+        refused = fault.value if given.value != session.given else None
+        rebuild(session.given)
+        if refused:
+            fault.set(refused)
+
+    def step(model=None):
+        """Play a round of ``model`` (default: the one shown), if it is still the one shown:
+        a Play thread that Reset has overtaken steps nothing."""
         try:
             with session.lock:
-                session.model.step()
+                if model is None or session.model is model:
+                    session.model.step()
         except Exception as error:
             playing.set(False)
             fault.set((None, f"the model raised while stepping: {one_line(error)}"))
@@ -73,11 +87,11 @@ def PlayPage(game):
 
     def play(cancel: threading.Event):
         while playing.value and not cancel.is_set():
-            start = time.perf_counter()
-            if not session.model.running:
+            start, model = time.perf_counter(), session.model
+            if not model.running:
                 playing.set(False)
                 break
-            step()
+            step(model)
             # pause at least as long as the round took to play and draw, so the server's own
             # thread has the time to send it (else a large world piles up unsent rounds)
             took = time.perf_counter() - start
@@ -91,7 +105,7 @@ def PlayPage(game):
         Controls(game, given, fault.value)
     if fault.value and fault.value[0] is None:
         message(fault.value[1])
-    Board(game, session, tick, playing, rate, rebuild, step)
+    Board(game, session, tick, playing, rate, reset, step)
 
 
 @solara.component
@@ -103,7 +117,7 @@ def Board(game, session: Session, tick, playing, rate, reset, step):
     with solara.Column(gap="8px", classes=["play-page"]):
         with solara.Row(gap="8px", style={"align-items": "center", "flex-wrap": "wrap"}):
             solara.Button("Reset", on_click=reset, outlined=True)
-            solara.Button("Step", on_click=step, outlined=True,
+            solara.Button("Step", on_click=lambda: step(), outlined=True,
                           disabled=playing.value or not model.running)
             solara.Button("Pause" if playing.value else "Play",
                           on_click=lambda: playing.set(not playing.value), color="primary",

@@ -269,7 +269,13 @@ def open_replay(path) -> Recording:
     model's DataCollector columns computed from the recorded nights (``replay_rows``)."""
     from models.bucket_brigade_replay import ReplayError, load_replay, replay_model
 
-    path = Path(path).expanduser()
+    try:
+        path = Path(path).expanduser()
+        regular = path.is_file()
+    except (RuntimeError, OSError, ValueError) as error:  # "~nobody", too long, a NUL
+        raise RunError(f"{str(path)!r} cannot be read: {error}") from None
+    if not regular:
+        raise RunError(f"{path}: no such file (a replay is a .json file)")
     try:
         data = load_replay(path)
     except ReplayError as error:

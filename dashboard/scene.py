@@ -111,7 +111,6 @@ def _tip(tip: str) -> str:
 
 
 def _cells_svg(cells: Cells) -> list[str]:
-    rows, cols = cells.codes.shape
     if cells.codes.size > MANY_CELLS:
         return [_cells_image(cells)]
     out = []
@@ -141,30 +140,30 @@ def _svg(shape, scale: float) -> list[str]:
     match shape:
         case Marks():
             half = shape.size / 2
-            path = "".join(f"M{x - half:.3g} {y - half:.3g}h{shape.size:.3g}v{shape.size:.3g}"
-                           f"h-{shape.size:.3g}z" for x, y in shape.points)
+            path = "".join(f"M{x - half:.2f} {y - half:.2f}h{shape.size:.2f}v{shape.size:.2f}"
+                           f"h-{shape.size:.2f}z" for x, y in shape.points)
             return [f'<path d="{path}" fill="{shape.fill}"/>'] if path else []
         case Cells():
             return _cells_svg(shape)
         case Rect():
-            stroke = (f' stroke="{shape.stroke}" stroke-width="{1.5 / scale:.4g}"'
+            stroke = (f' stroke="{shape.stroke}" stroke-width="{1.5 / scale:.3f}"'
                       if shape.stroke else "")
-            return [f'<rect x="{shape.x:.4g}" y="{shape.y:.4g}" width="{shape.w:.4g}" '
-                    f'height="{shape.h:.4g}" fill="{shape.fill}" '
+            return [f'<rect x="{shape.x:.3f}" y="{shape.y:.3f}" width="{shape.w:.3f}" '
+                    f'height="{shape.h:.3f}" fill="{shape.fill}" '
                     f'fill-opacity="{shape.opacity}"{stroke}>{_tip(shape.tip)}</rect>']
         case Circle():
-            return [f'<circle cx="{shape.x:.4g}" cy="{shape.y:.4g}" r="{shape.r:.4g}" '
+            return [f'<circle cx="{shape.x:.3f}" cy="{shape.y:.3f}" r="{shape.r:.3f}" '
                     f'fill="{shape.fill}" stroke="{shape.stroke}" '
-                    f'stroke-width="{shape.stroke_width / scale:.4g}">'
+                    f'stroke-width="{shape.stroke_width / scale:.3f}">'
                     f'{_tip(shape.tip)}</circle>']
         case Polygon():
-            points = " ".join(f"{x:.4g},{y:.4g}" for x, y in shape.points)
+            points = " ".join(f"{x:.3f},{y:.3f}" for x, y in shape.points)
             return [f'<polygon points="{points}" fill="{shape.fill}" stroke="{shape.stroke}" '
-                    f'stroke-width="{1 / scale:.4g}">{_tip(shape.tip)}</polygon>']
+                    f'stroke-width="{1 / scale:.3f}">{_tip(shape.tip)}</polygon>']
         case Text():
             weight = ' font-weight="bold"' if shape.bold else ""
-            return [f'<text x="{shape.x:.4g}" y="{shape.y:.4g}" '
-                    f'font-size="{shape.size / scale:.4g}" '
+            return [f'<text x="{shape.x:.3f}" y="{shape.y:.3f}" '
+                    f'font-size="{shape.size / scale:.3f}" '
                     f'fill="{shape.fill}" text-anchor="{shape.anchor}" '
                     f'dominant-baseline="central"{weight}>{html.escape(shape.text)}</text>']
     raise TypeError(f"not a shape: {shape!r}")
@@ -176,7 +175,7 @@ def to_svg(scene: Scene, label: str = "") -> str:
     w, h = scene.width * scene.scale, scene.height * scene.scale
     return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" '
             f'aria-label="{html.escape(label)}" width="{w:.0f}" height="{h:.0f}" '
-            f'viewBox="0 0 {scene.width:.4g} {scene.height:.4g}" '
+            f'viewBox="0 0 {scene.width:.3f} {scene.height:.3f}" '
             f'style="max-width:100%;height:auto" '
             f'font-family="sans-serif">{"".join(body)}</svg>')
 
@@ -203,7 +202,9 @@ def draw_on(ax, scene: Scene) -> None:
             case Marks():
                 if shape.points:
                     xs, ys = zip(*shape.points)
-                    ax.scatter(xs, ys, s=(shape.size * 20) ** 2, marker="s", c=shape.fill)
+                    points_per_unit = scene.scale * 72 / 100  # the figure is at 100 dpi
+                    ax.scatter(xs, ys, s=(shape.size * points_per_unit) ** 2, marker="s",
+                               c=shape.fill, linewidths=0)
             case Rect():
                 ax.add_patch(patches.Rectangle((shape.x, shape.y), shape.w, shape.h,
                                                facecolor=shape.fill, alpha=shape.opacity,

@@ -3,7 +3,7 @@ beams (docs/rules/stag_hunt.md)."""
 
 import numpy as np
 
-from analysis.colours import INK, OKABE_ITO, STAG_HUNT_RESOURCES
+from analysis.colours import FIRE, INK, STAG_HUNT_RESOURCES, WINE
 from dashboard import Swatch, View, agent_colour, behaviour_swatches
 from dashboard.charts import Plot, Series
 from dashboard.scene import Cells, Circle, Polygon, Rect, Scene, Text, fit_scale
@@ -12,7 +12,9 @@ from models.stag_hunt import DIRECTIONS, HARE, STAG
 WALL = "#6b6b6b"
 #: Empty, wall, stag, hare.
 CELL_COLOURS = ("#ffffff", WALL, STAG_HUNT_RESOURCES["stag"], STAG_HUNT_RESOURCES["hare"])
-BEAMS = {"attack": OKABE_ITO["vermillion"], "punish": OKABE_ITO["reddish purple"]}
+#: Beams: fire's vermillion and the wine no Stag Hunt behaviour takes.
+BEAMS = {"attack": FIRE, "punish": WINE}
+BEAM_OPACITY = 0.45
 
 
 def facing_wedge(row, col, orientation) -> Polygon:
@@ -29,7 +31,7 @@ def facing_wedge(row, col, orientation) -> Polygon:
 
 def scene(model) -> Scene:
     """Walls grey, stags brown, hares tan; this turn's attack beam vermillion and punish beam
-    reddish purple, translucent; each hunter a disc in its behaviour's colour with its seat
+    wine, translucent; each hunter a disc in its behaviour's colour with its seat
     number and kind, and a black wedge pointing the way it faces."""
     codes = np.where(model.walls, 1, np.where(model.resource_kinds == STAG, 2,
                                               np.where(model.resource_kinds == HARE, 3, 0)))
@@ -37,7 +39,7 @@ def scene(model) -> Scene:
     out = Scene(cols, rows, scale=fit_scale(cols, rows))
     out.add(Cells(codes, CELL_COLOURS, tips=("empty", "wall", "stag", "hare")))
     for layer, beam in ((model.attack_beam, "attack"), (model.punish_beam, "punish")):
-        out.add(*(Rect(col, row, 1, 1, BEAMS[beam], opacity=0.45, tip=f"{beam} beam")
+        out.add(*(Rect(col, row, 1, 1, BEAMS[beam], opacity=BEAM_OPACITY, tip=f"{beam} beam")
                   for row, col in np.argwhere(layer)))
     for agent in model.agents:
         if agent.cell is None:
@@ -55,8 +57,8 @@ def scene(model) -> Scene:
 def key(model) -> list:
     return [Swatch("wall", WALL), Swatch("stag", CELL_COLOURS[2]),
             Swatch("hare", CELL_COLOURS[3]),
-            Swatch("attack beam (this turn)", BEAMS["attack"]),
-            Swatch("punish beam (this turn)", BEAMS["punish"]),
+            Swatch("attack beam (this turn)", BEAMS["attack"], opacity=BEAM_OPACITY),
+            Swatch("punish beam (this turn)", BEAMS["punish"], opacity=BEAM_OPACITY),
             *behaviour_swatches(model),
             Swatch("black wedge on a hunter: the way it faces; inside: its seat and kind "
                    f"({', '.join(model.kinds)})", INK, "triangle")]

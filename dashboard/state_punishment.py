@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from analysis.colours import (INK, OKABE_ITO, STATE_PUNISHMENT_GRID,
+from analysis.colours import (GREY, INK, STATE_PUNISHMENT_GRID,
                               STATE_PUNISHMENT_RESOURCES)
 from dashboard import Swatch, View, agent_colour, behaviour_swatches
 from dashboard.charts import Plot, Series
@@ -67,13 +67,13 @@ VIEW = View(
     scene=scene, key=key, status=status,
     plots=(
         Plot("Punishment level", "p (probability)",
-             (Series("punishment_level", "punishment level", OKABE_ITO["blue"]),), high=1.0),
+             (Series("punishment_level", "punishment level", INK),), high=1.0),
         Plot("Votes", "votes this turn (count)",
-             (Series("votes_up", "to raise p", OKABE_ITO["blue"]),
-              Series("votes_down", "to lower p", OKABE_ITO["orange"], dashed=True)),
+             (Series("votes_up", "to raise p", INK),
+              Series("votes_down", "to lower p", GREY, dashed=True)),
              high=lambda model: model.num_agents, counts=True),
         Plot("Harm", "harm dealt so far (reward units)",
-             (Series("social_harm_generated", "social harm", OKABE_ITO["reddish purple"]),)),
+             (Series("social_harm_generated", "social harm", INK),)),
         Plot("Resources collected", "resources (count, cumulative)",
              tuple(Series(f"collected_{kind}", kind, STATE_PUNISHMENT_RESOURCES[kind])
                    for kind in KINDS),

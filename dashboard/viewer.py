@@ -3,9 +3,10 @@ Brigade replay file; it is rebuilt from its recorded parameters and seed and che
 its stored rows (``dashboard.runs``), and a scrubber moves through its rounds, backwards and
 forwards. A second run can be opened beside the first; the scrubber moves both.
 
-A run the batch engine played cannot be rebuilt from its seed alone (its random numbers
-belong to its block of runs): its stored rows are plotted and the page says why there is no
-world to show.
+A run the batch engine played, or one recorded under another version of the rules, cannot be
+rebuilt from its seed alone: its stored rows are plotted and the page says why there is no
+world to show. Whatever a folder, a file or a run id holds, the page says what is wrong in
+one line.
 """
 
 from pathlib import Path
@@ -13,21 +14,25 @@ from pathlib import Path
 import solara
 
 from dashboard import runs
-from dashboard.controls import one_line
-from dashboard.panels import AgentPanel, Charts, World, message
+from dashboard.messages import message, one_line
+from dashboard.panels import AgentPanel, Charts, World
 
 SOURCES = ("study folder", "replay file")
 LISTED = 200  # run ids offered in the drop-down; any other can be typed
 
 
-def studies_under(folder: str) -> list[str]:
-    """``folder`` if it holds a study, else its subfolders that do, sorted."""
-    path = Path(folder).expanduser()
-    if (path / "study.json").is_file():
-        return [str(path)]
-    if not path.is_dir():
-        return []
-    return sorted(str(p.parent) for p in path.glob("*/study.json"))
+def studies_under(folder: str) -> list[str] | str:
+    """``folder`` if it holds a study, else its subfolders that do, sorted; or why the
+    folder cannot be read."""
+    try:
+        path = Path(folder).expanduser()
+        if (path / "study.json").is_file():
+            return [str(path)]
+        if not path.is_dir():
+            return []
+        return sorted(str(p.parent) for p in path.glob("*/study.json"))
+    except Exception as problem:  # a name too long, a folder not readable, "~nobody"
+        return f"{folder!r} cannot be read: {one_line(problem)}"
 
 
 @solara.component
@@ -39,20 +44,23 @@ def Picker(label: str, recording: solara.Reactive, default_folder: str = "result
     run_id = solara.use_reactive("")
     path = solara.use_reactive("")
     error = solara.use_reactive("")
-    listed = solara.use_memo(lambda: _listing(study.value), [study.value])
     found = solara.use_memo(lambda: studies_under(folder.value), [folder.value])
+    offered = found if isinstance(found, list) else []
+    chosen = (study.value if study.value in offered
+              else offered[0] if len(offered) == 1 else None)
+    listed = solara.use_memo(lambda: _listing(chosen), [chosen])
 
     def open_it():
         try:
             if source.value == SOURCES[0]:
-                if not study.value:
-                    raise runs.RunError(f"no study folder chosen (none found under "
+                if not chosen:
+                    raise runs.RunError(f"no study chosen (none found under "
                                         f"{folder.value!r})")
-                recording.set(runs.open_run(study.value, run_id.value.strip()))
+                recording.set(runs.open_run(chosen, (run_id.value or "").strip()))
             else:
-                recording.set(runs.open_replay(path.value.strip()))
+                recording.set(runs.open_replay((path.value or "").strip()))
             error.set("")
-        except (runs.RunError, OSError) as problem:
+        except Exception as problem:  # said in one line, whatever the path or file
             error.set(one_line(problem))
 
     with solara.Card(label, classes=["run-picker"], margin=0):
@@ -60,10 +68,11 @@ def Picker(label: str, recording: solara.Reactive, default_folder: str = "result
         if source.value == SOURCES[0]:
             solara.InputText("folder of studies (or one study)", value=folder,
                              classes=["folder-field"])
-            if found:
-                solara.Select("study", values=found,
-                              value=study.value if study.value in found else None,
-                              on_value=study.set, classes=["study-picker"])
+            if offered:
+                solara.Select("study", values=offered, value=chosen, on_value=study.set,
+                              classes=["study-picker"])
+            elif isinstance(found, str):
+                message(found)
             else:
                 message(f"no study under {folder.value!r}: run one with `dilemmas run` "
                         "or `make run`")
@@ -89,7 +98,7 @@ def _listing(study):
         return []
     try:
         return [entry["run_id"] for entry in runs.list_runs(study)]
-    except (runs.RunError, OSError) as problem:
+    except Exception as problem:  # a damaged folder is said, not raised
         return one_line(problem)
 
 
@@ -109,14 +118,14 @@ def RunView(recording, round_: int, name: str):
                     f"{game.round} {shown} of {recording.rounds}",
                     classes=["run-caption"], style={"font-size": "15px"})
         (solara.Success if verdict.identical else solara.Warning)(
-            verdict.message, dense=True, classes=["run-verdict"])
+            one_line(verdict.message), dense=True, classes=["run-verdict"])
         model = None
-        if recording.engine != "batch":
+        if recording.refusal is None:  # the verdict says why a run is not rebuilt
             try:
                 model = runs.model_at(recording, shown, previous.current)
                 previous.current = model
-            except runs.RunError as problem:
-                message(one_line(problem))
+            except Exception as problem:
+                message(problem)
         if model is not None:
             World(game, model, shown)
         Charts(game, data, model, shown, current=shown)
@@ -134,7 +143,7 @@ def _verdict(recording):
 
 @solara.component
 def ViewerPage():
-    """Two run pickers, a scrubber, and the opened runs side by side."""
+    """Two run pickers in the sidebar, a scrubber, and the opened runs side by side."""
     first = solara.use_reactive(None)
     second = solara.use_reactive(None)
     round_ = solara.use_reactive(0)
@@ -145,7 +154,13 @@ def ViewerPage():
     with solara.Sidebar():
         Picker("Run A", first)
         Picker("Run B (optional, shown beside A)", second)
-    if not opened:
+    Runs(first.value, second.value, round_, last)
+
+
+@solara.component
+def Runs(first, second, round_, last: int):
+    """The scrubber and the opened runs side by side."""
+    if first is None and second is None:
         solara.Markdown("Open a run of a study folder (by its run id) or a Bucket Brigade "
                         "replay file in the sidebar; open a second to compare them side by "
                         "side.")
@@ -160,6 +175,6 @@ def ViewerPage():
                       outlined=True, classes=["scrub-forward"])
     with solara.Row(gap="24px", style={"flex-wrap": "nowrap", "align-items": "flex-start",
                                        "overflow-x": "auto"}):
-        for name, recording in (("A", first.value), ("B", second.value)):
+        for name, recording in (("A", first), ("B", second)):
             if recording is not None:
                 RunView(recording, round_.value, name).key(f"{name}-{id(recording)}")

@@ -256,6 +256,7 @@ def test_recorded_runs_and_back_shows_the_game_chosen(page):
     modes.v_model = list(app.MODES).index("Recorded runs")
     assert not rc.find(v.Select, label="game").widgets  # no game picker for a recorded run
     assert not rc.find(v.Html, class_="world-caption").widgets
+    modes = rc.find(v.BtnToggle, class_="mode-picker").widget  # the one the page shows now
     modes.v_model = list(app.MODES).index("Play a game")
     assert caption(rc) == opening("Stag Hunt Physical")
     click(rc, "Step")
@@ -282,8 +283,8 @@ def test_a_refused_value_is_said_in_one_line_and_the_game_stays(page, title):
     assert caption(rc) == opening(title) and world(box) == start
     click(rc, "Step")  # the last model still plays
     assert caption(rc) == opening(title).replace(" 0 ·", " 1 ·", 1)
-    click(rc, "Reset")  # and Reset with the refused value keeps it
-    assert caption(rc) == opening(title).replace(" 0 ·", " 1 ·", 1) and messages(box)
+    click(rc, "Reset")  # Reset restarts it with the last accepted values; the refusal stays
+    assert caption(rc) == opening(title) and world(box) == start and messages(box) == said
 
     set_control(box, "max_steps", 30)  # a value it accepts: a new model, no message
     assert caption(rc) == opening(title) and messages(box) == []
@@ -561,7 +562,7 @@ def test_to_svg_sizes_the_drawing_and_escapes_text():
     scene = Scene(4, 2, scale=25).add(Text(1, 1, "a<b & c"), Rect(0, 0, 1, 1, "red",
                                                                     tip='"quoted"'))
     svg = to_svg(scene, label="x & y")
-    assert 'width="100" height="50" viewBox="0 0 4 2"' in svg
+    assert 'width="100" height="50" viewBox="0 0 4.000 2.000"' in svg
     assert "a&lt;b &amp; c" in svg and 'aria-label="x &amp; y"' in svg
     assert "&quot;quoted&quot;" in svg
     with pytest.raises(TypeError):

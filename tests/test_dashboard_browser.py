@@ -192,9 +192,14 @@ def open_game(page, url: str, game):
     expect(page.locator(f'.world svg[aria-label="{game.title}: the world"]')).to_have_count(1)
     expect(page.locator(".world-caption")).to_have_text(
         re.compile(f"^{game.round} 0 · population "))
-    # the sidebar's controls come a little after the world: wait for the game's own
-    expect(page.locator(".v-navigation-drawer").get_by_text(
-        re.compile(f"^{own_control(game)}( = .*)?$"))).to_be_visible()
+    # the sidebar's controls come a little after the world: wait for the game's own, and
+    # for the first game's to be gone (a click on those would be lost)
+    drawer = page.locator(".v-navigation-drawer")
+    expect(drawer.get_by_text(re.compile(f"^{own_control(game)}( = .*)?$"))).to_be_visible()
+    if game is not SERVED[0]:
+        expect(drawer.get_by_text(re.compile(f"^{own_control(SERVED[0])}( = .*)?$"))
+               ).to_have_count(0)
+    expect(drawer.get_by_text("All parameters", exact=True)).to_have_count(1)
 
 
 def own_control(game) -> str:
@@ -402,7 +407,7 @@ def test_one_agents_reward_and_last_rounds(url, page, problems, game):
     choose(page, picker, seats[seat])
     expect(picker).to_contain_text(seats[seat])
 
-    expect(page.locator(f'.agent-panel svg[aria-label="Agent {seat}: reward"]')).to_be_visible()
+    expect(page.locator(f'.agent-panel svg[aria-label^="Agent {seat} ("]')).to_be_visible()
     table = page.locator(".agent-table")
     expect(table.locator("caption")).to_have_text(
         f"agent {seat}, its last rounds (newest first)")

@@ -325,7 +325,7 @@ def test_a_replay_of_other_rules_is_shown_but_not_played(episode):
 @pytest.mark.parametrize("content, message", [
     ("{not json", "not a JSON replay"),
     ('{"format": "something else"}', "format"),
-    (None, "cannot read the replay"),
+    (None, "no such file"),
 ])
 def test_a_corrupted_replay_raises_a_run_error(episode, content, message):
     path, _ = episode

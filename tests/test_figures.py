@@ -362,7 +362,9 @@ def test_the_dashboard_takes_its_colours_from_the_palette():
     assert colours.FIRE == colours.OKABE_ITO["vermillion"]  # fire is warm
     assert stag_hunt.CELL_COLOURS[2:] == (colours.STAG_HUNT_RESOURCES["stag"],
                                           colours.STAG_HUNT_RESOURCES["hare"])
-    assert set(stag_hunt.BEAMS.values()) <= set(colours.PALETTE)
+    assert set(stag_hunt.BEAMS.values()) <= set(colours.EXTENDED)
+    hunters = {colours.behaviour_colour("stag_hunt", b) for b in GAMES["stag_hunt"].behaviours}
+    assert not set(stag_hunt.BEAMS.values()) & hunters  # a beam is never a hunter's colour
     assert state_punishment.CELL_COLOURS == (
         colours.STATE_PUNISHMENT_GRID["empty"], colours.STATE_PUNISHMENT_GRID["wall"],
         *colours.STATE_PUNISHMENT_RESOURCES.values())
