@@ -1,14 +1,14 @@
 # The two commands of the README: `make run` (the main job) and `make test` (the whole suite).
 # Both build the project's own virtual environment in .venv first, with the Python that
 # pyenv selects from .python-version (3.12). `make dashboard` serves the Solara dashboard
-# (app.py) on 127.0.0.1 without internet: Solara's front-end files come from a local cache
-# that dashboard_assets.py fills from the npm registry. `make test` installs Debian's
+# (dilemmas.dashboard.app) on 127.0.0.1 without internet: Solara's front-end files come from a
+# local cache that dilemmas.dashboard.assets fills from the npm registry. `make test` installs Debian's
 # chromium and fills that cache too, for the browser tests.
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-stamp
 # Solara's front-end files (npm packages), served by `solara run` when
-# SOLARA_ASSETS_PROXY_CACHE_DIR points here; see dashboard_assets.py
+# SOLARA_ASSETS_PROXY_CACHE_DIR points here; see src/dilemmas/dashboard/assets.py
 ASSETS := .solara-assets
 ASSETS_STAMP := $(ASSETS)/.filled-stamp
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
@@ -23,15 +23,15 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/python -m analysis.main_job
+	$(VENV)/bin/python -m dilemmas.analysis.studies.main_job
 
 test: $(STAMP) $(ASSETS_STAMP) chromium
 	$(VENV)/bin/python -m pytest
 
 # Solara's JavaScript and CSS, so its pages render without the CDN; again after a reinstall
 # (e.g. a new Solara) or a change of the script
-$(ASSETS_STAMP): $(STAMP) dashboard_assets.py
-	$(VENV)/bin/python dashboard_assets.py --cache $(ASSETS)
+$(ASSETS_STAMP): $(STAMP) src/dilemmas/dashboard/assets.py
+	$(VENV)/bin/python -m dilemmas.dashboard.assets --cache $(ASSETS)
 	touch $(ASSETS_STAMP)
 
 assets: $(ASSETS_STAMP)
@@ -47,7 +47,7 @@ chromium:
 
 dashboard: $(ASSETS_STAMP)
 	SOLARA_ASSETS_PROXY_CACHE_DIR=$(abspath $(ASSETS)) SOLARA_TELEMETRY_MIXPANEL_ENABLE=False \
-		$(VENV)/bin/solara run app.py --host 127.0.0.1 --production
+		$(VENV)/bin/solara run dilemmas.dashboard.app --host 127.0.0.1 --production
 
 # The documentation site in docs/_build/html (open index.html); its notebooks and executable
 # pages are run while it builds, and kept in a cache until their code changes

@@ -1,7 +1,7 @@
 """The dashboard in a real browser: how long a Step takes to show, and how many rounds per
 second Play shows.
 
-``solara run app.py`` on 127.0.0.1, driven by Debian's headless chromium (Playwright), with
+``solara run dilemmas.dashboard.app`` on 127.0.0.1, driven by Debian's headless chromium (Playwright), with
 a 1500 x 1000 window. For each game at its default parameters:
 
 * **Step**: the time from the click on Step until the page shows the new round (the round
@@ -21,12 +21,9 @@ own controls. Run: ``.venv/bin/python benchmarks/dashboard.py [--steps N] [--sec
 import argparse
 import statistics
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from dashboard.serving import chromium, serving, watch  # noqa: E402
-from models import GAMES  # noqa: E402
+from dilemmas import GAMES
+from dilemmas.dashboard.serving import chromium, serving, watch
 
 #: In the page: click Step, wait until the counter and the world's status line show the
 #: next round, then for the next painted frame; the time it took, in ms.
@@ -140,7 +137,7 @@ def main(argv=None):
         page = browser.new_page(viewport={"width": 1500, "height": 1000})
         problems = watch(page)
         for game in GAMES.values():
-            if not game.model.__module__.startswith("models."):
+            if not game.model.__module__.startswith("dilemmas."):
                 continue
             print(f"{game.title} ...", file=sys.stderr, flush=True)
             open_game(page, url, game.title)

@@ -8,7 +8,7 @@ whole ``run()``: starting, every round, and gathering the rows of every episode)
 the Mesa model playing episodes one after another with its DataCollector on, as a study
 does (building each model included), each for about ``--seconds``. ``speed-up`` is their
 ratio. Then ``--study`` episodes of a Bucket Brigade study (``random``, model rows of every
-night) through ``analysis.runner.run_study`` on one worker: seconds, episodes per second
+night) through ``dilemmas.analysis.studies.runner.run_study`` on one worker: seconds, episodes per second
 and the process's peak resident memory, for two sizes, to show that memory does not grow
 with the number of episodes (the rows stream to disk block by block).
 
@@ -41,7 +41,7 @@ def pin_to_one_core() -> None:
 
 def engine_rate(game, parameters, episodes: int, seconds: float) -> float:
     """Rounds per second of whole batches of ``episodes``, repeated for about ``seconds``."""
-    from models import GAMES
+    from dilemmas import GAMES
 
     GAMES[game].batch(10, np.random.default_rng(0), **parameters).run()  # load compiled code
     rounds, spent, seed = 0, 0.0, 0
@@ -56,7 +56,7 @@ def engine_rate(game, parameters, episodes: int, seconds: float) -> float:
 
 def model_rate(game, parameters, seconds: float) -> float:
     """Rounds per second of the Mesa model, one episode after another, DataCollector on."""
-    from models import GAMES
+    from dilemmas import GAMES
 
     GAMES[game].model(**parameters, rng=0).run_model()
     rounds, spent, seed = 0, 0.0, 0
@@ -72,8 +72,8 @@ def model_rate(game, parameters, seconds: float) -> float:
 
 def study(episodes: int) -> dict:
     """One Bucket Brigade study of ``episodes`` runs through the runner (in this process)."""
-    from analysis.runner import run_study
-    from analysis.studies import Study
+    from dilemmas.analysis.studies.runner import run_study
+    from dilemmas.analysis.studies.study import Study
 
     plan = Study(game="bucket_brigade", name="engine_bench", replicates=episodes, seed=1,
                  fixed={"population": "random"}, max_runs=episodes)

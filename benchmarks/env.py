@@ -18,7 +18,7 @@ machine's drift from second to second falls on all three alike. Run: ``make benc
 [--envs N]``.
 
 For each game with a batch engine, a second line measures the vectorised environment
-(``models.vector_env``) on ``--envs`` episodes (default 1000), random allowed actions drawn
+(``dilemmas.envs.vector``) on ``--envs`` episodes (default 1000), random allowed actions drawn
 for all of them at once, measured in the same turns: ``env steps/s`` counts a
 ``step()`` of the ``--envs`` episodes as that many environment steps (comparable to the line
 above), then the speed-up over it, then agent steps (x agents). The rows sitting out at the
@@ -31,8 +31,8 @@ import time
 
 import numpy as np
 
-from models import GAMES, parallel_env
-from models.vector_env import vector_env
+from dilemmas import GAMES, parallel_env
+from dilemmas.envs.vector import vector_env
 
 
 def chooser(seed=0):

@@ -17,8 +17,8 @@ Run: ``make bench`` or ``.venv/bin/python benchmarks/games.py [--games NAME ...]
 import argparse
 import time
 
-from models import GAMES
-from models.phases import AgentPhase
+from dilemmas import GAMES
+from dilemmas.models.phases import AgentPhase
 
 
 def measure(build, seconds: float) -> dict:

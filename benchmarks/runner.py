@@ -2,7 +2,7 @@
 
 The same Bucket Brigade study (default scenario, ``random``, model data of every night) is
 played on the Mesa model (``engine = "model"``; ``benchmarks/engine.py`` measures the batch
-engine) by ``analysis.runner.run_study`` with 1 and 2 local workers and by ``mesa.batch_run``
+engine) by ``dilemmas.analysis.studies.runner.run_study`` with 1 and 2 local workers and by ``mesa.batch_run``
 with 1 and 2 processes, on the same seeds (the study's). Each configuration runs in a fresh
 Python process, so the peak resident memory reported is its own: ``parent MB`` for the
 process that holds the results (the runner writes them to disk, ``batch_run`` returns them
@@ -21,9 +21,9 @@ import time
 
 
 def one(kind: str, workers: int, episodes: int) -> dict:
-    from analysis.runner import run_study
-    from analysis.studies import Study
-    from models import GAMES
+    from dilemmas.analysis.studies.runner import run_study
+    from dilemmas.analysis.studies.study import Study
+    from dilemmas import GAMES
 
     study = Study(game="bucket_brigade", name="bench", replicates=episodes, seed=1,
                   fixed={"population": "random"}, engine="model")

@@ -1,7 +1,7 @@
 """Training speed: rounds per second of each game with each learner, as ``dilemmas train``
 plays them.
 
-For each example training file (``analysis/training/<game>.toml``: its game, parameters and
+For each example training file (``src/dilemmas/examples/training/<game>.toml``: its game, parameters and
 population) and each learner (``q_learning``, ``linear_q`` in the learning seats), whole
 episodes with one learner carried across them at ``epsilon = 0.1``, each model built as a
 training builds it. ``collect on``: with the DataCollector, as ``dilemmas train`` runs (it
@@ -17,8 +17,8 @@ import statistics
 import time
 from pathlib import Path
 
-from analysis.training import Training
-from models.learners import LEARNERS
+from dilemmas.analysis.learning.training import Training
+from dilemmas.models.learners import LEARNERS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,7 +52,7 @@ def main(argv=None):
     print(f"{'training file, learner':<38} {'rounds/s':>10} {'rounds/s':>10} "
           f"{'decisions/s':>12}")
     print(f"{'':<38} {'collect on':>10} {'collect off':>10} {'collect on':>12}")
-    for path in sorted((ROOT / "analysis" / "training").glob("*.toml")):
+    for path in sorted((ROOT / "src" / "dilemmas" / "examples" / "training").glob("*.toml")):
         training = Training.from_file(path)
         for behaviour in LEARNERS:
             on = [rounds_per_second(training, behaviour, True, args.seconds)

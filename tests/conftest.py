@@ -7,6 +7,6 @@ settings.register_profile("dilemmas", derandomize=True, deadline=None, print_blo
 settings.load_profile("dilemmas")
 
 # The test-only fifth game registers itself on import (tests/public_goods/), so every test
-# that goes over models.GAMES -- the contract suite, the CLI, the runner, the dashboard --
+# that goes over dilemmas.GAMES -- the contract suite, the CLI, the runner, the dashboard --
 # sees it.
 import public_goods  # noqa: E402,F401

@@ -9,11 +9,11 @@ import warnings
 import numpy as np
 import pandas as pd
 
-import models
-from agents.population import parse_population
-from models.bucket_brigade import WORK
-from models.env import DilemmaEnv
-from models.policies import LinearPolicy
+import dilemmas
+from dilemmas.models.population import parse_population
+from dilemmas.models.bucket_brigade.model import WORK
+from dilemmas.envs.parallel import DilemmaEnv
+from dilemmas.models.policies import LinearPolicy
 
 GAMES = ("bucket_brigade", "state_punishment", "stag_hunt", "firefighting_graph")
 
@@ -139,7 +139,7 @@ def assert_frames_equal(left, right, drop_agent_columns=()):
 
 def own_episode(game, parameters, seed, **extra):
     """The model's own episode (no environment), played to its end."""
-    model = models.GAMES[game].model(**parameters, **extra, rng=seed)
+    model = dilemmas.GAMES[game].model(**parameters, **extra, rng=seed)
     for _ in range(100_000):
         if not model.running:
             return model

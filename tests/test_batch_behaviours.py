@@ -1,7 +1,7 @@
 """Bucket Brigade: every behaviour's ``batch_decide`` makes its Mesa decisions.
 
 A behaviour that defines ``batch_decide`` plays in the batch engine
-(``models.bucket_brigade_batch``); it must decide, for every episode at once, exactly what
+(``dilemmas.models.bucket_brigade.batch``); it must decide, for every episode at once, exactly what
 its Mesa ``choose_signal`` / ``choose_action`` decide for that episode's observation. Each
 test builds random observations (fixed seeds), hands them to ``batch_decide`` through a fake
 batch (``types.SimpleNamespace``) whose ``rng`` returns prepared arrays of uniform numbers,
@@ -18,12 +18,12 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-import agents.bucket_brigade as bb_agents
-from agents.bucket_brigade import BEHAVIOURS, HEURISTIC_PARAMETERS, HeuristicAgent
-from models.batch import Group
-from models.bucket_brigade import (BURNING, REST, RUINED, SAFE, WORK, BucketBrigadeModel,
+import dilemmas.agents.bucket_brigade as bb_agents
+from dilemmas.agents.bucket_brigade import BEHAVIOURS, HEURISTIC_PARAMETERS, HeuristicAgent
+from dilemmas.models.batch import Group
+from dilemmas.models.bucket_brigade.model import (BURNING, REST, RUINED, SAFE, WORK, BucketBrigadeModel,
                                    Observation)
-from models.bucket_brigade_batch import BucketBrigadeBatch
+from dilemmas.models.bucket_brigade.batch import BucketBrigadeBatch
 
 BATCHED = sorted(name for name, cls in BEHAVIOURS.items() if hasattr(cls, "batch_decide"))
 HEURISTICS = ("firefighter", "liar", "free_rider", "hero", "coordinator")
@@ -239,7 +239,7 @@ def model_for(population, n, k, kappa):
 
 
 def groups_of(model):
-    """The groups of seats the batch engine makes (``models.batch.BatchEngine``)."""
+    """The groups of seats the batch engine makes (``dilemmas.models.batch.BatchEngine``)."""
     kinds = [type(agent) for agent in model.seats]
     return [Group(cls, np.array([i for i, kind in enumerate(kinds) if kind is cls]), {})
             for cls in dict.fromkeys(kinds)]

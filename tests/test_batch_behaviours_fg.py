@@ -1,7 +1,7 @@
 """Firefighting Graph: every behaviour's ``batch_decide`` makes its Mesa decisions.
 
 Several Mesa models of one parameter set play side by side; before each step, the batch
-version of the behaviour (``batch_decide``, ``models.firefighting_graph_batch``) decides for
+version of the behaviour (``batch_decide``, ``dilemmas.models.firefighting_graph.batch``) decides for
 all of them at once, one row per model, from the flames each model's firefighters saw, with
 its memory carried from step to step as the engine carries it; the Mesa agents then decide
 in their own step. The two must choose the same action for every firefighter of every
@@ -15,9 +15,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from agents.firefighting_graph import BEHAVIOURS
-from models.batch import Group
-from models.firefighting_graph import FirefightingGraphModel
+from dilemmas.agents.firefighting_graph import BEHAVIOURS
+from dilemmas.models.batch import Group
+from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
 
 BATCHED = sorted(name for name, cls in BEHAVIOURS.items() if hasattr(cls, "batch_decide"))
 CONFIGS = [dict(), dict(preset="oliehoek"), dict(layout="grid", n_width=3, n_height=2),

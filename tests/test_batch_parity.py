@@ -1,7 +1,7 @@
 """The batch engines play the Mesa models' games: statistical parity, reporter by reporter.
 
-Bucket Brigade's and the Firefighting Graph's batch engines (``models.batch``,
-``models.bucket_brigade_batch``, ``models.firefighting_graph_batch``) play many episodes at
+Bucket Brigade's and the Firefighting Graph's batch engines (``dilemmas.models.batch``,
+``dilemmas.models.bucket_brigade.batch``, ``dilemmas.models.firefighting_graph.batch``) play many episodes at
 once with the Mesa models' rule functions but not their random numbers (one generator shared
 by the batch, behaviours drawing with numpy), so the two agree in distribution, not draw for
 draw. For each configuration below this file plays ``M`` Mesa episodes (seeds ``0 .. M-1``,
@@ -40,8 +40,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-import agents.bucket_brigade as bb_agents
-from models.registry import GAMES
+import dilemmas.agents.bucket_brigade as bb_agents
+from dilemmas.registry import GAMES
 
 BB, FG = "bucket_brigade", "firefighting_graph"
 

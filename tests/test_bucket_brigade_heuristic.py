@@ -1,6 +1,6 @@
 """Bucket Brigade: the heuristic behaviour (``HeuristicAgent``), one documented rule at a time.
 
-The rules are those of the module docstring of ``agents/bucket_brigade.py``. Each test runs
+The rules are those of the module docstring of ``dilemmas/agents/bucket_brigade.py``. Each test runs
 a test-local subclass of ``HeuristicAgent`` (registered in ``BEHAVIOURS`` with
 ``monkeypatch``) whose ten parameters are all neutral (0, honesty 1) except the ones under
 test, hand-builds the public observation (``model.observation._replace(...)``) and calls
@@ -20,9 +20,9 @@ from collections import Counter
 
 import pytest
 
-import agents.bucket_brigade as bb_agents
-from agents.bucket_brigade import HEURISTIC_PARAMETERS, HeuristicAgent
-from models.bucket_brigade import BURNING, REST, RUINED, SAFE, WORK, BucketBrigadeModel
+import dilemmas.agents.bucket_brigade as bb_agents
+from dilemmas.agents.bucket_brigade import HEURISTIC_PARAMETERS, HeuristicAgent
+from dilemmas.models.bucket_brigade.model import BURNING, REST, RUINED, SAFE, WORK, BucketBrigadeModel
 
 N = 20_000
 SIGMAS = 4

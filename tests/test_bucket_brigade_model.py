@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from agents.bucket_brigade import BEHAVIOURS, FreeRiderAgent
-from models.bucket_brigade import (BURNING, REST, RUINED, SAFE, SCENARIOS, WORK,
+from dilemmas.agents.bucket_brigade import BEHAVIOURS, FreeRiderAgent
+from dilemmas.models.bucket_brigade.model import (BURNING, REST, RUINED, SAFE, SCENARIOS, WORK,
                                    BucketBrigadeModel)
 
 

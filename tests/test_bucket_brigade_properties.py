@@ -9,8 +9,8 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.bucket_brigade import BEHAVIOURS
-from models.bucket_brigade import BURNING, RUINED, RULE_SETS, SAFE, WORK, BucketBrigadeModel
+from dilemmas.agents.bucket_brigade import BEHAVIOURS
+from dilemmas.models.bucket_brigade.model import BURNING, RUINED, RULE_SETS, SAFE, WORK, BucketBrigadeModel
 from support import population_string
 
 NAMES = sorted(set(BEHAVIOURS) - {"policy"})  # policy seats need a policy: test_env.py

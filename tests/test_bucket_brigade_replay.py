@@ -5,10 +5,10 @@ import os
 
 import pytest
 
-from models.bucket_brigade import BucketBrigadeModel
-from models.bucket_brigade_replay import (ReplayError, load_replay, replay_model, save_replay,
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
+from dilemmas.models.bucket_brigade.replay import (ReplayError, load_replay, replay_model, save_replay,
                                           to_replay, verify_replay)
-from models.files import write_atomic
+from dilemmas.models.files import write_atomic
 
 
 @pytest.fixture

@@ -17,11 +17,11 @@ import math
 import numpy as np
 import pytest
 
-import agents.bucket_brigade as bb_agents
-from agents.bucket_brigade import BucketBrigadeAgent
-from models.bucket_brigade import (BURNING, REST, RUINED, SAFE, WORK, BucketBrigadeModel,
+import dilemmas.agents.bucket_brigade as bb_agents
+from dilemmas.agents.bucket_brigade import BucketBrigadeAgent
+from dilemmas.models.bucket_brigade.model import (BURNING, REST, RUINED, SAFE, WORK, BucketBrigadeModel,
                                    initial_fire_count)
-from models.bucket_brigade_arrays import FROM_LEFT, FROM_RIGHT
+from dilemmas.models.bucket_brigade.arrays import FROM_LEFT, FROM_RIGHT
 from support import assert_rate
 
 N_TRIALS = 20_000

@@ -1,5 +1,5 @@
 """The contract every registered game keeps (docs/rules/README.md), checked for each game in
-``models.GAMES`` -- the four games and the test-only Public Goods game -- so a new game gets
+``dilemmas.GAMES`` -- the four games and the test-only Public Goods game -- so a new game gets
 every check by registering. Per-game test files hold only their own game's rules."""
 
 import ast
@@ -18,10 +18,10 @@ import pandas as pd
 import pytest
 import solara
 
-from models import GAMES
-from models.parameters import (Boolean, Choice, Custom, Integer, Population, Probability, Real,
+from dilemmas import GAMES
+from dilemmas.models.parameters import (Boolean, Choice, Custom, Integer, Population, Probability, Real,
                                Reals, Subset)
-from models.phases import AgentPhase
+from dilemmas.models.phases import AgentPhase
 from support import widgets_under
 
 TESTS = Path(__file__).resolve().parent
@@ -87,7 +87,7 @@ def test_the_four_games_and_the_test_game_are_registered():
 
 
 def test_signature_is_the_declaration(game):
-    signature = inspect.signature(game.model.__init__)
+    signature = inspect.signature(game.model)
     keywords = {name: p.default for name, p in signature.parameters.items()
                 if p.kind is p.KEYWORD_ONLY}
     assert keywords.pop("rng") is None and keywords.pop("collect_data") is True
@@ -95,8 +95,15 @@ def test_signature_is_the_declaration(game):
     for parameter in game.parameters:
         assert keywords[parameter.name] == parameter.default, parameter.name
         assert parameter.description, parameter.name
-    assert all(p.kind is p.KEYWORD_ONLY for name, p in signature.parameters.items()
-               if name != "self")
+    assert all(p.kind is p.KEYWORD_ONLY for p in signature.parameters.values())
+
+
+def test_the_constructor_sets_every_declared_parameter_and_refuses_others(game):
+    model = game.model(collect_data=False, rng=0)
+    for parameter in game.parameters:
+        assert hasattr(model, parameter.attribute or parameter.name), parameter.name
+    with pytest.raises(TypeError, match="'no_such_parameter'"):
+        game.model(no_such_parameter=1)
 
 
 def test_rules_document_lists_the_parameters_and_the_columns(game):
@@ -189,9 +196,9 @@ def test_same_seed_same_dataframes_in_a_fresh_process(game, tmp_path):
         import pickle, sys
         sys.path.insert(0, {str(TESTS)!r})
         import importlib
-        import models
+        import dilemmas
         importlib.import_module({game.model.__module__!r})
-        model = models.GAMES[{game.name!r}].model(population={population!r}, rng=11)
+        model = dilemmas.GAMES[{game.name!r}].model(population={population!r}, rng=11)
         model.run_model()
         dc = model.datacollector
         pickle.dump((dc.get_model_vars_dataframe(), dc.get_agent_vars_dataframe()),
@@ -291,11 +298,11 @@ def test_unknown_behaviours_are_rejected(game):
 # --- Dashboard -----------------------------------------------------------------------------
 
 def test_the_dashboard_page_renders_and_steps(game):
-    """The game's page in the dashboard (``dashboard.play.PlayPage``): its world an SVG,
+    """The game's page in the dashboard (``dilemmas.dashboard.play.PlayPage``): its world an SVG,
     its plots, and Step draws the next round."""
     from solara.widgets import HTML
 
-    from dashboard.play import PlayPage
+    from dilemmas.dashboard.play import PlayPage
 
     @solara.component
     def Root():

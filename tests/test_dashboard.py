@@ -2,7 +2,7 @@
 ``solara.render`` (its world an SVG, its key, its plots), Step advances it, Reset rebuilds
 it, every declared parameter has a control whose value reaches the model, and a value the
 model refuses is said in one line while the game stays in place. Then the parts alone:
-``dashboard.controls``, ``dashboard.charts`` and ``dashboard.scene``.
+``dilemmas.dashboard.controls``, ``dilemmas.dashboard.charts`` and ``dilemmas.dashboard.scene``.
 
 (``test_dashboard_browser.py`` drives the page in a real browser; ``test_dashboard_runs.py``
 checks the run viewer's data layer.)"""
@@ -20,17 +20,17 @@ import pytest
 import solara
 from solara.widgets import HTML
 
-import app
-from analysis.colours import behaviour_colour
-from dashboard import key_html
-from dashboard.charts import Plot, Series, chart
-from dashboard.controls import blame, from_text, mixes, shown_value, shown_values
-from dashboard.play import SEED
-from dashboard.scene import (MANY_CELLS, Cells, Circle, Marks, Polygon, Rect, Scene, Text,
+from dilemmas.dashboard import app
+from dilemmas.analysis.figures.colours import behaviour_colour
+from dilemmas.dashboard import key_html
+from dilemmas.dashboard.charts import Plot, Series, chart
+from dilemmas.dashboard.controls import blame, from_text, mixes, shown_value, shown_values
+from dilemmas.dashboard.play import SEED
+from dilemmas.dashboard.scene import (MANY_CELLS, Cells, Circle, Marks, Polygon, Rect, Scene, Text,
                              draw_on, to_svg)
-from dashboard.stag_hunt import facing_wedge
-from models import GAMES
-from models.stag_hunt import DIRECTIONS
+from dilemmas.dashboard.stag_hunt import facing_wedge
+from dilemmas import GAMES
+from dilemmas.models.stag_hunt.model import DIRECTIONS
 from support import widgets_under
 
 #: Every registered game the page offers, the test-only Public Goods game included.
@@ -367,7 +367,7 @@ def test_pause_stops_play(page):
 def policy_file(tmp_path, shown, mix, kind):
     """A saved policy for ``shown`` of the right shape: linear, or a tabular learner's file
     after one episode of learning."""
-    from models.policies import LinearPolicy, save_policy
+    from dilemmas.models.policies import LinearPolicy, save_policy
 
     if kind == "tabular":
         model = shown.model(population=mix.replace("policy", "q_learning"), rng=0)
@@ -400,7 +400,7 @@ def test_a_saved_policy_plays_in_the_dashboard(page, title, tmp_path, kind):
     assert caption(rc) == opening(title, population=mix).replace(" 0 ·", " 1 ·", 1)
 
 
-# --- dashboard.controls -----------------------------------------------------------------------
+# --- dilemmas.dashboard.controls -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("text, value", [
     ("", None), ("   ", None), (None, None), ("(1, 2)", (1, 2)), ("[1, 2.5]", [1, 2.5]),
@@ -461,7 +461,7 @@ def test_blame_names_no_parameter_for_a_message_about_none():
     assert blame(shown, "betas are invalid") is None
 
 
-# --- dashboard.charts -------------------------------------------------------------------------
+# --- dilemmas.dashboard.charts -------------------------------------------------------------------------
 
 RATE = Plot("Rate", "rate (fraction of agents)", (Series("r", "rate", "#0072B2"),), high=1.0)
 
@@ -490,7 +490,7 @@ def test_a_chart_labels_its_axes_and_series():
 
 
 def test_current_marks_a_round():
-    from dashboard.charts import LEFT, RIGHT, WIDTH
+    from dilemmas.dashboard.charts import LEFT, RIGHT, WIDTH
 
     data = {"r": [0.5] * 21}  # rounds 0..20
     plain, marked = chart(RATE, data, "turn"), chart(RATE, data, "turn", current=5)
@@ -526,7 +526,7 @@ def test_each_games_plots_draw_its_collected_columns_and_rates_are_0_to_1(name):
             assert all(0 <= x <= 1 for x in values), plot.title
 
 
-# --- dashboard.scene --------------------------------------------------------------------------
+# --- dilemmas.dashboard.scene --------------------------------------------------------------------------
 
 COLOURS = ("#ffffff", "#6b6b6b", "#8C510A", "#DFC27D")
 

@@ -1,30 +1,21 @@
-"""dashboard_assets.py: the npm packages it derives from the installed Solara, and the cache
-that `make test` (or `python dashboard_assets.py`) filled for the offline dashboard.
+"""dilemmas/dashboard/assets.py: the npm packages it derives from the installed Solara, and the cache
+that `make test` (or `python -m dilemmas.dashboard.assets`) filled for the offline dashboard.
 
 No test here uses the network: the cache tests read the folder the Makefile filled, and the
 tests of filling replace `npm pack` by a local tarball."""
 
-import importlib.util
 import io
 import re
-import sys
 import tarfile
 from pathlib import Path
 
 import pytest
 
+from dilemmas.dashboard import assets
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("dashboard_assets", ROOT / "dashboard_assets.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-assets = _load_script()
 
 # <name>@<literal version> right after the proxy prefix, as a plain reading of the sources
 _LITERAL = re.compile(r"(?:\{\{\s*cdn\s*\}\}|getCdn\(\)\})/((?:@[\w.-]+/)?[\w.-]+@\d[\w.-]*)/")
@@ -148,10 +139,10 @@ def test_a_failing_npm_leaves_no_partial_package(tmp_path, monkeypatch):
 
 
 def _filled_cache():
-    cache = assets.DEFAULT_CACHE
+    cache = ROOT / ".solara-assets"
     if not cache.is_dir():
         pytest.fail(
-            f"{cache} is missing: run `python dashboard_assets.py` (or `make test`, which runs it) first"
+            f"{cache} is missing: run `python -m dilemmas.dashboard.assets` (or `make test`, which runs it) first"
         )
     return cache
 
@@ -159,7 +150,7 @@ def _filled_cache():
 def test_the_cache_holds_every_file_solara_requests(derived):
     cache = _filled_cache()
     missing = assets.missing_files(cache, derived.packages)
-    assert not missing, f"{cache} lacks {missing}: run `python dashboard_assets.py`"
+    assert not missing, f"{cache} lacks {missing}: run `python -m dilemmas.dashboard.assets`"
 
 
 def test_solara_finds_the_cached_files_without_the_network(derived, monkeypatch):

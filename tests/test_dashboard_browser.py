@@ -1,8 +1,8 @@
-"""The dashboard in a real browser: ``solara run app.py`` on 127.0.0.1 with the local asset
-cache (no network), driven by Playwright in Debian's chromium (``dashboard.serving``), in a
+"""The dashboard in a real browser: ``solara run dilemmas.dashboard.app`` on 127.0.0.1 with the local asset
+cache (no network), driven by Playwright in Debian's chromium (``dilemmas.dashboard.serving``), in a
 1500 x 1000 window.
 
-For each game served (``models.GAMES``, the games of ``models``):
+For each game served (``dilemmas.GAMES``, the games of ``models``):
 
 * the page: its title, the world drawing with its key (and the Firefighting Graph's colour
   bar), one chart per declared plot with its axis label, the description with its link to
@@ -24,7 +24,7 @@ scrubber moves its world forwards and backwards; two runs side by side move toge
 batch-engine run is plotted and says why it has no world; a Bucket Brigade replay file opens
 and verifies, a damaged one is refused in one line; an unknown run id is refused in one line.
 Every test ends with no console error, no page error, no failed request and no request to a
-host other than 127.0.0.1 (``dashboard.serving.watch``). Screenshots go to each test's
+host other than 127.0.0.1 (``dilemmas.dashboard.serving.watch``). Screenshots go to each test's
 temporary folder and, if ``DASHBOARD_SCREENSHOTS`` names a folder, there too.
 """
 
@@ -36,14 +36,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from analysis.runner import run_study
-from analysis.studies import Study
-from dashboard import runs
-from dashboard.controls import mixes, problem, shown_values
-from dashboard.serving import chromium, serving, watch
-from models import GAMES
-from models.bucket_brigade import BucketBrigadeModel
-from models.bucket_brigade_replay import save_replay
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.analysis.studies.study import Study
+from dilemmas.dashboard import runs
+from dilemmas.dashboard.controls import mixes, problem, shown_values
+from dilemmas.dashboard.serving import chromium, serving, watch
+from dilemmas import GAMES
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
+from dilemmas.models.bucket_brigade.replay import save_replay
 
 #: The page's title before the game's (``app.TITLE``).
 TITLE = "dilemmas: social-dilemma games"
@@ -52,9 +52,9 @@ WAIT = 30_000  # ms: the longest any expected change may take
 #: The items of the drop-down menu open now.
 MENU = ".v-menu__content.menuable__content__active .v-list-item"
 
-#: The games ``solara run app.py`` serves: those of ``models`` (a test-only game registers
-#: in the test process only).
-SERVED = [game for game in GAMES.values() if game.model.__module__.startswith("models.")]
+#: The games ``solara run dilemmas.dashboard.app`` serves: those of ``dilemmas`` (a test-only
+#: game registers in the test process only).
+SERVED = [game for game in GAMES.values() if game.model.__module__.startswith("dilemmas.")]
 
 #: Per game: a number field under "All parameters", a value the model refuses and one it
 #: takes (checked against the declarations in ``test_the_refused_values_are_refused``).

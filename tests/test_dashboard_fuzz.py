@@ -1,7 +1,7 @@
 """No combination of the dashboard's controls ends in a traceback: whatever values the
-controls hand over, ``dashboard.play.build`` gives a model or a one-line message, and every
-model it gives is drawn, keyed, plotted and stepped without raising (``dashboard.play``,
-``dashboard.panels``)."""
+controls hand over, ``dilemmas.dashboard.play.build`` gives a model or a one-line message, and every
+model it gives is drawn, keyed, plotted and stepped without raising (``dilemmas.dashboard.play``,
+``dilemmas.dashboard.panels``)."""
 
 import math
 
@@ -10,13 +10,13 @@ import solara
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dashboard.charts import chart
-from dashboard.controls import Controls, from_text, problem, shown_values
-from dashboard.play import build
-from dashboard.scene import to_svg
-from models import GAMES
+from dilemmas.dashboard.charts import chart
+from dilemmas.dashboard.controls import Controls, from_text, problem, shown_values
+from dilemmas.dashboard.play import build
+from dilemmas.dashboard.scene import to_svg
+from dilemmas import GAMES
 
-SERVED = [name for name, game in GAMES.items() if game.model.__module__.startswith("models.")]
+SERVED = [name for name, game in GAMES.items() if game.model.__module__.startswith("dilemmas.")]
 
 
 def values_for(parameter):

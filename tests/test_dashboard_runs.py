@@ -1,4 +1,4 @@
-"""The run viewer's data (``dashboard.runs``): listing and opening the runs of a study folder
+"""The run viewer's data (``dilemmas.dashboard.runs``): listing and opening the runs of a study folder
 and Bucket Brigade replay files, rebuilding the world at any round, checking a rebuilt
 episode against its stored rows, batch-engine runs shown from their rows only, and a
 one-line ``RunError`` for every bad input."""
@@ -12,14 +12,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from analysis import manifest, results
-from analysis.runner import run_study
-from analysis.studies import Study
-from dashboard import runs
-from dashboard.runs import RunError
-from models import GAMES
-from models.bucket_brigade import BucketBrigadeModel
-from models.bucket_brigade_replay import save_replay, to_replay
+from dilemmas.analysis.studies import manifest
+from dilemmas.analysis.studies import results
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.analysis.studies.study import Study
+from dilemmas.dashboard import runs
+from dilemmas.dashboard.runs import RunError
+from dilemmas import GAMES
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
+from dilemmas.models.bucket_brigade.replay import save_replay, to_replay
 
 BB = """\
 game = "bucket_brigade"

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.cli import _parser as parser
-from models import GAMES
+from dilemmas.cli.main import _parser as parser
+from dilemmas import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -69,7 +69,8 @@ def test_site_builds_with_every_page(site):
         assert f"rules/{name}.html" in pages
     for notebook in (ROOT / "notebooks").glob("*.ipynb"):
         assert f"notebooks/{notebook.stem}.html" in pages
-    for package in ("models", "agents", "analysis"):
+    for package in ("dilemmas.models", "dilemmas.agents", "dilemmas.envs", "dilemmas.analysis",
+                    "dilemmas.models.bucket_brigade.model"):
         assert f"reference/generated/{package}.html" in pages
 
 

@@ -1,6 +1,6 @@
-"""The games as PettingZoo environments (models/env.py, models/<game>_env.py), the ``policy``
-behaviour that plays a policy inside the model (models/phases.py, agents/policy.py) and policy
-files (models/policies.py); docs/rules/<game>.md, "Learning agents".
+"""The games as PettingZoo environments (dilemmas/envs/parallel.py, dilemmas/models/<game>/env.py), the ``policy``
+behaviour that plays a policy inside the model (dilemmas/models/phases.py, dilemmas/agents/policy.py) and policy
+files (dilemmas/models/policies.py); docs/rules/<game>.md, "Learning agents".
 
 """
 
@@ -13,16 +13,16 @@ import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 from pettingzoo.utils.conversions import parallel_to_aec
 
-import models
-from analysis import results
-from analysis.runner import run_study
-from analysis.studies import Study
+import dilemmas
+from dilemmas.analysis.studies import results
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.analysis.studies.study import Study
 from env_support import (CONFIGS, GAMES, NO_AGENTS_WARNING, CollectingWarnings, FixedSeedEnv,
                          assert_frames_equal, env_episode, frames, last_allowed, linear_policy,
                          make_shadows, own_episode, partial_spawning, random_actions, same,
                          scripted_actions, seat)
-from models.env import DilemmaEnv
-from models.policies import LinearPolicy, PolicyError, load_policy, save_policy
+from dilemmas.envs.parallel import DilemmaEnv
+from dilemmas.models.policies import LinearPolicy, PolicyError, load_policy, save_policy
 
 CONFIG_IDS = [config_id for config_id, _, _ in CONFIGS]
 BY_GAME = {game: [(i, p) for i, g, p in CONFIGS if g == game] for game in GAMES}
@@ -50,13 +50,13 @@ def test_pettingzoo_parallel_api_test(game, parameters):
 
 
 def test_only_policy_seats_are_agents_of_a_mixed_population():
-    env = models.parallel_env("bucket_brigade", population="policy:2,firefighter:2")
+    env = dilemmas.parallel_env("bucket_brigade", population="policy:2,firefighter:2")
     assert env.possible_agents == ["agent_0", "agent_1"]
     env.reset(seed=0)
     assert env.agents == ["agent_0", "agent_1"]
-    env = models.parallel_env("bucket_brigade", population="firefighter:2,policy:2")
+    env = dilemmas.parallel_env("bucket_brigade", population="firefighter:2,policy:2")
     assert env.possible_agents == ["agent_2", "agent_3"]
-    env = models.parallel_env("stag_hunt", num_agents=5, num_agents_to_spawn=3,
+    env = dilemmas.parallel_env("stag_hunt", num_agents=5, num_agents_to_spawn=3,
                               population="policy:3,random:2")
     assert env.possible_agents == ["agent_0", "agent_1", "agent_2"]
     for reset_seed in range(5):
@@ -68,7 +68,7 @@ def test_only_policy_seats_are_agents_of_a_mixed_population():
 def test_a_stag_hunt_episode_in_which_no_policy_seat_spawns_has_no_agents():
     """Seats not spawned are not among its agents: reset() plays the episode of the scripted
     hunters to its end and returns no agents."""
-    env = models.parallel_env("stag_hunt", population="cooperator:1,policy:1,hare_hunter:1")
+    env = dilemmas.parallel_env("stag_hunt", population="cooperator:1,policy:1,hare_hunter:1")
     observations, infos = env.reset(seed=1)
     assert {a.seat for a in env.model.agents} == {0, 2}
     assert observations == {} and infos == {} and env.agents == []
@@ -92,17 +92,17 @@ def test_pettingzoo_api_test_on_the_aec_form(game, parameters):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_pettingzoo_parallel_seed_test(game):
-    parallel_seed_test(lambda: models.parallel_env(game))
+    parallel_seed_test(lambda: dilemmas.parallel_env(game))
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_pettingzoo_aec_seed_test(game):
-    seed_test(lambda: parallel_to_aec(models.parallel_env(game)), num_cycles=100)
+    seed_test(lambda: parallel_to_aec(dilemmas.parallel_env(game)), num_cycles=100)
 
 
 def test_undefined_model_columns_are_none_in_the_infos():
     """NaN (an undefined rate) would make equal episodes' infos unequal (NaN != NaN)."""
-    env = models.parallel_env("bucket_brigade")
+    env = dilemmas.parallel_env("bucket_brigade")
     _, infos = env.reset(seed=0)
     assert all(info["round"]["cooperation_rate"] is None for info in infos.values())
     assert math.isnan(env.model.datacollector.get_model_vars_dataframe()["cooperation_rate"][0])
@@ -130,7 +130,7 @@ def test_what_the_installed_parallel_seed_test_checks():
 @pytest.mark.parametrize("game, parameters", [(g, p) for _, g, p in CONFIGS], ids=CONFIG_IDS)
 def test_same_seed_and_actions_replay_the_whole_episode(game, parameters):
     parameters = {**parameters, "max_steps": 40}
-    envs = [models.parallel_env(game, **parameters) for _ in range(2)]
+    envs = [dilemmas.parallel_env(game, **parameters) for _ in range(2)]
     generator = np.random.default_rng(123)
     first, second = (env.reset(seed=11) for env in envs)
     assert same(first, second)
@@ -155,7 +155,7 @@ def test_same_seed_and_actions_replay_the_whole_episode(game, parameters):
 @pytest.mark.parametrize("game, parameters", [(g, p) for _, g, p in CONFIGS], ids=CONFIG_IDS)
 def test_another_seed_gives_another_episode(game, parameters):
     def trajectory(reset_seed):
-        env = models.parallel_env(game, **{**parameters, "max_steps": 20})
+        env = dilemmas.parallel_env(game, **{**parameters, "max_steps": 20})
         generator = np.random.default_rng(5)
         observations, _ = env.reset(seed=reset_seed)
         states = [env.state()]
@@ -171,7 +171,7 @@ def test_another_seed_gives_another_episode(game, parameters):
 
 
 def test_reset_with_the_same_seed_replays_on_one_environment():
-    env = models.parallel_env("state_punishment", max_steps=15)
+    env = dilemmas.parallel_env("state_punishment", max_steps=15)
     episodes = []
     for _ in range(2):
         generator = np.random.default_rng(3)
@@ -195,14 +195,14 @@ SHORT = {"state_punishment": 30, "stag_hunt": 30, "firefighting_graph": 30}
 @pytest.mark.parametrize("game", GAMES)
 def test_random_episodes_stay_in_their_spaces(game):
     configs = BY_GAME[game]
-    drawable = models.GAMES[game].view is not None
+    drawable = dilemmas.GAMES[game].view is not None
     generator = np.random.default_rng(2024)
     for episode in range(EPISODES_PER_GAME):
         config_id, parameters = configs[episode % len(configs)]
         if game in SHORT:
             parameters = {"max_steps": SHORT[game], **parameters}
         render = drawable and episode < len(configs)
-        env = models.parallel_env(game, render_mode="rgb_array" if render else None,
+        env = dilemmas.parallel_env(game, render_mode="rgb_array" if render else None,
                                   **parameters)
         observations, infos = env.reset(seed=episode)
         state_space = env.state_space
@@ -233,13 +233,13 @@ def test_random_episodes_stay_in_their_spaces(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_render_without_a_render_mode_returns_none(game):
-    env = models.parallel_env(game)
+    env = dilemmas.parallel_env(game)
     env.reset(seed=0)
     assert env.render() is None
 
 
 def test_a_removed_hunter_stays_an_agent_that_sees_zeros_and_may_only_noop():
-    env = models.parallel_env("stag_hunt", ascii_map="\nWWWWWW\nWPPPW.\nW    W\nWWWWWW\n",
+    env = dilemmas.parallel_env("stag_hunt", ascii_map="\nWWWWWW\nWPPPW.\nW    W\nWWWWWW\n",
                               num_agents_to_spawn=3, agent_health=1, punish_cooldown=0,
                               max_steps=40)
     generator = np.random.default_rng(0)
@@ -282,7 +282,7 @@ POLICY_CASES = [
                          ids=[f"{g}-{p.get('population', 'policy')}-{i}"
                               for i, (g, p) in enumerate(POLICY_CASES)])
 def test_the_models_own_policy_episode_equals_the_env_driven_one(game, parameters, kind):
-    env = models.parallel_env(game, **parameters)
+    env = dilemmas.parallel_env(game, **parameters)
     policy = linear_policy(env, seed=17) if kind == "linear" else last_allowed
     for reset_seed in (0, 4):  # seeds at which a policy seat plays in every case
         steps = env_episode(env, reset_seed,
@@ -305,7 +305,7 @@ FG_CASES = [({}, b) for b in ("random", "fixed0", "fixed1", "belief_tracker",
 
 
 def _scripted_parity(game, parameters, behaviours, reset_seed, env_population="policy"):
-    env = models.parallel_env(game, **parameters, population=env_population)
+    env = dilemmas.parallel_env(game, **parameters, population=env_population)
     observations, _ = env.reset(seed=reset_seed)
     shadows = make_shadows(env, behaviours)
     while env.agents:
@@ -376,7 +376,7 @@ def test_stag_hunt_scripted_parity_with_one_hunter_spawned(behaviour, reset_seed
 @pytest.mark.parametrize("game, parameters", [(g, p) for _, g, p in CONFIGS], ids=CONFIG_IDS)
 def test_env_rewards_add_up_to_the_models_cumulative_rewards(game, parameters):
     parameters = {"max_steps": 30, **parameters} if game != "bucket_brigade" else parameters
-    env = models.parallel_env(game, **parameters)
+    env = dilemmas.parallel_env(game, **parameters)
     generator = np.random.default_rng(8)
     paid = False
     for reset_seed in (0, 1):
@@ -424,7 +424,7 @@ def _ends(history):
 
 
 def test_bucket_brigade_truncates_at_max_steps():
-    env = models.parallel_env("bucket_brigade", max_steps=3)
+    env = dilemmas.parallel_env("bucket_brigade", max_steps=3)
     history = _play_out(env, 0)
     assert len(history) == 6  # two steps a night
     assert _ends(history) == ({False}, {True})
@@ -432,7 +432,7 @@ def test_bucket_brigade_truncates_at_max_steps():
 
 
 def test_bucket_brigade_terminates_when_its_rules_end_the_game():
-    env = models.parallel_env("bucket_brigade")
+    env = dilemmas.parallel_env("bucket_brigade")
     history = _play_out(env, 0, action=0)  # signal WORK, then work at house 0
     assert env.model.night < env.model.max_steps and env.model.rules_end()
     assert _ends(history) == ({True}, {False})
@@ -440,7 +440,7 @@ def test_bucket_brigade_terminates_when_its_rules_end_the_game():
 
 
 def test_firefighting_graph_terminates_once_every_house_is_out():
-    env = models.parallel_env("firefighting_graph", initial_levels=[0] * 11)
+    env = dilemmas.parallel_env("firefighting_graph", initial_levels=[0] * 11)
     history = _play_out(env, 0)
     assert len(history) == 1
     assert _ends(history) == ({True}, {False})
@@ -448,7 +448,7 @@ def test_firefighting_graph_terminates_once_every_house_is_out():
 
 
 def test_firefighting_graph_truncates_at_max_steps():
-    env = models.parallel_env("firefighting_graph", max_steps=5)
+    env = dilemmas.parallel_env("firefighting_graph", max_steps=5)
     history = _play_out(env, 0)
     assert len(history) == 5 and env.model.levels.any()
     assert _ends(history) == ({False}, {True})
@@ -457,7 +457,7 @@ def test_firefighting_graph_truncates_at_max_steps():
 
 @pytest.mark.parametrize("game", ["state_punishment", "stag_hunt"])
 def test_state_punishment_and_stag_hunt_always_truncate(game):
-    env = models.parallel_env(game, max_steps=7)
+    env = dilemmas.parallel_env(game, max_steps=7)
     for reset_seed in range(3):
         history = _play_out(env, reset_seed)
         assert len(history) == 7
@@ -469,7 +469,7 @@ def test_state_punishment_and_stag_hunt_always_truncate(game):
 
 @pytest.fixture
 def bb_env():
-    env = models.parallel_env("bucket_brigade")
+    env = dilemmas.parallel_env("bucket_brigade")
     env.reset(seed=0)
     env.step({name: 0 for name in env.agents})  # now in the act phase: 20 actions
     return env
@@ -490,7 +490,7 @@ def test_step_with_an_invalid_action_names_the_agent(bb_env, bad):
     with pytest.raises(ValueError, match="agent_3"):
         bb_env.step(actions)
     # the refused step changed nothing: the episode goes on as if it had not been tried
-    fresh = models.parallel_env("bucket_brigade")
+    fresh = dilemmas.parallel_env("bucket_brigade")
     fresh.reset(seed=0)
     fresh.step({name: 0 for name in fresh.agents})
     valid = {name: 3 for name in bb_env.agents}
@@ -501,7 +501,7 @@ def test_step_with_an_invalid_action_names_the_agent(bb_env, bad):
 @pytest.mark.parametrize("good", [np.int64(5), np.int32(5), np.uint8(5)], ids=repr)
 def test_numpy_integer_actions_are_taken(good):
     def house_of_agent_1(action):
-        env = models.parallel_env("bucket_brigade")
+        env = dilemmas.parallel_env("bucket_brigade")
         env.reset(seed=0)
         env.step({name: 0 for name in env.agents})
         env.step({**{name: 0 for name in env.agents}, "agent_1": action})
@@ -513,7 +513,7 @@ def test_numpy_integer_actions_are_taken(good):
 @pytest.mark.parametrize("bad", [1.5, 1.0, "1", np.bool_(True), None, "x", 2**70,
                                  np.float32(1.0)], ids=repr)
 def test_step_with_a_non_integer_action_names_the_agent(bad):
-    env = models.parallel_env("firefighting_graph")
+    env = dilemmas.parallel_env("firefighting_graph")
     env.reset(seed=0)
     actions = {name: 0 for name in env.agents}
     actions["agent_3"] = bad
@@ -524,34 +524,34 @@ def test_step_with_a_non_integer_action_names_the_agent(bad):
 @pytest.mark.parametrize("game", GAMES)
 def test_parallel_env_refuses_bad_arguments(game):
     with pytest.raises(ValueError, match="policy="):
-        models.parallel_env(game, policy=last_allowed)
+        dilemmas.parallel_env(game, policy=last_allowed)
     with pytest.raises(ValueError, match="policy="):
-        models.parallel_env(game, policy=None)
+        dilemmas.parallel_env(game, policy=None)
     with pytest.raises(ValueError, match="rng="):
-        models.parallel_env(game, rng=3)
+        dilemmas.parallel_env(game, rng=3)
     with pytest.raises(ValueError, match="render_mode='human'"):
-        models.parallel_env(game, render_mode="human")
+        dilemmas.parallel_env(game, render_mode="human")
     with pytest.raises(ValueError, match="population=.*policy"):
-        models.parallel_env(game, population="random")
+        dilemmas.parallel_env(game, population="random")
 
 
 def test_parallel_env_refuses_an_unknown_game_and_one_without_an_interface(monkeypatch):
     with pytest.raises(ValueError, match="no_such_game"):
-        models.parallel_env("no_such_game")
-    monkeypatch.setitem(models.GAMES["public_goods"].__dict__, "interface", None)
+        dilemmas.parallel_env("no_such_game")
+    monkeypatch.setitem(dilemmas.GAMES["public_goods"].__dict__, "interface", None)
     with pytest.raises(ValueError, match="public_goods.*no environment interface"):
-        models.parallel_env("public_goods")
+        dilemmas.parallel_env("public_goods")
 
 
 def test_a_model_with_policy_seats_needs_a_policy():
     with pytest.raises(ValueError, match="policy="):
-        models.BucketBrigadeModel(population="policy:2,random:2", rng=0)
+        dilemmas.BucketBrigadeModel(population="policy:2,random:2", rng=0)
 
 
 # --- 9. Policy files ---------------------------------------------------------------------------
 
 def _bb_policy(seed=1, **parameters):
-    return linear_policy(models.parallel_env("bucket_brigade", **parameters), seed=seed)
+    return linear_policy(dilemmas.parallel_env("bucket_brigade", **parameters), seed=seed)
 
 
 def _write(path, **fields):
@@ -564,7 +564,7 @@ def _write(path, **fields):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_save_and_load_round_trip(tmp_path, game):
-    env = models.parallel_env(game)
+    env = dilemmas.parallel_env(game)
     policy = linear_policy(env, seed=4)
     path = save_policy(tmp_path / "policy.npz", policy)
     assert path.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["policy.npz"]
@@ -602,7 +602,7 @@ def test_a_bad_policy_file_names_the_file_or_the_parameter(tmp_path, kind):
     with pytest.raises(PolicyError, match=f"bad-{kind}.npz"):
         load_policy(path)
     with pytest.raises(ValueError, match=r"^policy="):
-        models.BucketBrigadeModel(population="policy", policy=str(path), rng=0)
+        dilemmas.BucketBrigadeModel(population="policy", policy=str(path), rng=0)
     assert issubclass(PolicyError, ValueError)
 
 
@@ -620,7 +620,7 @@ def test_a_damaged_policy_file_names_the_file(tmp_path, kind):
     with pytest.raises(PolicyError, match=f"bad-{kind}.npz"):
         load_policy(path)
     with pytest.raises(ValueError, match=r"^policy="):
-        models.BucketBrigadeModel(population="policy", policy=str(path), rng=0)
+        dilemmas.BucketBrigadeModel(population="policy", policy=str(path), rng=0)
 
 
 def test_a_policy_file_of_another_game_or_shape_is_refused_by_the_model(tmp_path):
@@ -628,13 +628,13 @@ def test_a_policy_file_of_another_game_or_shape_is_refused_by_the_model(tmp_path
                                                              "stag_hunt"))
     assert load_policy(other).game == "stag_hunt"  # a file alone does not know the game
     with pytest.raises(ValueError, match=r"^policy=.*game 'stag_hunt'"):
-        models.BucketBrigadeModel(population="policy", policy=str(other), rng=0)
+        dilemmas.BucketBrigadeModel(population="policy", policy=str(other), rng=0)
     small = save_policy(tmp_path / "small.npz", _bb_policy(num_houses=5))
     with pytest.raises(ValueError, match=r"^policy: the policy file '.*small.npz' has "
                                          r"weights of 10 actions x"):
-        models.BucketBrigadeModel(population="policy", policy=str(small), rng=0)
+        dilemmas.BucketBrigadeModel(population="policy", policy=str(small), rng=0)
     # the same file fits the game it was made for
-    models.BucketBrigadeModel(population="policy", policy=str(small), num_houses=5, rng=0)
+    dilemmas.BucketBrigadeModel(population="policy", policy=str(small), num_houses=5, rng=0)
 
 
 def test_a_saved_policy_file_plays_in_the_model(tmp_path):
@@ -645,14 +645,14 @@ def test_a_saved_policy_file_plays_in_the_model(tmp_path):
     from_object = own_episode("bucket_brigade", parameters, 5, policy=policy)
     assert isinstance(from_file.policy, LinearPolicy)
     assert_frames_equal(from_file, from_object)
-    env = models.parallel_env("bucket_brigade", **parameters)
+    env = dilemmas.parallel_env("bucket_brigade", **parameters)
     env_episode(env, 5, lambda obs: {name: policy(o) for name, o in obs.items()})
     assert_frames_equal(env.model, from_file)
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_a_policy_file_of_each_game_plays_in_its_model(tmp_path, game):
-    env = models.parallel_env(game, max_steps=20)
+    env = dilemmas.parallel_env(game, max_steps=20)
     policy = linear_policy(env, seed=6)
     path = save_policy(tmp_path / f"{game}.npz", policy)
     from_file = own_episode(game, {"population": "policy", "max_steps": 20}, 2, policy=path)
@@ -660,7 +660,7 @@ def test_a_policy_file_of_each_game_plays_in_its_model(tmp_path, game):
     assert_frames_equal(env.model, from_file)
 
 
-# The local pool forks a process in which numpy's idle threads run (analysis/runner.py says so).
+# The local pool forks a process in which numpy's idle threads run (dilemmas/analysis/studies/runner.py says so).
 @pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 def test_a_policy_file_through_the_study_runner_on_every_backend(tmp_path):
     path = save_policy(tmp_path / "bb.npz", _bb_policy(seed=9))
@@ -720,7 +720,7 @@ def _firefighting_graph_vector(model, agent):
                          ids=[i for i, g, _ in CONFIGS if g in ("bucket_brigade",
                                                                 "firefighting_graph")])
 def test_observations_follow_the_documented_layout(game, parameters):
-    env = models.parallel_env(game, **{"max_steps": 40, **parameters})
+    env = dilemmas.parallel_env(game, **{"max_steps": 40, **parameters})
     model = env.model
     n_actions = env.action_space(env.possible_agents[0]).n
     if game == "bucket_brigade":
@@ -765,7 +765,7 @@ def test_observations_follow_the_documented_layout(game, parameters):
                          ids=[i for i, g, _ in CONFIGS if g in ("state_punishment",
                                                                 "stag_hunt")])
 def test_gridworld_spaces_follow_the_documentation(game, parameters):
-    env = models.parallel_env(game, **{"max_steps": 25, **parameters})
+    env = dilemmas.parallel_env(game, **{"max_steps": 25, **parameters})
     model = env.model
     name = env.possible_agents[0]
     length = env.observation_space(name)["observation"].shape[0]
@@ -800,7 +800,7 @@ def test_gridworld_spaces_follow_the_documentation(game, parameters):
 
 
 def test_stag_hunt_masks_attack_and_punish_on_cooldown():
-    env = models.parallel_env("stag_hunt", num_agents_to_spawn=3, attack_cooldown=2,
+    env = dilemmas.parallel_env("stag_hunt", num_agents_to_spawn=3, attack_cooldown=2,
                               punish_cooldown=3, max_steps=12)
     observations, _ = env.reset(seed=0)
     attacked = punished = 0
@@ -831,13 +831,13 @@ def test_a_removed_hunters_policy_decides_afresh_when_it_returns():
 
     parameters = dict(ascii_map="WWWWWWW\nWP.P.PW\nWWWWWWW", agent_health=1, respawn_lag=2,
                       punish_cooldown=1, num_agents=3, num_agents_to_spawn=3, max_steps=40)
-    env = models.parallel_env("stag_hunt", **parameters)
+    env = dilemmas.parallel_env("stag_hunt", **parameters)
     observations, _ = env.reset(seed=3)
     while env.agents:
         observations, *_ = env.step({name: punisher(obs) for name, obs in observations.items()})
     env_rows = env.model.datacollector.get_model_vars_dataframe()
     assert env_rows["removals"].iloc[-1] > 0, "the episode must remove hunters"
-    model = models.GAMES["stag_hunt"].model(**parameters, population="policy",
+    model = dilemmas.GAMES["stag_hunt"].model(**parameters, population="policy",
                                              policy=punisher, rng=3)
     model.run_model()
     pd.testing.assert_frame_equal(model.datacollector.get_model_vars_dataframe(), env_rows,
@@ -848,7 +848,7 @@ def test_a_removed_hunters_policy_decides_afresh_when_it_returns():
 def test_unseeded_resets_after_a_seeded_one_replay_alike(game):
     # Gymnasium's convention: reset(seed=s), then reset() each episode, is reproducible.
     def seeds():
-        env = models.parallel_env(game, max_steps=3)
+        env = dilemmas.parallel_env(game, max_steps=3)
         env.reset(seed=5)
         return [env.reset()[0] and env.model.seed for _ in range(3)] + [env.model.seed]
 
@@ -858,7 +858,7 @@ def test_unseeded_resets_after_a_seeded_one_replay_alike(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_step_before_reset_and_after_the_end(game):
-    env = models.parallel_env(game, max_steps=2)
+    env = dilemmas.parallel_env(game, max_steps=2)
     with pytest.raises(RuntimeError, match="reset"):
         env.step({})
     observations, _ = env.reset(seed=0)
@@ -871,7 +871,7 @@ def test_step_before_reset_and_after_the_end(game):
 
 
 def test_bucket_brigades_last_observation_shows_the_town_as_it_ended():
-    env = models.parallel_env("bucket_brigade", max_steps=3)
+    env = dilemmas.parallel_env("bucket_brigade", max_steps=3)
     observations, _ = env.reset(seed=1)
     while env.agents:
         observations, *_, truncations, _ = env.step(
@@ -884,5 +884,5 @@ def test_bucket_brigades_last_observation_shows_the_town_as_it_ended():
 @pytest.mark.parametrize("bad", [-1, 99, None, 1.0, True])
 def test_a_policy_callable_that_returns_a_bad_action_is_named(bad):
     with pytest.raises(ValueError, match=r"the policy of seat 0's action .* is invalid"):
-        models.GAMES["state_punishment"].model(population="policy", policy=lambda o: bad,
+        dilemmas.GAMES["state_punishment"].model(population="policy", policy=lambda o: bad,
                                                rng=0).step()

@@ -1,4 +1,4 @@
-"""Evolutionary dynamics of empirical games (analysis/evolution.py) on games known exactly:
+"""Evolutionary dynamics of empirical games (dilemmas/analysis/game_theory/evolution.py) on games known exactly:
 a public goods game (defection dominates), a coordination game (two stable pure equilibria
 and a mixed one in closed form), rock-paper-scissors (equilibrium at the barycentre), Moran
 fixation against its closed form and a brute-force Markov chain, and the bootstrap."""
@@ -13,8 +13,8 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from analysis import evolution  # noqa: E402
-from analysis.payoffs import EmpiricalGame, all_mixes  # noqa: E402
+from dilemmas.analysis.game_theory import evolution  # noqa: E402
+from dilemmas.analysis.game_theory.payoffs import EmpiricalGame, all_mixes  # noqa: E402
 
 
 def public_goods(players=4, r=3.0) -> EmpiricalGame:
@@ -313,8 +313,8 @@ def test_evolution_study_of_public_goods_finds_defection(tmp_path):
     """From a study played by the runner: the payoff table of the test-only Public Goods
     game (keeping dominates contributing), its only equilibrium all-keep, where every
     replicator trajectory ends."""
-    from analysis.payoffs import empirical_game
-    from analysis.runner import run_study
+    from dilemmas.analysis.game_theory.payoffs import empirical_game
+    from dilemmas.analysis.studies.runner import run_study
 
     study = evolution.evolution_study("public_goods", ["cooperate", "defect", "random"],
                                       replicates=2, seed=3)

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mesa.discrete_space import OrthogonalVonNeumannGrid
 
-import agents.firefighting_graph
-from agents.firefighting_graph import BEHAVIOURS, FirefighterAgent
-from models.firefighting_graph import PRESETS, FirefightingGraphModel
+import dilemmas.agents.firefighting_graph
+from dilemmas.agents.firefighting_graph import BEHAVIOURS, FirefighterAgent
+from dilemmas.models.firefighting_graph.model import PRESETS, FirefightingGraphModel
 from support import assert_rate, population_string
 
 PROBABILITIES = ("p_ignite", "p_grow_neighbour", "p_grow_alone", "p_reduce_neighbour",
@@ -399,14 +399,14 @@ class Corner(FirefighterAgent):
 
 
 def test_an_action_out_of_range_names_the_agent_and_the_allowed_actions(monkeypatch):
-    monkeypatch.setitem(agents.firefighting_graph.BEHAVIOURS, "out_of_range", OutOfRange)
+    monkeypatch.setitem(dilemmas.agents.firefighting_graph.BEHAVIOURS, "out_of_range", OutOfRange)
     model = FirefightingGraphModel(n_agents=3, population="out_of_range", rng=0)
     with pytest.raises(ValueError, match=r"agent 1 \(out_of_range\).*2.*0\.\.1"):
         model.step()
 
 
 def test_grid_actions_two_and_three_are_the_lower_corners(monkeypatch):
-    monkeypatch.setitem(agents.firefighting_graph.BEHAVIOURS, "corner", Corner)
+    monkeypatch.setitem(dilemmas.agents.firefighting_graph.BEHAVIOURS, "corner", Corner)
     model = FirefightingGraphModel(layout="grid", n_width=2, n_height=2, population="corner",
                                    rng=0)
     model.step()

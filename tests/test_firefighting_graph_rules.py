@@ -1,6 +1,6 @@
 """Firefighting Graph: each rule of docs/rules/firefighting_graph.md, on its own, for both
 layouts ("World", "Round", "Rewards", "Termination", the presets of "Parameters"); model
-``models/firefighting_graph.py``.
+``dilemmas/models/firefighting_graph/model.py``.
 
 How the transition cells are measured. A state is set by hand (``model.fire.data`` and
 ``model.visited``), ``model.transition()`` runs once, the outcome of the *target* houses is
@@ -29,7 +29,7 @@ import math
 import numpy as np
 import pytest
 
-from models.firefighting_graph import PRESETS, FirefightingGraphModel
+from dilemmas.models.firefighting_graph.model import PRESETS, FirefightingGraphModel
 from support import assert_rate
 
 N_TRIALS = 20_000

@@ -4,8 +4,8 @@ is written; bad input is one line with status 2."""
 
 import pytest
 
-from analysis.cli import main
-from models import GAMES
+from dilemmas.cli.main import main
+from dilemmas import GAMES
 
 #: Small, fast settings per game (the commands' defaults are for real use).
 SMALL = {

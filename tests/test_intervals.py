@@ -1,5 +1,5 @@
 """Confidence intervals of means over runs that respect the range of the quantity
-(``analysis.results.score_interval``, ``mean_interval``, ``aggregate(..., ranges=...)``), the
+(``dilemmas.analysis.studies.results.score_interval``, ``mean_interval``, ``aggregate(..., ranges=...)``), the
 games' declared ranges (``Game.ranges``) and the 100-column ``dilemmas summary``
 (``results.summary_text``)."""
 
@@ -14,11 +14,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from analysis import results
-from analysis.cli import main
-from analysis.runner import run_study
-from analysis.studies import Study
-from models import GAMES
+from dilemmas.analysis.studies import results
+from dilemmas.cli.main import main
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.analysis.studies.study import Study
+from dilemmas import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 NOMINAL = 0.95
@@ -310,7 +310,7 @@ def test_every_game_declares_the_range_of_each_episode_statistic(name):
 
 
 def test_a_game_without_ranges_gets_t_intervals():
-    from models.registry import Game
+    from dilemmas.registry import Game
 
     game = Game(name="x", title="X", model=type("M", (), {}), behaviours={}, statistics=None,
                 figures={}, view=None, study="x.toml", rules="x.md")

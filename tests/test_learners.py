@@ -4,9 +4,9 @@ epsilon-greedy acting, learning inside the model from the seat's own rewards, le
 import numpy as np
 import pytest
 
-from models import GAMES
-from models.learners import LEARNERS, LinearQ, TabularQ, load_learner
-from models.policies import PolicyError, load_policy, save_policy
+from dilemmas import GAMES
+from dilemmas.models.learners import LEARNERS, LinearQ, TabularQ, load_learner
+from dilemmas.models.policies import PolicyError, load_policy, save_policy
 from tests.support import assert_rate
 
 #: Every registered game with an environment interface (the test-only Public Goods too).

@@ -2,18 +2,18 @@
 
 import pytest
 
-from analysis import results
-from analysis.bucket_brigade import statistics as bucket_brigade_statistics
-from analysis.firefighting_graph import statistics as firefighting_graph_statistics
-from analysis.main_job import main
-from analysis.stag_hunt import statistics as stag_hunt_statistics
-from analysis.state_punishment import statistics as state_punishment_statistics
-from analysis.studies import Study
-from models import GAMES
-from models.bucket_brigade import BucketBrigadeModel
-from models.firefighting_graph import FirefightingGraphModel
-from models.stag_hunt import StagHuntModel
-from models.state_punishment import StatePunishmentModel
+from dilemmas.analysis.studies import results
+from dilemmas.analysis.bucket_brigade import statistics as bucket_brigade_statistics
+from dilemmas.analysis.firefighting_graph import statistics as firefighting_graph_statistics
+from dilemmas.analysis.studies.main_job import main
+from dilemmas.analysis.stag_hunt import statistics as stag_hunt_statistics
+from dilemmas.analysis.state_punishment import statistics as state_punishment_statistics
+from dilemmas.analysis.studies.study import Study
+from dilemmas import GAMES
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
+from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
+from dilemmas.models.stag_hunt.model import StagHuntModel
+from dilemmas.models.state_punishment.model import StatePunishmentModel
 
 
 def test_main_job_runs_the_example_study_of_every_game_and_draws_its_figures(tmp_path,

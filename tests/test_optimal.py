@@ -1,4 +1,4 @@
-"""Exact optimal baselines of the Firefighting Graph (analysis/optimal.py): the rules' tables
+"""Exact optimal baselines of the Firefighting Graph (dilemmas/models/firefighting_graph/optimal.py): the rules' tables
 against the model, the optimum by hand, by search and by brute force, the optimal policy
 played in the model, and bad input.
 
@@ -13,12 +13,14 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from analysis import optimal
-from analysis.figures import save
-from analysis.optimal import (CASES, HistoryPolicy, baselines, exact_value, histories,
-                              optimal_figure, optimal_table, optimal_value, policy_value,
-                              tables)
-from models import GAMES
+from dilemmas.analysis import optimum
+from dilemmas.analysis.figures.paper import save
+from dilemmas.analysis.optimum import baselines, optimal_figure
+from dilemmas.models.firefighting_graph import optimal
+from dilemmas.models.firefighting_graph.optimal import (CASES, HistoryPolicy, exact_value,
+                                                        histories, optimal_table,
+                                                        optimal_value, policy_value, tables)
+from dilemmas import GAMES
 from support import SIGMAS, assert_rate
 
 GAME = "firefighting_graph"
@@ -230,9 +232,9 @@ def test_optimal_table_and_figure(tmp_path):
     assert (table["difference"] <= 1e-9).all() and (table["seconds"] >= 0).all()
     assert table["optimum"].iloc[0] == pytest.approx(-67 / 27)
     assert isinstance(optimal_figure(table), Figure)
-    played = optimal.baseline_table(((2, 1), (2, 2)), episodes=30, seed=0, learner_episodes=50)
-    assert set(played["behaviour"]) == set(optimal.BEHAVIOURS)
-    assert len(played) == 2 * len(optimal.BEHAVIOURS)
+    played = optimum.baseline_table(((2, 1), (2, 2)), episodes=30, seed=0, learner_episodes=50)
+    assert set(played["behaviour"]) == set(optimum.BEHAVIOURS)
+    assert len(played) == 2 * len(optimum.BEHAVIOURS)
     figure = optimal_figure(played)
     paths = save(figure, tmp_path, "optimal")
     assert all(path.stat().st_size > 0 for path in paths)

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from models import GAMES
-from models.parameters import (Boolean, Choice, Integer, Probability, Real, Reals, Subset,
+from dilemmas import GAMES
+from dilemmas.models.parameters import (Boolean, Choice, Integer, Probability, Real, Reals, Subset,
                                _resolve)
 
 SHORT = 5

@@ -1,4 +1,4 @@
-"""Parameters declared as data (models/parameters.py): each kind's checks, bounds that name
+"""Parameters declared as data (dilemmas/models/parameters.py): each kind's checks, bounds that name
 an earlier parameter, None meaning a table's value, and the text ``dilemmas games`` shows."""
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from models.parameters import (Boolean, Choice, Custom, Integer, Parameter, Parameters,
+from dilemmas.models.parameters import (Boolean, Choice, Custom, Integer, Parameter, Parameters,
                                Population, Probability, Real, Reals, Select, Slider, Subset)
 
 BEHAVIOURS = {"random": object, "greedy": object}

@@ -1,9 +1,9 @@
-"""The shared phase schedule (models/phases.py), on a toy model with no game in it."""
+"""The shared phase schedule (dilemmas/models/phases.py), on a toy model with no game in it."""
 
 import mesa
 import pytest
 
-from models.phases import AgentPhase, ModelPhase, PhasedModel
+from dilemmas.models.phases import AgentPhase, ModelPhase, PhasedModel
 
 
 class Recorder(mesa.Agent):

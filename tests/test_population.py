@@ -2,7 +2,7 @@
 
 import pytest
 
-from agents.population import parse_population
+from dilemmas.models.population import parse_population
 
 BEHAVIOURS = {"a": "A", "b": "B", "random": "R"}
 

@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 import solara
 
-import app
-from analysis import results
-from analysis.cli import main
-from analysis.runner import run_study
-from analysis.studies import Study
-from models import GAMES
+from dilemmas.dashboard import app
+from dilemmas.analysis.studies import results
+from dilemmas.cli.main import main
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.analysis.studies.study import Study
+from dilemmas import GAMES
 from public_goods import GAME, PublicGoodsModel
 
 
@@ -110,6 +110,6 @@ def test_its_interface_makes_it_a_pettingzoo_environment_and_gives_it_policy_sea
 
 
 def models_env(**parameters):
-    from models import parallel_env
+    from dilemmas import parallel_env
 
     return parallel_env("public_goods", **parameters)

@@ -1,4 +1,4 @@
-"""Rankings (analysis/ranking.py) and the mix studies under them (analysis/payoffs.py).
+"""Rankings (dilemmas/analysis/game_theory/ranking.py) and the mix studies under them (dilemmas/analysis/game_theory/payoffs.py).
 
 Known answers: the test-only Public Goods game's team outcome is exactly additive in the
 shares of its behaviours (a contributor adds ``multiplier * endowment`` per round to the
@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis import payoffs, ranking
-from analysis.runner import run_study
-from analysis.studies import StudyError
+from dilemmas.analysis.game_theory import payoffs
+from dilemmas.analysis.game_theory import ranking
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.analysis.studies.study import StudyError
 
 
 def test_all_mixes_are_every_team_once():

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from models.bucket_brigade import RULES_VERSION, BucketBrigadeModel
-from models.registry import GAMES
+from dilemmas.models.bucket_brigade.model import RULES_VERSION, BucketBrigadeModel
+from dilemmas.registry import GAMES
 
 DATA = Path(__file__).parent / "data"
 STORED = json.loads((DATA / "bucket_brigade_v1.json").read_text())

@@ -1,4 +1,4 @@
-"""The study runner (``analysis.runner.run_study``) and the results helpers: resume after a
+"""The study runner (``dilemmas.analysis.studies.runner.run_study``) and the results helpers: resume after a
 kill, partial files, failure isolation, determinism across backends, workers and batch sizes,
 derived seeds, refusing a different study, bad study files, and the confidence intervals of
 ``results.aggregate``."""
@@ -17,12 +17,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-import agents.bucket_brigade
-from agents.bucket_brigade import RandomAgent
-from analysis import manifest, results
-from analysis.cli import main
-from analysis.runner import run_study
-from analysis.studies import Study, StudyError
+import dilemmas.agents.bucket_brigade
+from dilemmas.agents.bucket_brigade import RandomAgent
+from dilemmas.analysis.studies import manifest
+from dilemmas.analysis.studies import results
+from dilemmas.cli.main import main
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.analysis.studies.study import Study, StudyError
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = ["run_id", "Step"]
@@ -70,7 +71,7 @@ def test_a_killed_study_resumes_to_the_rows_of_an_uninterrupted_run(tmp_path):
     study_file = tmp_path / "slow.toml"
     study_file.write_text(SLOW)
     total = len(Study.from_file(study_file).runs())
-    command = [sys.executable, "-m", "analysis", "run", str(study_file),
+    command = [sys.executable, "-m", "dilemmas", "run", str(study_file),
                "--out", str(tmp_path / "killed"), "--workers", "1", "--batch-size", "1",
                "--no-progress"]
     runs = tmp_path / "killed" / "slow" / "runs"
@@ -203,7 +204,7 @@ def failing_study(name="bb_broken"):
 @pytest.mark.parametrize("backend", ["local", "serial"])
 def test_a_run_that_raises_is_recorded_and_the_others_complete(tmp_path, monkeypatch,
                                                                 backend):
-    monkeypatch.setitem(agents.bucket_brigade.BEHAVIOURS, "broken", BrokenAgent)
+    monkeypatch.setitem(dilemmas.agents.bucket_brigade.BEHAVIOURS, "broken", BrokenAgent)
     study = failing_study()
     broken = {run.run_id: run for run in study.runs()
               if run.parameters["population"] != "random"}
@@ -238,7 +239,7 @@ def test_a_run_that_raises_is_recorded_and_the_others_complete(tmp_path, monkeyp
     assert (again.already_done, again.played, sorted(again.failed)) == (3, 3, sorted(broken))
 
     # Mended, they succeed and their failure records go.
-    monkeypatch.setitem(agents.bucket_brigade.BEHAVIOURS, "broken", MendedAgent)
+    monkeypatch.setitem(dilemmas.agents.bucket_brigade.BEHAVIOURS, "broken", MendedAgent)
     mended = run_study(study, tmp_path, backend=backend, workers=2, progress=False)
     assert (mended.already_done, mended.played, mended.failed) == (3, 3, [])
     assert list((folder / "failed").iterdir()) == []
@@ -249,7 +250,7 @@ def test_a_run_that_raises_is_recorded_and_the_others_complete(tmp_path, monkeyp
 
 
 def test_a_constructor_error_is_refused_before_anything_runs(tmp_path, monkeypatch):
-    monkeypatch.setitem(agents.bucket_brigade.BEHAVIOURS, "broken", BrokenAgent)
+    monkeypatch.setitem(dilemmas.agents.bucket_brigade.BEHAVIOURS, "broken", BrokenAgent)
     study_file = tmp_path / "bad_mix.toml"
     study_file.write_text('game = "bucket_brigade"\nreplicates = 2\n[sweep]\n'
                           'population = ["random", "broken:2,random:3"]\n')

@@ -1,4 +1,4 @@
-"""The study runner on a game's batch engine (``analysis.blocks``, ``analysis.runner``): when
+"""The study runner on a game's batch engine (``dilemmas.analysis.studies.blocks``, ``dilemmas.analysis.studies.runner``): when
 it is chosen, the columns and Arrow types it writes (those of the Mesa model's path, with
 ``engine`` and ``rules_version``), rows that depend on nothing but the study (backend,
 workers, batch size, resumption), failing blocks, a study of 100,000 episodes, the rules
@@ -19,18 +19,19 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import agents.firefighting_graph
-import analysis.blocks
-import analysis.runner
-from analysis import manifest, results
-from analysis.blocks import AGENT_BLOCK, BLOCK
-from analysis.cli import main
-from analysis.runner import run_study
-from analysis.studies import Study, StudyError
+import dilemmas.agents.firefighting_graph
+import dilemmas.analysis.studies.blocks
+import dilemmas.analysis.studies.runner
+from dilemmas.analysis.studies import manifest
+from dilemmas.analysis.studies import results
+from dilemmas.analysis.studies.blocks import AGENT_BLOCK, BLOCK
+from dilemmas.cli.main import main
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.analysis.studies.study import Study, StudyError
 from env_support import linear_policy
-from models import GAMES, parallel_env
-from models.bucket_brigade_batch import BucketBrigadeBatch
-from models.policies import save_policy
+from dilemmas import GAMES, parallel_env
+from dilemmas.models.bucket_brigade.batch import BucketBrigadeBatch
+from dilemmas.models.policies import save_policy
 
 KEYS = {"model": ["run_id", "Step"], "agent": ["run_id", "Step", "AgentID"]}
 FRONT = ["run_id", "replicate", "seed", "engine", "rules_version"]
@@ -73,8 +74,8 @@ def snapshot(folder):
 def small_blocks(monkeypatch):
     """Blocks of 5 episodes (agents collected or not), so a small study makes several
     tasks and files; workers forked by the local pool see the same sizes."""
-    monkeypatch.setattr(analysis.blocks, "BLOCK", 5)
-    monkeypatch.setattr(analysis.blocks, "AGENT_BLOCK", 5)
+    monkeypatch.setattr(dilemmas.analysis.studies.blocks, "BLOCK", 5)
+    monkeypatch.setattr(dilemmas.analysis.studies.blocks, "AGENT_BLOCK", 5)
     return 5
 
 
@@ -234,12 +235,12 @@ def test_an_interrupted_study_resumes_to_the_rows_of_an_uninterrupted_one(tmp_pa
         calls.append(task)
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return analysis.blocks.play_blocks(task)
+        return dilemmas.analysis.studies.blocks.play_blocks(task)
 
-    monkeypatch.setattr(analysis.runner, "play_blocks", interrupted)
+    monkeypatch.setattr(dilemmas.analysis.studies.runner, "play_blocks", interrupted)
     with pytest.raises(KeyboardInterrupt):
         run_study(study, tmp_path / "out", backend="serial", progress=False)
-    monkeypatch.setattr(analysis.runner, "play_blocks", analysis.blocks.play_blocks)
+    monkeypatch.setattr(dilemmas.analysis.studies.runner, "play_blocks", dilemmas.analysis.studies.blocks.play_blocks)
     folder = tmp_path / "out" / "resume"
     done = sum(len(entry["runs"]) for entry in manifest.entries(folder))
     assert len(manifest.entries(folder)) == 2 and 0 < done < 48
@@ -476,11 +477,11 @@ def test_resuming_a_folder_never_mixes_the_model_and_the_batch_engine(tmp_path, 
     # in distribution, not draw for draw, so resuming is refused (naming the remedy) and the
     # folder is left as it was; with engine = "model" it resumes on the model.
     study_args = dict(name="fg_mixed", replicates=6, population=["belief_tracker"])
-    tracker = agents.firefighting_graph.BeliefTrackerAgent
+    tracker = dilemmas.agents.firefighting_graph.BeliefTrackerAgent
     monkeypatch.delattr(tracker, "batch_decide")
     before = fg(**study_args)
     assert not before.batch
-    calls, play_batch = [], analysis.runner.play_batch
+    calls, play_batch = [], dilemmas.analysis.studies.runner.play_batch
 
     def interrupted(task):   # Ctrl-C after the first batch of 3 runs
         calls.append(task)
@@ -488,7 +489,7 @@ def test_resuming_a_folder_never_mixes_the_model_and_the_batch_engine(tmp_path, 
             raise KeyboardInterrupt
         return play_batch(task)
 
-    monkeypatch.setattr(analysis.runner, "play_batch", interrupted)
+    monkeypatch.setattr(dilemmas.analysis.studies.runner, "play_batch", interrupted)
     with pytest.raises(KeyboardInterrupt):
         run_study(before, tmp_path, backend="serial", batch_size=3, progress=False)
     monkeypatch.undo()

@@ -1,5 +1,5 @@
 """The runner under attack: damaged files, two runners, killed main processes, Ctrl-C, closed
-pipes, permissions and oversized studies (analysis/runner.py, analysis/manifest.py). Faults
+pipes, permissions and oversized studies (dilemmas/analysis/studies/runner.py, dilemmas/analysis/studies/manifest.py). Faults
 that involve processes use real subprocesses."""
 
 import os
@@ -12,9 +12,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis import cli, manifest, results
-from analysis.runner import run_study
-from analysis.studies import Study, StudyError
+from dilemmas.cli import main as cli
+from dilemmas.analysis.studies import manifest
+from dilemmas.analysis.studies import results
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.analysis.studies.study import Study, StudyError
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = {"model": ["run_id", "Step"], "agent": ["run_id", "Step", "AgentID"]}
@@ -133,7 +135,7 @@ def start(study_file, out, *extra):
     """``dilemmas run`` in its own process group, with Ctrl-C's signal handled as in a
     terminal (a job started in the background by a shell, as CI may start the tests,
     inherits SIGINT ignored)."""
-    command = [sys.executable, "-m", "analysis", "run", str(study_file), "--out", str(out),
+    command = [sys.executable, "-m", "dilemmas", "run", str(study_file), "--out", str(out),
                "--no-progress", *extra]
     return subprocess.Popen(command, cwd=ROOT, start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
@@ -164,7 +166,7 @@ def test_a_second_runner_on_the_same_folder_is_refused(tmp_path):
             run_study(Study.from_file(study_file), tmp_path / "out", backend="serial",
                       progress=False)
         second = subprocess.run(
-            [sys.executable, "-m", "analysis", "run", str(study_file), "--out",
+            [sys.executable, "-m", "dilemmas", "run", str(study_file), "--out",
              str(tmp_path / "out"), "--no-progress"], cwd=ROOT, capture_output=True,
             text=True, timeout=60)
         assert second.returncode == 2 and "is being written by" in second.stderr
@@ -239,7 +241,7 @@ def test_files_the_runner_writes_respect_the_umask(tmp_path, umask, mode):
     study_file = tmp_path / "small.toml"
     study_file.write_text('game = "bucket_brigade"\nreplicates = 2\ncollect = ["model", '
                           '"agent"]\n')
-    code = (f"import os, sys; os.umask({umask}); from analysis.cli import main; "
+    code = (f"import os, sys; os.umask({umask}); from dilemmas.cli.main import main; "
             f"sys.exit(main(['run', {str(study_file)!r}, '--out', {str(tmp_path)!r}, "
             "'--backend', 'serial', '--no-progress']))")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)
@@ -260,7 +262,7 @@ def test_a_closed_pipe_ends_a_command_quietly(monkeypatch, capsys):
 # --- Sizes checked before anything is built ---------------------------------------------------
 
 def test_an_oversized_study_is_refused_before_any_model_is_built(monkeypatch):
-    from models import GAMES
+    from dilemmas import GAMES
 
     built = []
     monkeypatch.setattr(GAMES["bucket_brigade"].model, "__init__",
@@ -321,7 +323,7 @@ def test_killed_at_random_moments_again_and_again_the_study_ends_whole(tmp_path)
         process.wait()
         time.sleep(0.3)
     final = subprocess.run(
-        [sys.executable, "-m", "analysis", "run", str(study_file), "--out",
+        [sys.executable, "-m", "dilemmas", "run", str(study_file), "--out",
          str(tmp_path / "out"), "--no-progress"], cwd=ROOT, capture_output=True, text=True,
         timeout=300)
     assert final.returncode == 0, final.stderr

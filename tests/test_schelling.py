@@ -1,4 +1,4 @@
-"""Schelling diagrams (analysis/schelling.py) on the test-only Public Goods game, whose payoffs
+"""Schelling diagrams (dilemmas/analysis/game_theory/schelling.py) on the test-only Public Goods game, whose payoffs
 are known exactly: with ``N`` players, ``T`` rounds, endowment ``e`` and multiplier ``r``, a
 contributor among ``i`` other contributors ends with ``C(i) = T e r (i + 1) / N`` and a
 keeper with ``D(i) = T e r i / N + T e``. With ``r < N`` keeping dominates (``D - C = T e (1 -
@@ -8,9 +8,9 @@ With ``r > N`` contributing dominates and there is no dilemma."""
 import numpy as np
 import pytest
 
-from analysis import schelling
-from analysis.runner import run_study
-from analysis.studies import StudyError
+from dilemmas.analysis.game_theory import schelling
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.analysis.studies.study import StudyError
 
 
 def play(tmp_path, multiplier):
@@ -70,7 +70,7 @@ def test_figure_shows_both_curves_and_the_optimum(tmp_path):
 
 
 def test_every_game_names_a_dilemma_pair():
-    from models import GAMES
+    from dilemmas import GAMES
 
     for game in GAMES.values():
         cooperator, defector = schelling.behaviours_of(game.name)

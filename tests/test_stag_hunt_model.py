@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from models.stag_hunt import (ATTACK, ATTACK_MODES, FORWARD, HARE, MOVE_TURNS, NOOP, PUNISH,
+from dilemmas.models.stag_hunt.model import (ATTACK, ATTACK_MODES, FORWARD, HARE, MOVE_TURNS, NOOP, PUNISH,
                               STAG, STEP_RIGHT, TURN_RIGHT, StagHuntModel)
 from support import assert_rate, population_string
 

@@ -25,9 +25,9 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-import agents.stag_hunt as sh_agents
-from agents.stag_hunt import StagHuntAgent
-from models.stag_hunt import (ATTACK, BACKWARD, FORWARD, NOOP, PUNISH, STEP_LEFT, STEP_RIGHT,
+import dilemmas.agents.stag_hunt as sh_agents
+from dilemmas.agents.stag_hunt import StagHuntAgent
+from dilemmas.models.stag_hunt.model import (ATTACK, BACKWARD, FORWARD, NOOP, PUNISH, STEP_LEFT, STEP_RIGHT,
                               TURN_LEFT, TURN_RIGHT, Defeat, StagHuntModel)
 from support import assert_rate
 

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.state_punishment import BEHAVIOURS
-from models.state_punishment import (COMPOSITE_ACTIONS, HARM, KINDS, MOVES, SIMPLE_ACTIONS,
+from dilemmas.agents.state_punishment import BEHAVIOURS
+from dilemmas.models.state_punishment.model import (COMPOSITE_ACTIONS, HARM, KINDS, MOVES, SIMPLE_ACTIONS,
                                      VALUE, StatePunishmentModel)
 from support import population_string
 

@@ -33,9 +33,9 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-import agents.state_punishment as sp_agents
-from agents.state_punishment import StatePunishmentAgent
-from models.state_punishment import AGENT_CHANNEL, HARM, KINDS, VALUE, StatePunishmentModel
+import dilemmas.agents.state_punishment as sp_agents
+from dilemmas.agents.state_punishment import StatePunishmentAgent
+from dilemmas.models.state_punishment.model import AGENT_CHANNEL, HARM, KINDS, VALUE, StatePunishmentModel
 from support import assert_rate
 
 MOVES = ("up", "down", "left", "right")

@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import cli
-from analysis.evaluation import comparison, evaluation_study, returns
-from analysis.runner import run_study
-from analysis.training import Training, TrainingError, curves, episode_returns, train
-from models.learners import load_learner
+from dilemmas.cli import main as cli
+from dilemmas.analysis.learning.evaluation import comparison, evaluation_study, returns
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.analysis.learning.training import Training, TrainingError, curves, episode_returns, train
+from dilemmas.models.learners import load_learner
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = """\
@@ -54,7 +54,7 @@ def learner_arrays(folder, index):
 
 
 def test_the_example_training_files_are_valid():
-    files = sorted((ROOT / "analysis" / "training").glob("*.toml"))
+    files = sorted((ROOT / "src" / "dilemmas" / "examples" / "training").glob("*.toml"))
     assert {path.stem for path in files} == {"bucket_brigade", "state_punishment", "stag_hunt",
                                              "firefighting_graph"}
     for path in files:
@@ -110,7 +110,7 @@ def test_a_killed_training_resumes_to_the_same_curve(tmp_path):
     train(whole, tmp_path / "whole", backend="serial", progress=False)
     out = tmp_path / "killed"
     process = subprocess.Popen(
-        [sys.executable, "-m", "analysis", "train", str(path), "--out", str(out),
+        [sys.executable, "-m", "dilemmas", "train", str(path), "--out", str(out),
          "--backend", "serial", "--no-progress"], cwd=ROOT,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     checkpoint = out / "small" / "seed-0" / "learner.npz"
@@ -200,7 +200,7 @@ def test_a_different_training_into_the_same_folder_is_refused(tmp_path):
 
 def test_a_seats_agent_id_is_its_seat_plus_one_in_every_game():
     # the evaluation tells focal seats from background ones by AgentID in the agent rows
-    from models import GAMES
+    from dilemmas import GAMES
 
     for name, game in GAMES.items():
         model = game.model(rng=0)

@@ -1,15 +1,15 @@
-"""The vectorised environment (models/vector_env.py): each row means what the PettingZoo
+"""The vectorised environment (dilemmas/envs/vector.py): each row means what the PettingZoo
 environment means for its one episode (docs/rules/<game>.md, "Learning agents"), and the
 batch's episode ends follow the documented autoreset rule."""
 
 import numpy as np
 import pytest
 
-from models import GAMES, parallel_env
-from models.batch import BatchEngine
-from models.bucket_brigade import REST, WORK, Night, Observation
-from models.bucket_brigade_arrays import rules_end
-from models.vector_env import vector_env
+from dilemmas import GAMES, parallel_env
+from dilemmas.models.batch import BatchEngine
+from dilemmas.models.bucket_brigade.model import REST, WORK, Night, Observation
+from dilemmas.models.bucket_brigade.arrays import rules_end
+from dilemmas.envs.vector import vector_env
 
 CONFIGS = [
     ("bucket_brigade", {}),

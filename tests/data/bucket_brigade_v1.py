@@ -65,7 +65,7 @@ def measure(model_class, configuration: dict, episodes: int, first_seed: int = 0
 
 
 def main():
-    from models.bucket_brigade import BucketBrigadeModel
+    from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
 
     assert not hasattr(BucketBrigadeModel, "houses"), "run this on rules version 1 (34679b7)"
     stored = [{"configuration": configuration,

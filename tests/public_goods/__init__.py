@@ -14,19 +14,19 @@ import mesa
 import numpy as np
 import pandas as pd
 
-from agents.policy import take_decision
-from analysis import results
-from analysis.figures import bars, pooled, require
-from dashboard import Swatch, View, agent_colour, behaviour_swatches
-from dashboard.charts import Plot, Series
-from dashboard.scene import Rect, Scene, Text
-from models import Benchmark, Game, register
-from models.env import Interface
-from models.learners import learner_parameter
-from models.policies import policy_parameter
-from models.parameters import (MAX_STEPS, Integer, Parameter, Parameters, Population, Real,
+from dilemmas.agents.policy import take_decision
+from dilemmas.analysis.studies import results
+from dilemmas.analysis.figures.paper import bars, pooled, require
+from dilemmas.dashboard import Swatch, View, agent_colour, behaviour_swatches
+from dilemmas.dashboard.charts import Plot, Series
+from dilemmas.dashboard.scene import Rect, Scene, Text
+from dilemmas import Benchmark, Game, register
+from dilemmas.models.interface import Interface
+from dilemmas.models.learners import learner_parameter
+from dilemmas.models.policies import policy_parameter
+from dilemmas.models.parameters import (MAX_STEPS, Integer, Parameter, Parameters, Population, Real,
                                Select, Slider)
-from models.phases import AgentPhase, ModelPhase, PhasedModel
+from dilemmas.models.phases import AgentPhase, ModelPhase, PhasedModel
 
 HERE = Path(__file__).parent
 MIXES = ("random", "cooperate", "defect", "policy:2,defect:2", "cooperate:2,defect:2")
@@ -58,10 +58,16 @@ class PublicGoodsModel(PhasedModel):
         ModelPhase("terminate"),
     )
 
-    def __init__(self, *, num_agents=4, population="random", policy=None, learner=None,
-                 multiplier=1.6, endowment=1.0, max_steps=20, collect_data=True, rng=None):
+    def __init__(self, *, collect_data=True, rng=None, **parameters):
         super().__init__(rng=rng, collect_data=collect_data)
-        self.set_parameters(locals())
+        p = self.check_parameters(parameters)
+        self.num_agents = p.num_agents
+        self.population = p.population
+        self.policy = p.policy
+        self.learner = p.learner
+        self.multiplier = p.multiplier
+        self.endowment = p.endowment
+        self.max_steps = p.max_steps
         behaviours = self.seat_behaviours(self.num_agents)
         self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
         self.round = self.contributors = 0

@@ -1,0 +1,375 @@
+"""Bucket Brigade behaviours, the names ``population`` accepts (docs/rules/bucket_brigade.md,
+"Behaviours").
+
+Every behaviour decides from the public observation only (``model.observation``): it
+chooses a signal before any signal is known, then a ``(house, mode)`` action once tonight's
+signals are in ``observation.signals``. Decisions draw from ``model.random`` alone.
+
+The heuristic behaviour (``HeuristicAgent``, ten parameters in [0, 1]) decides as follows.
+"Fires" are the houses BURNING in the observation; distances are along the ring.
+
+Signal:
+  1. Intent. No fire: REST. Otherwise WORK with probability ``w``, where ``w`` starts at
+     ``work_tendency``, moves toward 1 by ``own_house_priority`` of the gap when one of its
+     own houses burns, and is multiplied by ``1 - fatigue`` if it worked last night.
+  2. With probability ``honesty`` it signals its intent, otherwise the opposite.
+
+Action (tonight's signals known):
+  1. No fire: rest where it stands.
+  2. Helpers: every *other* agent that signalled WORK is expected at the fire nearest to it
+     (what ``always_work`` does), giving ``helpers[h]`` per fire.
+  3. Target: with probability ``exploration`` a fire chosen uniformly; otherwise the fire
+     with the highest score (ties to the lowest index)
+     ``own_house_priority*[own] + neighbor_help*[next to an own house, not own]
+     + altruism*[not own] + coordination*exp(-kappa*helpers[h])
+     - risk_aversion*distance/(num_houses//2)``:
+     coordination sends it where the expected helpers leave the most left to do.
+  4. Mode. ``cover = 1 - exp(-kappa*helpers[target])`` is the chance the target is saved
+     without it. An intent to WORK turns to REST with probability ``rest_bias*cover``
+     (free-riding on the others' signals); an intent to REST turns to WORK with probability
+     ``altruism*(1 - cover)`` (stepping in where the signals say nobody will).
+     It works at the target, or rests where it stands.
+"""
+
+import math
+from typing import ClassVar
+
+import mesa
+import numpy as np
+
+from dilemmas.agents.policy import take_decision
+from dilemmas.models.bucket_brigade.model import BURNING, REST, WORK
+
+
+def ring_distance(a: int, b: int, n: int) -> int:
+    d = abs(a - b) % n
+    return min(d, n - d)
+
+
+def nearest_fire(houses, location: int) -> int | None:
+    """The BURNING house nearest to ``location`` along the ring, ties to the lower index."""
+    n = len(houses)
+    best, best_distance = None, n
+    for h, state in enumerate(houses):
+        if state == BURNING:
+            d = ring_distance(location, h, n)
+            if d < best_distance:
+                best, best_distance = h, d
+    return best
+
+
+def nearest_fires(houses: np.ndarray, locations: np.ndarray) -> np.ndarray:
+    """``nearest_fire`` for arrays: ``houses`` ``(E, n)``, ``locations`` ``(E, k)`` ->
+    ``(E, k)`` houses, -1 where nothing burns."""
+    n = houses.shape[1]
+    distance = np.abs(locations[:, :, None] - np.arange(n)) % n
+    distance = np.minimum(distance, n - distance)
+    distance = np.where(houses[:, None, :] == BURNING, distance, n)
+    nearest = distance.argmin(axis=2)
+    return np.where((houses == BURNING).any(axis=1)[:, None], nearest, -1)
+
+
+class BucketBrigadeAgent(mesa.Agent):
+    """An agent in a seat: owns houses ``h`` with ``h mod num_agents == seat``."""
+
+    behaviour: ClassVar[str] = ""
+
+    def __init__(self, model, seat: int):
+        super().__init__(model)
+        self.seat = seat
+        self.owned = tuple(range(seat, model.num_houses, model.num_agents))
+        self.house = seat % model.num_houses
+        self.work_cost = model.work_costs[seat]
+        self.signal = None
+        self.mode = None
+        self.lied = False
+        self.reward = 0.0
+
+    def choose_signal(self) -> str:
+        """WORK or REST, from ``model.observation`` (tonight's signals not yet known)."""
+        raise NotImplementedError
+
+    def choose_action(self) -> tuple[int, str]:
+        """``(house, mode)``, from ``model.observation`` including tonight's signals."""
+        raise NotImplementedError
+
+
+class RandomAgent(BucketBrigadeAgent):
+    """Signal, house and mode each uniform and independent."""
+
+    behaviour = "random"
+
+    def choose_signal(self):
+        return WORK if self.model.random.random() < 0.5 else REST
+
+    def choose_action(self):
+        draw = self.model.random.random
+        house = int(draw() * self.model.num_houses)
+        return house, WORK if draw() < 0.5 else REST
+
+    @staticmethod
+    def batch_decide(batch, group, phase):
+        """``choose_signal`` / ``choose_action`` for every episode of a batch
+        (``dilemmas.models.bucket_brigade.batch``), from the same uniform numbers."""
+        shape = (batch.size, len(group.seats))
+        if phase == "signal":
+            return batch.rng.random(shape) < 0.5
+        draws = batch.rng.random((*shape, 2))
+        return (draws[..., 0] * batch.model.num_houses).astype(np.int64), draws[..., 1] < 0.5
+
+
+class AlwaysWorkAgent(BucketBrigadeAgent):
+    """Honest: works at the fire nearest its location (ties to the lower index) and
+    signals WORK; when nothing burns it signals REST and rests where it stands."""
+
+    behaviour = "always_work"
+
+    def choose_signal(self):
+        return WORK if BURNING in self.model.observation.houses else REST
+
+    def choose_action(self):
+        obs = self.model.observation
+        here = obs.locations[self.seat]
+        target = nearest_fire(obs.houses, here)
+        return (here, REST) if target is None else (target, WORK)
+
+    @staticmethod
+    def batch_decide(batch, group, phase):
+        """``choose_signal`` / ``choose_action`` for every episode of a batch."""
+        fire = (batch.houses == BURNING).any(axis=1)
+        if phase == "signal":
+            return np.broadcast_to(fire[:, None], (batch.size, len(group.seats)))
+        here = batch.locations[:, group.seats]
+        target = nearest_fires(batch.houses, here)
+        return np.where(target < 0, here, target), target >= 0
+
+
+class AlwaysRestAgent(BucketBrigadeAgent):
+    """Honest: signals REST and rests where it stands."""
+
+    behaviour = "always_rest"
+
+    def choose_signal(self):
+        return REST
+
+    def choose_action(self):
+        return self.model.observation.locations[self.seat], REST
+
+    @staticmethod
+    def batch_decide(batch, group, phase):
+        """``choose_signal`` / ``choose_action`` for every episode of a batch."""
+        rest = np.zeros((batch.size, len(group.seats)), dtype=bool)
+        return rest if phase == "signal" else (batch.locations[:, group.seats], rest)
+
+
+HEURISTIC_PARAMETERS = ("honesty", "work_tendency", "neighbor_help", "own_house_priority",
+                        "risk_aversion", "coordination", "exploration", "fatigue",
+                        "rest_bias", "altruism")
+
+
+class HeuristicAgent(BucketBrigadeAgent):
+    """The ten-parameter heuristic of the module docstring; subclasses set ``params``."""
+
+    params: ClassVar[dict[str, float]] = {}
+
+    def __init__(self, model, seat):
+        super().__init__(model, seat)
+        self.intent = REST
+        for name in HEURISTIC_PARAMETERS:
+            setattr(self, name, self.params[name])
+
+    def choose_signal(self):
+        obs, draw = self.model.observation, self.model.random.random
+        if BURNING not in obs.houses:
+            self.intent = REST
+        else:
+            w = self.work_tendency
+            if any(obs.houses[h] == BURNING for h in self.owned):
+                w += (1 - w) * self.own_house_priority
+            if obs.last_actions and obs.last_actions[self.seat][1] == WORK:
+                w *= 1 - self.fatigue
+            self.intent = WORK if draw() < w else REST
+        if draw() < self.honesty:
+            return self.intent
+        return REST if self.intent == WORK else WORK
+
+    def choose_action(self):
+        model, obs = self.model, self.model.observation
+        draw = model.random.random
+        here = obs.locations[self.seat]
+        fires = [h for h, state in enumerate(obs.houses) if state == BURNING]
+        if not fires:
+            return here, REST
+        helpers = dict.fromkeys(fires, 0)
+        for seat, signal in enumerate(obs.signals):
+            if seat != self.seat and signal == WORK:
+                helpers[nearest_fire(obs.houses, obs.locations[seat])] += 1
+
+        if draw() < self.exploration:
+            target = fires[model.random.randrange(len(fires))]
+        else:
+            target = max(fires, key=lambda h: (self._score(h, here, helpers[h]), -h))
+
+        cover = 1 - math.exp(-model.kappa * helpers[target])
+        mode = self.intent
+        if mode == WORK and draw() < self.rest_bias * cover:
+            mode = REST
+        elif mode == REST and draw() < self.altruism * (1 - cover):
+            mode = WORK
+        return (target, WORK) if mode == WORK else (here, REST)
+
+    @classmethod
+    def batch_decide(cls, batch, group, phase):
+        """``choose_signal`` / ``choose_action`` for every episode of a batch
+        (``dilemmas.models.bucket_brigade.batch``): the same decisions from the same uniform numbers.
+
+        Random numbers, one fixed array per phase from ``batch.rng`` (``E`` episodes, ``k``
+        seats of the group), each number standing for one ``model.random`` draw of the Mesa
+        methods:
+
+        * ``signal``: ``u = batch.rng.random((E, k, 2))``; ``u[..., 0]`` is the intent draw
+          (used only in an episode where something burns, where ``choose_signal`` draws it)
+          and ``u[..., 1]`` the honesty draw.
+        * ``act``: ``u = batch.rng.random((E, k, 3))``, used only where something burns;
+          ``u[..., 0]`` is the exploration draw, ``u[..., 1]`` chooses the fire when exploring
+          (the ``int(u * number of fires)``-th burning house in index order: uniform, as
+          ``random.randrange(len(fires))`` is, though not from the same number),
+          ``u[..., 2]`` the draw of the mode flip
+          (against ``rest_bias*cover`` for an intent to WORK, ``altruism*(1 - cover)`` for
+          an intent to REST).
+
+        The intent chosen in the ``signal`` phase is kept in ``group.memory["intent"]``
+        (``(E, k)``, WORK True) for the ``act`` phase. The score and ``cover`` are computed
+        with the same float operations in the same order as ``_score`` (``exp`` of the
+        helper counts through ``math.exp``), so ties break as in the Mesa methods.
+        """
+        p = cls.params
+        seats = np.asarray(group.seats)
+        size, k = batch.size, len(seats)
+        houses = batch.houses
+        n = houses.shape[1]
+        burning = houses == BURNING  # (E, n)
+        fire = burning.any(axis=1)  # (E,)
+        owned = (np.arange(n) % batch.model.num_agents) == seats[:, None]  # (k, n)
+        if phase == "signal":
+            u = batch.rng.random((size, k, 2))
+            w0 = p["work_tendency"]
+            w = np.where((burning[:, None, :] & owned).any(axis=2),
+                         w0 + (1 - w0) * p["own_house_priority"], w0)
+            w = np.where(batch.last_work[:, seats], w * (1 - p["fatigue"]), w)
+            intent = fire[:, None] & (u[..., 0] < w)
+            group.memory["intent"] = intent
+            return np.where(u[..., 1] < p["honesty"], intent, ~intent)
+
+        u = batch.rng.random((size, k, 3))
+        intent = group.memory["intent"]
+        here = batch.locations[:, seats]
+        kappa = batch.model.kappa
+        num_agents = batch.locations.shape[1]
+        # exp(-kappa*m) for m = 0 .. num_agents helpers, as math.exp computes it.
+        decay = np.array([math.exp(-kappa * m) for m in range(num_agents + 1)])
+        # Helpers: the WORK signallers expected at each fire, less the agent itself.
+        expected = nearest_fires(houses, batch.locations)  # (E, N), -1 without fire
+        signalled = batch.signals & (expected >= 0)
+        at = np.zeros((size, n), dtype=np.int64)
+        rows = np.broadcast_to(np.arange(size)[:, None], expected.shape)
+        np.add.at(at, (rows[signalled], expected[signalled]), 1)
+        mine = signalled[:, seats][:, :, None] & (expected[:, seats][:, :, None] == np.arange(n))
+        helpers = at[:, None, :] - mine  # (E, k, n)
+        # Score of every house (only fires count).
+        distance = np.abs(here[:, :, None] - np.arange(n)) % n
+        distance = np.minimum(distance, n - distance)
+        next_to_own = ~owned & (np.roll(owned, 1, axis=1) | np.roll(owned, -1, axis=1))
+        score = (p["own_house_priority"] * owned.astype(float)
+                 + p["neighbor_help"] * next_to_own.astype(float)
+                 + p["altruism"] * (~owned).astype(float)
+                 + p["coordination"] * decay[helpers]
+                 - p["risk_aversion"] * distance / (n // 2))
+        best = np.where(burning[:, None, :], score, -np.inf).argmax(axis=2)
+        # Exploration: the int(u * fires)-th fire in index order.
+        count = burning.sum(axis=1)  # (E,)
+        pick = (u[..., 1] * count[:, None]).astype(np.int64)  # (E, k)
+        rank = np.cumsum(burning, axis=1) - 1  # (E, n): index of each fire among the fires
+        explored = (burning[:, None, :] & (rank[:, None, :] == pick[:, :, None])).argmax(axis=2)
+        target = np.where(u[..., 0] < p["exploration"], explored, best)
+        # Mode: the intent, flipped against the cover the signals give the target.
+        cover = 1 - decay[np.take_along_axis(helpers, target[:, :, None], axis=2)[..., 0]]
+        working = np.where(intent, ~(u[..., 2] < p["rest_bias"] * cover),
+                           u[..., 2] < p["altruism"] * (1 - cover))
+        working &= fire[:, None]
+        return np.where(working, target, here).astype(np.int64), working
+
+    def _score(self, house, here, helpers):
+        n = self.model.num_houses
+        own = house in self.owned
+        next_to_own = not own and any(
+            ring_distance(house, h, n) == 1 for h in self.owned)
+        return (self.own_house_priority * own
+                + self.neighbor_help * next_to_own
+                + self.altruism * (not own)
+                + self.coordination * math.exp(-self.model.kappa * helpers)
+                - self.risk_aversion * ring_distance(here, house, n) / (n // 2))
+
+
+def _archetype(name, summary, **params):
+    assert set(params) == set(HEURISTIC_PARAMETERS), name
+    class_name = "".join(part.title() for part in name.split("_")) + "Agent"
+    return type(class_name, (HeuristicAgent,), {
+        "behaviour": name, "params": params, "__module__": __name__,
+        "__doc__": f"{summary} The {name} archetype of the ten-parameter heuristic, with "
+                   f"{params}."})
+
+
+#: The five archetypes (docs/rules/bucket_brigade.md, "Behaviours").
+FirefighterAgent = _archetype(
+    "firefighter", "Always honest; works on most nights with a fire; never free-rides.",
+    honesty=1.0, work_tendency=0.9, neighbor_help=0.5, own_house_priority=0.8,
+    risk_aversion=0.5, coordination=0.7, exploration=0.1, fatigue=0.0, rest_bias=0.0, altruism=0.8)
+LiarAgent = _archetype(
+    "liar", "Signals the opposite of its intent nine times in ten.",
+    honesty=0.1, work_tendency=0.7, neighbor_help=0.0, own_house_priority=0.9,
+    risk_aversion=0.2, coordination=0.8, exploration=0.3, fatigue=0.0, rest_bias=0.4, altruism=0.2)
+FreeRiderAgent = _archetype(
+    "free_rider", "Works mostly for its own houses, and often rests when others signal work.",
+    honesty=0.7, work_tendency=0.2, neighbor_help=0.0, own_house_priority=0.9,
+    risk_aversion=0.0, coordination=0.0, exploration=0.1, fatigue=0.0, rest_bias=0.9, altruism=0.0)
+HeroAgent = _archetype(
+    "hero", "Works whenever something burns, except after a night of work.",
+    honesty=1.0, work_tendency=1.0, neighbor_help=1.0, own_house_priority=0.5,
+    risk_aversion=0.1, coordination=0.5, exploration=0.0, fatigue=0.9, rest_bias=0.0, altruism=1.0)
+CoordinatorAgent = _archetype(
+    "coordinator", "Goes where the signals leave the most work; prefers near fires.",
+    honesty=0.9, work_tendency=0.6, neighbor_help=0.7, own_house_priority=0.6,
+    risk_aversion=0.8, coordination=1.0, exploration=0.05, fatigue=0.0, rest_bias=0.2, altruism=0.6)
+
+
+class PolicyAgent(BucketBrigadeAgent):
+    """Plays the model's ``policy``: a signal, then a house and a mode (docs/policies.md)."""
+
+    behaviour = "policy"
+    decision = None
+
+    choose_signal = choose_action = take_decision
+
+
+class QLearningAgent(PolicyAgent):
+    """Learns by tabular Q-learning over the game's features, from its own rewards
+    (docs/learning.md)."""
+
+    behaviour = "q_learning"
+    experience, paid = None, 0.0
+
+
+class LinearQAgent(PolicyAgent):
+    """Learns by Q-learning linear in its observation vector, from its own rewards
+    (docs/learning.md)."""
+
+    behaviour = "linear_q"
+    experience, paid = None, 0.0
+
+
+#: Behaviour names for ``population``.
+BEHAVIOURS = {cls.behaviour: cls for cls in (
+    RandomAgent, AlwaysWorkAgent, AlwaysRestAgent,
+    FirefighterAgent, LiarAgent, FreeRiderAgent, HeroAgent, CoordinatorAgent, PolicyAgent,
+    QLearningAgent, LinearQAgent)}

@@ -1,0 +1,275 @@
+"""Stag Hunt behaviours, the names ``population`` accepts (docs/rules/stag_hunt.md,
+"Behaviours").
+
+On its turn an agent chooses one of the nine ``ACTIONS`` (its index) and the model applies
+it. ``random`` chooses uniformly. The scripted behaviours are baselines, not learners: they
+read the world directly (where the resources and the other agents are, the public rules and
+configurations, who is off cooldown) rather than their observation, and find their way by
+breadth-first search over free cells (four neighbours, tried N, E, S, W; ties go to the
+first found). "In place" at a resource means on a free cell next to it (four neighbours),
+facing it; "in my footprint" means my attack, fired now, would hit it.
+
+``hare_hunter`` -- goes for hares:
+
+  1. Attack when off cooldown and a hare is in my footprint.
+  2. Otherwise go to the nearest hare (by path) and, in place, turn to face it (and wait
+     there while on cooldown).
+  3. With no hare reachable, a uniformly random move (forward, backward, step left or right).
+
+``stag_hunter`` -- hunts stags alone: a stag is *taken* while another agent on the grid is
+within the attack's reach of it (Chebyshev distance ``model.attack_reach``: anyone farther
+cannot hit it).
+
+  1. Attack when off cooldown and my footprint holds a stag and no taken stag.
+  2. Otherwise go to the nearest stag that is not taken and face it; with none reachable, a
+     random move.
+
+  Two stag hunters therefore never hit one stag in the same turn: whoever hits a stag is
+  within reach of it all turn. With ``heal_delay=1`` they never kill a stag of 2 health.
+
+``cooperator`` -- joins another agent at a stag so both strike in the same turn. A
+*partner* is another agent on the grid with ``can_hunt``.
+
+  1. Attack when off cooldown and a stag in my footprint is wounded (someone struck it:
+     with ``heal_delay=1``, this very turn) -- joining the strike.
+  2. Attack when off cooldown and a stag in my footprint is also in the footprint of a
+     partner who is off cooldown and has not acted yet this turn -- opening a strike that a
+     cooperator partner joins by rule 1 when its turn comes.
+  3. Otherwise, with a stag in my footprint, wait there (no-op) -- unless a partner with a
+     lower seat waits at another stag: then go and join it (two waiting at different stags
+     would wait for ever).
+  4. Otherwise go to a stag: one a partner waits at (has in its footprint) if I can reach
+     it, else the nearest; face it in place; with none reachable, a random move.
+
+  A cooperator without ``can_hunt`` cannot harm stags: it plays ``hare_hunter``.
+"""
+
+from collections import deque
+from typing import ClassVar
+
+from mesa.discrete_space import CellAgent
+
+from dilemmas.agents.policy import take_decision
+from dilemmas.models.stag_hunt.model import (ACTIONS, ATTACK, DIRECTIONS, HARE, MOVE_TURNS, NOOP, STAG,
+                              TURN_LEFT, TURN_RIGHT)
+
+
+class StagHuntAgent(CellAgent):
+    """Agent ``seat`` with its configuration (docs/rules/stag_hunt.md, "World") and its state."""
+
+    behaviour: ClassVar[str] = ""
+
+    def __init__(self, model, seat: int, kind: str, can_hunt: bool,
+                 can_receive_shared_reward: bool, exclusive_reward: bool):
+        super().__init__(model)
+        self.seat = seat
+        self.kind = kind
+        self.can_hunt = can_hunt
+        self.can_receive_shared_reward = can_receive_shared_reward
+        self.exclusive_reward = exclusive_reward
+        self.orientation = 0
+        self.health = model.agent_health
+        self.reward = 0.0
+        self.pending_reward = 0.0
+        self.stags = self.hares = 0
+        self.ready = False
+        self.removed = False
+        self.return_turn = None
+        self.next_attack = self.next_punish = 0
+        self.acted_turn = -1
+        #: The last two turns in which it was given a share of another agent's defeat.
+        self.shared_turns = (None, None)
+
+    def act(self):
+        """Choose an action; the model applies it (docs/rules/stag_hunt.md, "Round", 4). An
+        agent removed earlier this turn no longer acts."""
+        if self.cell is not None:
+            self.model.take_action(self, self.choose_action())
+
+    def observe(self):
+        """This agent's observation (see ``dilemmas.models.stag_hunt.model.Observation``)."""
+        return self.model.observe(self)
+
+    def given_share(self, turn: int):
+        if self.shared_turns[1] != turn:
+            self.shared_turns = (self.shared_turns[1], turn)
+
+    @property
+    def shared_last_turn(self) -> bool:
+        """Whether it was given a share of another agent's defeat in the previous turn."""
+        return self.model.turn - 1 in self.shared_turns
+
+    def choose_action(self) -> int:
+        raise NotImplementedError
+
+
+class RandomAgent(StagHuntAgent):
+    """Uniform over the nine actions."""
+
+    behaviour = "random"
+
+    def choose_action(self):
+        return int(self.model.random.random() * len(ACTIONS))
+
+
+class ScriptedHunter(StagHuntAgent):
+    """Finding, reaching and facing resources (module docstring)."""
+
+    def attack_ready(self, agent=None) -> bool:
+        return (agent or self).next_attack <= self.model.turn
+
+    def in_footprint(self, kind, agent=None) -> list[tuple[int, int]]:
+        """Cells of the resources of ``kind`` that ``agent``'s attack would hit now."""
+        resource = self.model.resource_kinds
+        return [cell for cell in self.model.attack_cells(agent or self)
+                if resource[cell] == kind]
+
+    def others(self):
+        return [agent for agent in self.model.agents if agent is not self and agent.cell]
+
+    def approach(self, targets) -> int | None:
+        """The action toward the nearest target (by path) in place, facing it: a move, a
+        turn, or None when already in place; None too when no target can be reached."""
+        targets = set(targets)
+        if not targets:
+            return None
+        is_free = self.model.is_free
+        start = self.cell.coordinate
+        first_step = {start: None}
+        queue = deque([start])
+        while queue:
+            row, col = cell = queue.popleft()
+            for direction, (dr, dc) in enumerate(DIRECTIONS):
+                if (row + dr, col + dc) in targets:
+                    step = first_step[cell]
+                    return self.face(direction) if step is None else self.move(step)
+            for direction, (dr, dc) in enumerate(DIRECTIONS):
+                nxt = (row + dr, col + dc)
+                if nxt not in first_step and is_free(nxt):
+                    first_step[nxt] = direction if first_step[cell] is None else first_step[cell]
+                    queue.append(nxt)
+        return None
+
+    def face(self, direction) -> int | None:
+        """A turn toward ``direction`` (right when it is behind), None if already facing."""
+        turns = (direction - self.orientation) % 4
+        return (None, TURN_RIGHT, TURN_RIGHT, TURN_LEFT)[turns]
+
+    def move(self, direction) -> int:
+        """The move (relative to the facing) that goes in ``direction``."""
+        turns = (direction - self.orientation) % 4
+        return next(action for action, t in MOVE_TURNS.items() if t == turns)
+
+    def random_move(self) -> int:
+        moves = tuple(MOVE_TURNS)
+        return moves[int(self.model.random.random() * len(moves))]
+
+    def hunt(self, kind, avoid=()) -> int:
+        """Rules 2-3 of the hunters: to the nearest resource of ``kind`` not in ``avoid``,
+        face it and wait; with none reachable a random move."""
+        targets = [cell for cell in self.model.resource_cells(kind) if cell not in avoid]
+        action = self.approach(targets)
+        if action is None:
+            return self.random_move() if not self.in_place(targets) else NOOP
+        return action
+
+    def in_place(self, targets) -> bool:
+        row, col = self.cell.coordinate
+        dr, dc = DIRECTIONS[self.orientation]
+        return (row + dr, col + dc) in set(targets)
+
+
+class HareHunterAgent(ScriptedHunter):
+    """Goes for the nearest hare (docs/rules/stag_hunt.md, "Behaviours")."""
+
+    behaviour = "hare_hunter"
+
+    def choose_action(self):
+        if self.attack_ready() and self.in_footprint(HARE):
+            return ATTACK
+        return self.hunt(HARE)
+
+
+class StagHunterAgent(ScriptedHunter):
+    """Hunts the nearest stag no one else is near (docs/rules/stag_hunt.md, "Behaviours")."""
+
+    behaviour = "stag_hunter"
+
+    def taken(self) -> set[tuple[int, int]]:
+        reach = self.model.attack_reach
+        others = [agent.cell.coordinate for agent in self.others()]
+        return {cell for cell in self.model.resource_cells(STAG)
+                if any(max(abs(cell[0] - r), abs(cell[1] - c)) <= reach for r, c in others)}
+
+    def choose_action(self):
+        taken = self.taken()
+        stags = self.in_footprint(STAG)
+        if self.attack_ready() and stags and not taken.intersection(stags):
+            return ATTACK
+        return self.hunt(STAG, avoid=taken)
+
+
+class CooperatorAgent(ScriptedHunter):
+    """Strikes stags together with a partner (docs/rules/stag_hunt.md, "Behaviours")."""
+
+    behaviour = "cooperator"
+
+    def choose_action(self):
+        if not self.can_hunt:
+            if self.attack_ready() and self.in_footprint(HARE):
+                return ATTACK
+            return self.hunt(HARE)
+        model = self.model
+        mine = self.in_footprint(STAG)
+        partners = [agent for agent in self.others() if agent.can_hunt]
+        if self.attack_ready() and mine:
+            if any(model.resource_health[cell] < model.stag_health for cell in mine):
+                return ATTACK
+            for partner in partners:
+                if (self.attack_ready(partner) and partner.acted_turn < model.turn
+                        and set(mine).intersection(self.in_footprint(STAG, partner))):
+                    return ATTACK
+        waiting = {partner.seat: self.in_footprint(STAG, partner) for partner in partners}
+        waiting = {seat: stags for seat, stags in waiting.items() if stags}
+        if mine:
+            lower = [stags for seat, stags in waiting.items()
+                     if seat < self.seat and not set(stags).intersection(mine)]
+            if not lower:
+                return NOOP
+            action = self.approach(lower[0])
+            return NOOP if action is None else action
+        joined = [cell for stags in waiting.values() for cell in stags]
+        action = self.approach(joined) if joined else None
+        return self.hunt(STAG) if action is None else action
+
+
+class PolicyAgent(StagHuntAgent):
+    """Plays the model's ``policy``, deciding at the start of the act phase on what it sees
+    then (docs/policies.md)."""
+
+    behaviour = "policy"
+    decision = None
+
+    choose_action = take_decision
+
+
+class QLearningAgent(PolicyAgent):
+    """Learns by tabular Q-learning over the game's features, from its own rewards
+    (docs/learning.md)."""
+
+    behaviour = "q_learning"
+    experience, paid = None, 0.0
+
+
+class LinearQAgent(PolicyAgent):
+    """Learns by Q-learning linear in its observation vector, from its own rewards
+    (docs/learning.md)."""
+
+    behaviour = "linear_q"
+    experience, paid = None, 0.0
+
+
+#: Behaviour names for ``population``.
+BEHAVIOURS = {cls.behaviour: cls for cls in (
+    RandomAgent, HareHunterAgent, StagHunterAgent, CooperatorAgent, PolicyAgent,
+    QLearningAgent, LinearQAgent)}

@@ -1,0 +1,1 @@
+"""Paper figures: their drawing helpers, captions and colours."""

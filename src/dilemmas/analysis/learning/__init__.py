@@ -1,0 +1,1 @@
+"""Learning: training learners in studies and evaluating policies."""

@@ -1,0 +1,1 @@
+"""Studies: study files, the sweep runner and its run files, results and the main job."""

@@ -1,0 +1,148 @@
+"""A study folder's record of its finished run files, and the lock that keeps one writer.
+
+``manifest.jsonl`` holds one line per finished batch, appended by the runner's main process
+once the batch's files are in place: the ids of its runs and the SHA-256 of each of its
+files (``{"runs": [...], "files": {"<name>.model.parquet": "<sha256>", ...}}``). A run is
+done when a line names it and every file of that line is on disk with its checksum; that is
+checked every time a study resumes (``verify``), so whatever damaged a file -- cut short, bytes
+changed, replaced by a copy of another batch, deleted -- its batch's files are removed and its
+runs played again. A file no line names (its batch was cut short before it was recorded) is
+removed too, and a run named twice keeps only its first batch. ``results.load`` reads only the
+files the manifest names.
+
+A folder written before manifests existed has run files and no manifest: ``verify`` adopts
+every run file that reads whole, so nothing written earlier is lost.
+
+``lock(folder)`` takes an exclusive ``flock`` on ``<folder>/.lock`` for as long as the runner
+writes; a second runner on the same folder is refused at once. The operating system drops the
+lock when the holder dies, so a crashed runner never leaves it stuck (the runner's forked
+workers share it and die with their parent, ``dilemmas.analysis.studies.runner``).
+"""
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from dilemmas.analysis.studies.study import StudyError
+from dilemmas.models.files import write_atomic
+
+NAME = "manifest.jsonl"
+
+
+class FolderInUse(StudyError):
+    """Another runner is writing the study folder."""
+
+
+@contextlib.contextmanager
+def lock(folder: Path):
+    """Hold the folder's writer lock (``FolderInUse`` if another process holds it)."""
+    path = Path(folder) / ".lock"
+    with open(path, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise FolderInUse(f"{folder} is being written by {holder}; wait for it to finish "
+                              "(or stop it) and run the study again to resume") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()}\n")
+        handle.flush()
+        try:
+            yield
+        finally:
+            handle.seek(0)
+            handle.truncate()
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def record(folder: Path, entry: dict) -> None:
+    """Append a finished batch's line (``runs``, ``files``), waiting for the disk."""
+    with open(Path(folder) / NAME, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(entry, sort_keys=True) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def entries(folder: Path) -> list[dict]:
+    """The manifest's lines; a line cut short by a crash (the last) is left out."""
+    path = Path(folder) / NAME
+    if not path.exists():
+        return []
+    lines = []
+    for text in path.read_text(encoding="utf-8").splitlines():
+        try:
+            line = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(line, dict) and isinstance(line.get("runs"), list) \
+                and isinstance(line.get("files"), dict):
+            lines.append(line)
+    return lines
+
+
+def verify(folder: Path) -> set[str]:
+    """Check every recorded batch against its files, remove what is damaged or unrecorded,
+    rewrite the manifest with the good batches and return the ids of the runs done."""
+    folder = Path(folder)
+    runs = folder / "runs"
+    on_disk = {path.name for path in runs.glob("*.parquet")}
+    if not (folder / NAME).exists() and on_disk:
+        good = _adopt(runs, on_disk)
+    else:
+        good, seen = [], set()
+        for entry in entries(folder):
+            files = entry["files"]
+            if seen.intersection(entry["runs"]) or not all(
+                    name in on_disk and digest((runs / name).read_bytes()) == checksum
+                    for name, checksum in files.items()):
+                continue
+            good.append(entry)
+            seen.update(entry["runs"])
+    kept = {name for entry in good for name in entry["files"]}
+    for name in on_disk - kept:
+        (runs / name).unlink()
+    text = "".join(json.dumps(entry, sort_keys=True) + "\n" for entry in good)
+    write_atomic(folder / NAME, text.encode())
+    return {run for entry in good for run in entry["runs"]}
+
+
+def _adopt(runs: Path, names: set[str]) -> list[dict]:
+    """Batches of a folder from before manifests: each model file that reads whole, with its
+    agent file if that reads whole too (else the batch is played again)."""
+    good, seen = [], set()
+    for name in sorted(n for n in names if n.endswith(".model.parquet")):
+        agent = name.replace(".model.", ".agent.")
+        files = [name] + ([agent] if agent in names else [])
+        try:
+            ids = pq.read_table(runs / name).column("run_id").to_pylist()
+            for other in files[1:]:
+                pq.read_table(runs / other)
+        except (pa.ArrowException, OSError, KeyError):
+            continue
+        if seen.intersection(ids):
+            continue
+        seen.update(ids)
+        good.append({"runs": sorted(set(ids)),
+                     "files": {f: digest((runs / f).read_bytes()) for f in files}})
+    return good
+
+
+def files(folder: Path, level: str) -> list[Path]:
+    """The run files of ``level`` ("model" or "agent") that the manifest names, by name."""
+    folder = Path(folder)
+    if not (folder / NAME).exists():  # a folder from before manifests, not yet resumed
+        return sorted((folder / "runs").glob(f"*.{level}.parquet"))
+    names = {name for entry in entries(folder) for name in entry["files"]
+             if name.endswith(f".{level}.parquet")}
+    return sorted(folder / "runs" / name for name in names)

@@ -1,0 +1,233 @@
+"""A study: a game, a grid of parameters, a number of seeds, and what to collect.
+
+A study file is TOML::
+
+    name = "bucket_brigade_beta_kappa"   # optional: the file's stem
+    game = "bucket_brigade"              # a name of dilemmas.GAMES
+    seed = 2026                          # the study's seed (integer >= 0), default 0
+    replicates = 10                      # runs per parameter combination, default 10
+    collect = ["model"]                  # "model" and/or "agent" DataFrames, default model
+
+    engine = "auto"                      # "auto" (default) or "model"; see below
+
+    [fixed]                              # one value each (any the model takes)
+    scenario = "default"
+
+    [sweep]                              # a list of values each; every combination runs
+    beta = [0.1, 0.2, 0.3]
+    population = ["random", "firefighter"]
+
+A value that is itself a list (``spawn_weights``) goes in ``[fixed]`` as a list, or in
+``[sweep]`` as a list of lists. Everything is checked before anything runs: unknown keys,
+an unknown game or a parameter the game does not declare, and every combination's values,
+by building its model once (``rng=0``, no data collection) -- an error names the study, the
+key and the problem.
+
+``engine``: with ``"auto"``, a study of a game that has a batch engine (``Game.batch``) whose
+every combination seats only behaviours that can decide on arrays is played by that engine,
+thousands of episodes at once (``dilemmas.analysis.studies.blocks``); otherwise, or with ``"model"``, each run
+is played by the game's Mesa model. The two agree in distribution, not draw for draw, so
+the engine that plays a study (``Study.batch``) is part of its definition: a folder played
+by one is never resumed by the other.
+
+Each run is a parameter combination and a replicate number. Its seed is derived from the
+study's seed and the run's parameters and replicate (SHA-256 of their canonical JSON), so the
+same study gives the same seeds, hence the same data, on any machine and any number of
+workers; the same digest names the run (``run_id``).
+"""
+
+import hashlib
+import itertools
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from dilemmas import GAMES
+from dilemmas.models.batch import unable
+
+COLLECT = ("model", "agent")
+STUDY_KEYS = ("name", "game", "seed", "replicates", "collect", "fixed", "sweep", "max_runs",
+              "engine")
+ENGINES = ("auto", "model")
+#: The most runs (combinations x replicates) a study may hold unless it sets ``max_runs``.
+MAX_RUNS = 100_000
+
+
+class StudyError(ValueError):
+    """A study that cannot run, with the reason (naming the key at fault)."""
+
+
+class Run(NamedTuple):
+    """One episode of a study: its parameters (fixed and swept), replicate and seed."""
+
+    run_id: str
+    index: int
+    parameters: dict
+    replicate: int
+    seed: int
+
+
+def canonical(value) -> str:
+    """JSON with sorted keys and no spaces; tuples as lists."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def game_parameters(game: str) -> list[str]:
+    """The declared parameters of a game (``rng`` and ``collect_data`` are the runner's)."""
+    return GAMES[game].parameters.names
+
+
+def read_toml(path, what: str, keys, required, error) -> dict:
+    """The table of a ``what`` file (a study or a training) with ``name`` defaulting to the
+    file's stem; ``error`` names the file and what is wrong: unreadable, not TOML, a key not
+    in ``keys``, a ``required`` key missing."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as problem:
+        raise error(f"{what} file {str(path)!r} cannot be read: {problem}") from None
+    except tomllib.TOMLDecodeError as problem:
+        raise error(f"{what} file {str(path)!r} is not valid TOML: {problem}") from None
+    unknown = sorted(set(data) - set(keys))
+    if unknown:
+        raise error(f"{what} file {str(path)!r}: unknown key {unknown[0]!r}; allowed: "
+                    f"{list(keys)}")
+    for key in required:
+        if key not in data:
+            raise error(f"{what} file {str(path)!r}: the key {key!r} is missing")
+    data.setdefault("name", path.stem)
+    return data
+
+
+def check_name(where: str, name, error) -> None:
+    """A name usable as a folder name on any system (letters, digits, ``._-``, not starting
+    with a dot, at most 100 characters), or ``error``."""
+    if not isinstance(name, str) or not 0 < len(name) <= 100 or name.startswith(".") \
+            or not all(c.isascii() and (c.isalnum() or c in "._-") for c in name):
+        shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:57] + "..."
+        raise error(f"{where}: name={shown} must be 1 to 100 letters, digits, '.', '_' or '-' "
+                    "(a folder name), not starting with '.'")
+
+
+@dataclass(frozen=True)
+class Study:
+    """A validated study (see the module docstring); ``Study.from_file`` reads TOML."""
+
+    game: str
+    sweep: dict = field(default_factory=dict)
+    fixed: dict = field(default_factory=dict)
+    replicates: int = 10
+    seed: int = 0
+    collect: tuple = ("model",)
+    name: str = ""
+    max_runs: int = MAX_RUNS
+    engine: str = "auto"
+
+    def __post_init__(self):
+        where = f"study {self.name!r}" if self.name else "study"
+        check_name(where, self.name, StudyError)
+        if self.game not in GAMES:
+            raise StudyError(f"{where}: game={self.game!r} is not a game; "
+                             f"allowed: {sorted(GAMES)}")
+        if type(self.replicates) is not int or self.replicates < 1:
+            raise StudyError(f"{where}: replicates={self.replicates!r} must be an integer >= 1")
+        if type(self.seed) is not int or self.seed < 0:
+            raise StudyError(f"{where}: seed={self.seed!r} must be an integer >= 0")
+        collect = (self.collect,) if isinstance(self.collect, str) else self.collect
+        if not isinstance(collect, (list, tuple)) or not collect \
+                or not all(isinstance(c, str) for c in collect) \
+                or not set(collect) <= set(COLLECT) or "model" not in collect:
+            raise StudyError(f"{where}: collect={self.collect!r} must be ['model'] or "
+                             "['model', 'agent']")
+        object.__setattr__(self, "collect", tuple(c for c in COLLECT if c in collect))
+        for table in ("fixed", "sweep"):
+            if not isinstance(getattr(self, table), dict):
+                raise StudyError(f"{where}: [{table}] must be a table of parameters")
+        known = game_parameters(self.game)
+        for table in ("fixed", "sweep"):
+            for key in getattr(self, table):
+                if key not in known:
+                    raise StudyError(f"{where}: [{table}] {key}: not a parameter of "
+                                     f"{self.game}; allowed: {known}")
+        both = set(self.fixed) & set(self.sweep)
+        if both:
+            raise StudyError(f"{where}: {sorted(both)} in both [fixed] and [sweep]")
+        for key, values in self.sweep.items():
+            if not isinstance(values, (list, tuple)) or not values:
+                raise StudyError(f"{where}: [sweep] {key}={values!r} must be a non-empty "
+                                 "list of values")
+        if self.engine not in ENGINES:
+            raise StudyError(f"{where}: engine={self.engine!r} must be one of {list(ENGINES)}")
+        if type(self.max_runs) is not int or self.max_runs < 1:
+            raise StudyError(f"{where}: max_runs={self.max_runs!r} must be an integer >= 1")
+        size = self.replicates
+        for values in self.sweep.values():
+            size *= len(values)
+        if size > self.max_runs:
+            raise StudyError(f"{where}: {size:,} runs ({self.replicates:,} replicates of "
+                             f"{size // self.replicates:,} combinations) is more than "
+                             f"max_runs={self.max_runs:,}; split the study, or set max_runs "
+                             "in the study file if you mean it")
+        batch = self.engine == "auto" and GAMES[self.game].references["batch"] is not None
+        for combination in self.combinations():
+            try:
+                model = GAMES[self.game].model(**combination, rng=0, collect_data=False)
+            except (ValueError, TypeError) as error:
+                swept = {key: combination[key] for key in self.sweep}
+                raise StudyError(f"{where}: {error}"
+                                 + (f" (in the combination {swept})" if swept else "")) from None
+            batch = batch and not unable(model)
+        object.__setattr__(self, "batch", batch)
+
+    @classmethod
+    def from_file(cls, path) -> "Study":
+        """Read and validate a study file; ``StudyError`` names the file and the key."""
+        data = read_toml(path, "study", STUDY_KEYS, ("game",), StudyError)
+        try:
+            return cls(**data)
+        except StudyError as error:
+            raise StudyError(f"study file {str(path)!r}: {error}") from None
+
+    def combinations(self) -> list[dict]:
+        """Every combination of the swept values with the fixed ones, in file order (the
+        last swept key varies fastest)."""
+        keys = list(self.sweep)
+        return [{**self.fixed, **dict(zip(keys, values))}
+                for values in itertools.product(*(self.sweep[key] for key in keys))]
+
+    def runs(self) -> list[Run]:
+        """Every run: each combination, each replicate, with its derived seed."""
+        return [run for index, combination in enumerate(self.combinations())
+                for run in self.runs_of(index, combination, 0, self.replicates)]
+
+    def runs_of(self, index: int, combination: dict, first: int, stop: int) -> list[Run]:
+        """The runs of replicates ``first .. stop - 1`` of the ``index``-th combination."""
+        runs = []
+        # canonical({"parameters": combination, "replicate": replicate}), written faster
+        head = f'{self.seed}|{{"parameters":{canonical(combination)},"replicate":'
+        for replicate in range(first, stop):
+            digest = hashlib.sha256(f"{head}{replicate}}}".encode()).digest()
+            runs.append(Run(digest[:8].hex(), index * self.replicates + replicate, combination,
+                            replicate, int.from_bytes(digest[8:16], "big") >> 1))
+        return runs
+
+    @property
+    def rules_version(self) -> int:
+        """The version of the game's rules that plays the study (``Game.rules_version``)."""
+        return GAMES[self.game].rules_version
+
+    def definition(self) -> dict:
+        """What makes the study's data: written next to its results, compared on resume.
+        The engine that plays it is there when it is the batch engine, and the rules version
+        when it is not 1, so folders written before either existed still match; a folder
+        played by one engine is never resumed by the other."""
+        definition = {"game": self.game, "seed": self.seed, "replicates": self.replicates,
+                      "collect": list(self.collect), "fixed": self.fixed, "sweep": self.sweep}
+        if self.batch:
+            definition["engine"] = "batch"
+        if self.rules_version != 1:
+            definition["rules_version"] = self.rules_version
+        return definition
+

@@ -1,0 +1,1 @@
+"""The ``dilemmas`` command (``dilemmas --help``)."""

@@ -1,0 +1,182 @@
+"""The controls of a game's parameters, made from its one declaration
+(``dilemmas.models.parameters``): every declared parameter can be set.
+
+A parameter's control is the one it declares (``Slider``, ``Select``, ``Text``) or, if it
+declares none, the one its kind calls for: a number field for an integer or a real, a slider
+for a probability, a check box for a boolean, a drop-down for a choice, a text field for a
+list, a set of letters or a structured value (read as a Python literal, e.g.
+``(1, 2, 1, 1, 1)``; text that is no literal is kept as text, e.g. a map file's path; an
+empty field is None). Parameters with a declared control come first; the rest are under "All
+parameters".
+
+The form holds only what the user set (``given``): an untouched parameter is left to the
+model, so a parameter whose default is None because it follows a table (Bucket Brigade's
+``beta`` follows ``scenario``) keeps following it and shows the table's value. A slider's
+bound that names another parameter takes that parameter's current value, and the behaviour
+mixes offered are those whose seats add up to the current number of agents. Whatever the
+model would refuse is said in one line beside the control at fault (``problem``).
+"""
+
+import ast
+import math
+from collections.abc import Mapping
+
+import solara
+
+from dilemmas.dashboard.messages import message, one_line
+from dilemmas.models.parameters import (Boolean, Choice, Integer, Population, Probability, Real,
+                               Select, Slider)
+
+
+def shown_value(game, given: Mapping, name: str):
+    """The value a control shows: the one set, else the default, else (for a default of
+    None that follows a table) the value in the table's entry chosen now."""
+    parameter = game.parameters[name]
+    if name in given:
+        return given[name]
+    if parameter.default is None and parameter.table is not None:
+        key, table = parameter.table
+        try:
+            return table[shown_value(game, given, key)][name]
+        except (KeyError, TypeError):  # no such entry: the form says so beside its control
+            return None
+    return parameter.default
+
+
+def shown_values(game, given: Mapping) -> dict:
+    return {name: shown_value(game, given, name) for name in game.parameters.names}
+
+
+def problem(game, given: Mapping) -> tuple[str | None, str] | None:
+    """``(parameter name or None, message)`` for the first thing the declaration refuses
+    in ``given``, or None. The message is the model's own ``ValueError``."""
+    try:
+        game.parameters.check(given, behaviours=game.behaviours, game=game.name)
+    except Exception as error:  # whatever a check raises is said, never shown as a traceback
+        return blame(game, str(error)), one_line(error)
+    return None
+
+
+def blame(game, message: str) -> str | None:
+    """The parameter a message is about: the one it starts with (``name=...``, ``name:``)."""
+    head = message.split("=", 1)[0].split(":", 1)[0].split("[", 1)[0].strip()
+    return head if head in game.parameters else None
+
+
+def as_text(value) -> str:
+    """A value as its text field shows it."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else repr(value)
+
+
+def from_text(text: str | None):
+    """A text field's value: None if empty, a Python literal if it is one, else the text."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        return ast.literal_eval(text)
+    except Exception:  # not a literal (or one Python cannot build, e.g. {[]: 1}): the text
+        return text
+
+
+def mixes(game, values: Mapping, parameter=None) -> list[str]:
+    """The declared behaviour mixes of ``parameter`` (default: ``population``) whose seats
+    add up to the number of agents now; none while that number is not a sensible count (a
+    mix is not built for it)."""
+    parameter = parameter or game.parameters["population"]
+    count = parameter.kind.count
+    try:
+        seats = count(values) if callable(count) else values[count]
+    except Exception:
+        return []
+    if type(seats) is not int or not 1 <= seats <= MAX_SEATS:
+        return []
+    offered = []
+    for mix in parameter.control.values:
+        try:
+            parameter.kind.check("population", mix, {**values, "behaviours": game.behaviours})
+        except (ValueError, TypeError, KeyError):
+            continue
+        offered.append(mix)
+    return offered
+
+
+#: Mixes are offered for at most this many seats (more is refused by every game).
+MAX_SEATS = 100_000
+#: How a drop-down shows None (e.g. Stag Hunt's ``attack_mode``: the attack flags decide).
+NONE = "None"
+
+
+def _bound(bound, values):
+    value = values[bound] if isinstance(bound, str) else bound
+    return value if _finite(value) else 0
+
+
+def _finite(value) -> bool:
+    """A number a slider can show (a value typed elsewhere may be anything)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+@solara.component
+def Control(game, parameter, given: solara.Reactive, fault: str | None):
+    """The control of one parameter (module docstring), with ``fault`` beside it."""
+    values = shown_values(game, given.value)
+    value, name = values[parameter.name], parameter.name
+    control, kind = parameter.control, parameter.kind
+
+    def set_to(new):
+        given.set({**given.value, name: new})
+
+    error = fault or False
+    slider = isinstance(control, Slider) or (control is None and isinstance(kind, Probability))
+    if slider and _finite(value):
+        low, high, step = ((_bound(control.low, values), _bound(control.high, values),
+                            control.step) if control else (0.0, 1.0, 0.01))
+        if isinstance(step, float):
+            solara.SliderFloat(f"{name} = {value:g}", value=float(value), min=low, max=high,
+                               step=step, on_value=set_to, thumb_label=True)
+        else:
+            solara.SliderInt(f"{name} = {value}", value=int(value), min=low, max=max(low, high),
+                             step=step, on_value=set_to, thumb_label=True)
+    elif isinstance(kind, Population) and control is not None:
+        offered = mixes(game, values, parameter)
+        solara.Select(name, values=offered if value in offered else [value, *offered],
+                      value=value, on_value=set_to, classes=[f"control-{name}"])
+    elif isinstance(control, Select) or (control is None and isinstance(kind, Choice)):
+        options = list((control.values if control else ()) or kind.options)
+        if parameter.default is None:  # None means what the description says
+            options = [NONE, *options]
+        solara.Select(name, values=options, value=NONE if value is None else value,
+                      on_value=lambda new: set_to(None if new == NONE else new),
+                      classes=[f"control-{name}"])
+    elif control is None and isinstance(kind, Boolean) and isinstance(value, bool):
+        solara.Checkbox(label=name, value=bool(value), on_value=set_to)
+    elif control is None and isinstance(kind, Integer) and (
+            value is None or type(value) is int):
+        solara.InputInt(name, value=value, on_value=set_to, continuous_update=False)
+    elif control is None and isinstance(kind, Real) and (value is None or _finite(value)):
+        solara.InputFloat(name, value=value, on_value=set_to, continuous_update=False)
+    else:
+        solara.InputText(name, value=as_text(value), on_value=lambda t: set_to(from_text(t)),
+                         error=error, classes=[f"control-{name}"])
+        error = False
+    if error:
+        message(error, "control-message")
+
+
+@solara.component
+def Controls(game, given: solara.Reactive, fault: tuple | None):
+    """Every parameter's control: the declared ones, then the rest under "All parameters";
+    ``fault`` is ``(name, message)`` from ``problem`` or the model, shown beside the control
+    it names (its panel opens to show it); one that names none is the page's to show."""
+    name, message = fault if fault else (None, None)
+    declared = [p for p in game.parameters if p.control is not None]
+    rest = [p for p in game.parameters if p.control is None]
+    for parameter in declared:
+        Control(game, parameter, given, message if name == parameter.name else None)
+    with solara.Details("All parameters", expand=name in {p.name for p in rest}):
+        for parameter in rest:
+            Control(game, parameter, given, message if name == parameter.name else None)

@@ -1,0 +1,131 @@
+"""The parts of the page that show a model, the same for a game played live
+(``dilemmas.dashboard.play``) and a recorded run (``dilemmas.dashboard.viewer``): its world with its key, its
+plots, and one agent's story.
+
+Each part catches what drawing might raise and says it in one line instead: a page never
+shows a traceback.
+"""
+
+import contextlib
+import html
+
+import pandas as pd
+import solara
+
+from dilemmas.dashboard import agent_colour, key_html
+from dilemmas.dashboard.charts import Plot, Series, chart, missing
+from dilemmas.dashboard.messages import message, one_line
+from dilemmas.dashboard.scene import to_svg
+
+def _held(lock):
+    return lock if lock is not None else contextlib.nullcontext()
+
+
+@solara.component
+def World(game, model, version: int = 0, lock=None):
+    """The world's drawing, the line on the state of play above it, and its key;
+    ``version`` changes whenever the model has (a new round), ``lock`` is held while it is
+    read."""
+    view = game.view
+    try:
+        with _held(lock):
+            svg = to_svg(view.scene(model), label=f"{game.title}: the world")
+            status, key = view.status(model), key_html(view.key(model))
+    except Exception as error:  # drawing a model must never take the page down
+        message(f"could not draw the world: {one_line(error)}")
+        return
+    with solara.Column(gap="4px", classes=["world-panel"]):
+        solara.Text(status, classes=["world-status"],
+                    style={"font-size": "15px"})
+        with solara.Row(gap="16px", style={"flex-wrap": "wrap", "align-items": "flex-start"}):
+            solara.HTML(tag="div", unsafe_innerHTML=svg, classes=["world"])
+            solara.HTML(tag="div", unsafe_innerHTML=key, classes=["key-box"],
+                        style="max-width: 340px; font-size: 14px")
+
+
+@solara.component
+def About(game):
+    """The game's one-paragraph description and a link to its rules document."""
+    link = (f'<a href="/rules/{game.name}" target="_blank" rel="noopener">'
+            f"the rules of {html.escape(game.title)}</a>")
+    solara.HTML(tag="p", unsafe_innerHTML=f"{html.escape(game.view.description)} Read {link}.",
+                classes=["game-description"], style="font-size: 14px; max-width: 980px")
+
+
+def plot_high(plot: Plot, model):
+    return plot.high(model) if callable(plot.high) and model is not None else None
+
+
+@solara.component
+def Charts(game, data, model=None, version: int = 0, current: int | None = None, lock=None):
+    """The game's plots of ``data`` (column -> values by round); ``model`` evaluates axis
+    ranges that depend on it; ``current`` marks a round."""
+    out = []
+    for plot in game.view.plots:
+        try:
+            with _held(lock):
+                out.append(chart(plot, data, f"{game.round} (rounds played)",
+                                 high=plot_high(plot, model), current=current))
+        except Exception as error:  # a plot that fails says so and the page goes on
+            out.append(f"<p>could not draw {html.escape(plot.title)}: "
+                       f"{html.escape(one_line(error))}</p>")
+    solara.HTML(tag="div", unsafe_innerHTML="".join(out), classes=["plots"],
+                style="display: flex; flex-wrap: wrap; gap: 12px")
+
+
+def agent_rows(model, seat: int) -> pd.DataFrame:
+    """The DataCollector's rows of the agent in ``seat``, by round."""
+    frame = model.datacollector.get_agent_vars_dataframe()
+    if frame.empty:
+        return frame
+    agent = model.seats[seat]
+    rows = frame.xs(agent.unique_id, level="AgentID")
+    return rows.sort_index()
+
+
+def _cell(value) -> str:
+    if missing(value):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return html.escape(str(value))
+
+
+@solara.component
+def AgentPanel(game, model, version: int = 0, lock=None):
+    """Pick a seat: its behaviour, its reward over the rounds and its last rounds' columns
+    (signals and lies, votes, health or observations: whatever its game records)."""
+    seats = [f"{agent.seat}: {agent.behaviour}" for agent in model.seats]
+    chosen = solara.use_reactive(seats[0] if seats else None)
+    if not seats:
+        return
+    if chosen.value not in seats:
+        chosen.set(seats[0])
+        return
+    seat = seats.index(chosen.value)
+    with solara.Column(gap="4px", classes=["agent-panel"]):
+        solara.Select("agent (seat: behaviour)", values=seats, value=chosen,
+                      classes=["agent-picker"])
+        try:
+            with _held(lock):
+                rows = agent_rows(model, seat)
+        except Exception as error:
+            message(f"no agent rows: {one_line(error)}")
+            return
+        if rows.empty or "reward" not in rows:
+            message("this model collects no agent rows")
+            return
+        behaviour = model.seats[seat].behaviour
+        plot = Plot(f"Agent {seat} ({behaviour}): reward", "reward so far (reward units)",
+                    (Series("reward", "reward", agent_colour(model, behaviour)),))
+        last = rows.tail(10).iloc[::-1]
+        header = "".join(f"<th>{html.escape(str(c))}</th>" for c in ["round", *last.columns])
+        body = "".join("<tr>" + f"<td>{int(step)}</td>"
+                       + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>"
+                       for step, row in zip(last.index, last.itertuples(index=False)))
+        table = (f'<table class="agent-table"><caption>agent {seat}, its last rounds '
+                 f"(newest first)</caption><tr>{header}</tr>{body}</table>")
+        solara.HTML(tag="div", unsafe_innerHTML=chart(plot, {"reward": list(rows["reward"])},
+                                                      f"{game.round} (rounds played)")
+                    + table, style="display: flex; flex-wrap: wrap; gap: 16px; "
+                                   "font-size: 13px")

@@ -1,0 +1,138 @@
+"""A game played live: its controls in the sidebar; Reset, Step and Play with a speed; the
+world, its key, its plots and one agent's story.
+
+The model is rebuilt whenever the parameters change and the model accepts them (as Mesa's
+SolaraViz does). A value the model refuses leaves the last accepted model in place and says
+why beside its control (``dilemmas.dashboard.controls``); Reset restarts the episode with the last
+accepted parameters and the seed. Play steps the model in a thread of the page at the chosen
+rounds per second, at most half the time busy (a round that takes longer to play and draw
+than its share is followed by as long a pause), and stops at the episode's end. Each round
+draws again only the board: buttons, round counter, world, plots and, when shown, one
+agent's story (SVG, ``dilemmas.dashboard.scene``).
+"""
+
+import threading
+import time
+
+import solara
+
+from dilemmas.dashboard.controls import Controls, blame, problem
+from dilemmas.dashboard.messages import message, one_line
+from dilemmas.dashboard.panels import About, AgentPanel, Charts, World
+
+SEED = "seed (rng)"
+
+
+def build(game, given: dict, seed: int):
+    """``(model, None)``, or ``(None, (parameter or None, message))`` if it is refused."""
+    fault = problem(game, given)
+    if fault:
+        return None, fault
+    try:
+        return game.model(**given, rng=seed), None
+    except Exception as error:  # the model's own checks (a map too small for its agents)
+        return None, (blame(game, str(error)), one_line(error))
+
+
+class Session:
+    """One page's game in play: the model, the parameters it was built with, and a lock
+    that steps and draws it one at a time."""
+
+    def __init__(self, model, given: dict):
+        self.model, self.given = model, given
+        self.lock = threading.Lock()
+
+
+@solara.component
+def PlayPage(game):
+    """A game's page (module docstring)."""
+    given = solara.use_reactive({})
+    seed = solara.use_reactive(1)
+    session = solara.use_memo(lambda: Session(build(game, {}, 1)[0], {}), [])
+    fault = solara.use_reactive(None)
+    tick = solara.use_reactive(0)
+    playing = solara.use_reactive(False)
+    rate = solara.use_reactive(10)
+
+    def rebuild(parameters: dict):
+        model, problem_met = build(game, parameters, seed.value)
+        fault.set(problem_met)
+        if model is not None:
+            playing.set(False)
+            with session.lock:
+                session.model, session.given = model, parameters
+            tick.set(tick.value + 1)
+
+    solara.use_effect(lambda: rebuild(given.value), [repr(given.value), seed.value])
+
+    def reset():
+        """The episode again with the last accepted parameters; a refused value in the form
+        stays said."""
+        refused = fault.value if given.value != session.given else None
+        rebuild(session.given)
+        if refused:
+            fault.set(refused)
+
+    def step(model=None):
+        """Play a round of ``model`` (default: the one shown), if it is still the one shown:
+        a Play thread that Reset has overtaken steps nothing."""
+        try:
+            with session.lock:
+                if model is None or session.model is model:
+                    session.model.step()
+        except Exception as error:
+            playing.set(False)
+            fault.set((None, f"the model raised while stepping: {one_line(error)}"))
+        tick.set(tick.value + 1)
+
+    def play(cancel: threading.Event):
+        while playing.value and not cancel.is_set():
+            start, model = time.perf_counter(), session.model
+            if not model.running:
+                playing.set(False)
+                break
+            step(model)
+            # pause at least as long as the round took to play and draw, so the server's own
+            # thread has the time to send it (else a large world piles up unsent rounds)
+            took = time.perf_counter() - start
+            cancel.wait(max(took, 1 / rate.value - took))
+
+    solara.use_thread(play, dependencies=[playing.value], intrusive_cancel=False)
+
+    with solara.Sidebar():
+        solara.SliderInt(f"{SEED} = {seed.value}", value=seed, min=0, max=999,
+                         thumb_label=True)
+        Controls(game, given, fault.value)
+    if fault.value and fault.value[0] is None:
+        message(fault.value[1])
+    Board(game, session, tick, playing, rate, reset, step)
+
+
+@solara.component
+def Board(game, session: Session, tick, playing, rate, reset, step):
+    """What changes each round (the only part of the page drawn again then): the buttons and
+    the round counter, the world, the plots and, when shown, one agent's story."""
+    model, version = session.model, tick.value
+    show_agent = solara.use_reactive(False)
+    with solara.Column(gap="8px", classes=["play-page"]):
+        with solara.Row(gap="8px", style={"align-items": "center", "flex-wrap": "wrap"}):
+            solara.Button("Reset", on_click=reset, outlined=True)
+            solara.Button("Step", on_click=lambda: step(), outlined=True,
+                          disabled=playing.value or not model.running)
+            solara.Button("Pause" if playing.value else "Play",
+                          on_click=lambda: playing.set(not playing.value), color="primary",
+                          disabled=not model.running and not playing.value)
+            with solara.Column(classes=["speed"], style={"min-width": "220px"}):
+                solara.SliderInt(f"speed = {rate.value} rounds/s", value=rate, min=1, max=30,
+                                 thumb_label=True)
+            solara.Text(f"{game.round} {model.steps}"
+                        + ("" if model.running else " · episode over")
+                        + f" · population {model.population} · seed {model.seed}",
+                        classes=["world-caption"], style={"font-size": "15px"})
+        About(game)
+        World(game, model, version, lock=session.lock)
+        Charts(game, model.datacollector.model_vars, model, version, lock=session.lock)
+        solara.Switch(label="One agent: its behaviour, reward and last rounds",
+                      value=show_agent, classes=["agent-switch"])
+        if show_agent.value:
+            AgentPanel(game, model, version, lock=session.lock)

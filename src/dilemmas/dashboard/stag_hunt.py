@@ -1,0 +1,94 @@
+"""Stag Hunt in the dashboard: the map, its stags and hares, the hunters and this turn's
+beams (docs/rules/stag_hunt.md)."""
+
+import numpy as np
+
+from dilemmas.analysis.figures.colours import FIRE, INK, STAG_HUNT_RESOURCES, WINE
+from dilemmas.dashboard import Swatch, View, agent_colour, behaviour_swatches
+from dilemmas.dashboard.charts import Plot, Series
+from dilemmas.dashboard.scene import Cells, Circle, Polygon, Rect, Scene, Text, fit_scale
+from dilemmas.models.stag_hunt.model import DIRECTIONS, HARE, STAG
+
+WALL = "#6b6b6b"
+#: Empty, wall, stag, hare.
+CELL_COLOURS = ("#ffffff", WALL, STAG_HUNT_RESOURCES["stag"], STAG_HUNT_RESOURCES["hare"])
+#: Beams: fire's vermillion and the wine no Stag Hunt behaviour takes.
+BEAMS = {"attack": FIRE, "punish": WINE}
+BEAM_OPACITY = 0.45
+
+
+def facing_wedge(row, col, orientation) -> Polygon:
+    """A black wedge on the rim of the hunter's disc on cell (row, col), its tip pointing
+    the way the hunter faces."""
+    dr, dc = DIRECTIONS[orientation]
+    cx, cy = col + 0.5, row + 0.5
+    side_x, side_y = -dr, dc  # perpendicular to the facing, in (x, y)
+    points = ((cx + 0.5 * dc, cy + 0.5 * dr),
+              (cx + 0.28 * dc + 0.16 * side_x, cy + 0.28 * dr + 0.16 * side_y),
+              (cx + 0.28 * dc - 0.16 * side_x, cy + 0.28 * dr - 0.16 * side_y))
+    return Polygon(points, INK)
+
+
+def scene(model) -> Scene:
+    """Walls grey, stags brown, hares tan; this turn's attack beam vermillion and punish beam
+    wine, translucent; each hunter a disc in its behaviour's colour with its seat
+    number and kind, and a black wedge pointing the way it faces."""
+    codes = np.where(model.walls, 1, np.where(model.resource_kinds == STAG, 2,
+                                              np.where(model.resource_kinds == HARE, 3, 0)))
+    rows, cols = codes.shape
+    out = Scene(cols, rows, scale=fit_scale(cols, rows))
+    out.add(Cells(codes, CELL_COLOURS, tips=("empty", "wall", "stag", "hare")))
+    for layer, beam in ((model.attack_beam, "attack"), (model.punish_beam, "punish")):
+        out.add(*(Rect(col, row, 1, 1, BEAMS[beam], opacity=BEAM_OPACITY, tip=f"{beam} beam")
+                  for row, col in np.argwhere(layer)))
+    for agent in model.agents:
+        if agent.cell is None:
+            continue
+        row, col = agent.cell.coordinate
+        out.add(Circle(col + 0.5, row + 0.5, 0.34, agent_colour(model, agent.behaviour),
+                       tip=f"agent {agent.seat} ({agent.behaviour}, kind {agent.kind}), "
+                           f"health {agent.health}"),
+                facing_wedge(row, col, agent.orientation),
+                Text(col + 0.5, row + 0.5, f"{agent.seat}{agent.kind[:1]}",
+                     size=min(12, out.scale * 0.3), fill="white", bold=True))
+    return out
+
+
+def key(model) -> list:
+    return [Swatch("wall", WALL), Swatch("stag", CELL_COLOURS[2]),
+            Swatch("hare", CELL_COLOURS[3]),
+            Swatch("attack beam (this turn)", BEAMS["attack"], opacity=BEAM_OPACITY),
+            Swatch("punish beam (this turn)", BEAMS["punish"], opacity=BEAM_OPACITY),
+            *behaviour_swatches(model),
+            Swatch("black wedge on a hunter: the way it faces; inside: its seat and kind "
+                   f"({', '.join(model.kinds)})", INK, "triangle")]
+
+
+def status(model) -> str:
+    return (f"turn {model.turn}: {model.stags_on_map} stags and {model.hares_on_map} hares "
+            f"on the map; defeated {model.stags_defeated} stags, {model.hares_defeated} hares")
+
+
+VIEW = View(
+    scene=scene, key=key, status=status,
+    plots=(
+        Plot("Prey defeated", "prey (count, cumulative)",
+             (Series("stags_defeated", "stags", STAG_HUNT_RESOURCES["stag"]),
+              Series("hares_defeated", "hares", STAG_HUNT_RESOURCES["hare"]),
+              Series("coordinated_stag_kills", "stags killed together", INK, dashed=True)),
+             counts=True),
+        Plot("Prey on the map", "prey (count)",
+             (Series("stags_on_map", "stags", STAG_HUNT_RESOURCES["stag"]),
+              Series("hares_on_map", "hares", STAG_HUNT_RESOURCES["hare"])),
+             counts=True),
+        Plot("Beams", "beams fired this turn (count)",
+             (Series("attacks", "attacks", BEAMS["attack"]),
+              Series("punishments", "punishments", BEAMS["punish"])),
+             counts=True),
+    ),
+    description=(
+        "Hunters move on a grid and attack prey with a beam. A hare is weak and worth "
+        "little; a stag is worth much more but has more health, so felling it pays best "
+        "when hunters attack it together, and the reward is shared with hunters nearby. "
+        "Hunters can also punish one another with a second beam, at a cost."),
+)

@@ -1,0 +1,66 @@
+"""The four games, each registered once (docs/rules/README.md, rule 1).
+
+A registration names the game's Mesa model and reaches everything else it contributes --
+its behaviours, episode statistics, figures, dashboard view, environment interface and batch
+engine -- by ``"module:name"``, imported on first use (``dilemmas.registry``). This module
+sits above every layer: the model code below it imports none of the behaviours, analysis or
+dashboard modules that a registration names.
+"""
+
+from pathlib import Path
+
+from dilemmas.models.bucket_brigade.model import RULES_VERSION, BucketBrigadeModel
+from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
+from dilemmas.models.stag_hunt.model import StagHuntModel
+from dilemmas.models.state_punishment.model import StatePunishmentModel
+from dilemmas.registry import Benchmark, Game, register
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+def contributions(name: str) -> dict:
+    """The ``"module:name"`` references of what game ``name`` contributes, by the package's
+    layout: behaviours in ``dilemmas.agents.<name>``, statistics and figures in
+    ``dilemmas.analysis.<name>``, the dashboard view in ``dilemmas.dashboard.<name>``, the
+    environment interface in ``dilemmas.models.<name>.env``, the example study and the rules
+    shipped as package data."""
+    return dict(behaviours=f"dilemmas.agents.{name}:BEHAVIOURS",
+                statistics=f"dilemmas.analysis.{name}:statistics",
+                ranges=f"dilemmas.analysis.{name}:RANGES",
+                figures=f"dilemmas.analysis.{name}:FIGURES",
+                view=f"dilemmas.dashboard.{name}:VIEW",
+                interface=f"dilemmas.models.{name}.env:INTERFACE",
+                study=PACKAGE / "examples" / "studies" / f"{name}.toml",
+                rules=PACKAGE / "rules" / f"{name}.md")
+
+
+register(Game(
+    name="bucket_brigade", title="Bucket Brigade", model=BucketBrigadeModel, round="night",
+    batch="dilemmas.models.bucket_brigade.batch:BucketBrigadeBatch",
+    rules_version=RULES_VERSION,
+    benchmarks=[Benchmark(f"{n} agents", {"num_agents": n}) for n in (4, 10)],
+    dilemma=("firefighter", "free_rider"),
+    **contributions("bucket_brigade")))
+
+register(Game(
+    name="state_punishment", title="State Punishment", model=StatePunishmentModel,
+    round="turn",
+    benchmarks=[Benchmark("random"), Benchmark("observing every action", observe=True)],
+    dilemma=("civic_voter", "greedy_forager"),
+    **contributions("state_punishment")))
+
+register(Game(
+    name="stag_hunt", title="Stag Hunt Physical", model=StagHuntModel, round="turn",
+    benchmarks=[Benchmark("random"), Benchmark("observing every action", observe=True)],
+    dilemma=("cooperator", "hare_hunter"),
+    **contributions("stag_hunt")))
+
+register(Game(
+    name="firefighting_graph", title="Firefighting Graph", model=FirefightingGraphModel,
+    round="step",
+    batch="dilemmas.models.firefighting_graph.batch:FirefightingGraphBatch",
+    benchmarks=[Benchmark("row, 10 firefighters"),
+                Benchmark("grid 5 x 5", {"layout": "grid"}),
+                Benchmark("grid 50 x 50", {"layout": "grid", "n_width": 50, "n_height": 50})],
+    dilemma=("random", "belief_tracker"),
+    **contributions("firefighting_graph")))

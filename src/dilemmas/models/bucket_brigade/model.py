@@ -1,0 +1,417 @@
+"""Bucket Brigade: firefighting on a ring of houses, with public signals and lies.
+
+The rules are docs/rules/bucket_brigade.md. One ``step()`` is one night, run as the nine
+phases of its "Round" (see ``BucketBrigadeModel.phases``).
+
+Choices the sources leave open, made here (also in the rules' last section):
+
+* Scenario parameters (``beta`` ... ``N_spark``) default to ``None``, meaning "the value of
+  the named ``scenario``"; a value given explicitly overrides the scenario's, one parameter
+  at a time (so ``N_min=20`` alone leaves ``N_spark`` at the scenario's value).
+* With fewer houses than agents (``num_houses`` may be as low as 3), an agent that owns no
+  house starts at house ``seat mod num_houses``; every other agent starts at house ``seat``,
+  its first owned house.
+* Reaching ``max_steps`` ends the game like the rules' own end: the end-of-game rewards are
+  paid on that night.
+* ``rules="reference"`` writes the earlier implementation's constants as this model's
+  parameters with the same defaults (``-c_i`` working, ``+r_rest`` resting, ``+alpha_own``
+  per owned house saved tonight, ``-lambda_own`` per owned ruined house, ``+gamma*(...)``),
+  so the defaults reproduce it and changed parameters still take effect.
+* Costs (``c``, ``work_costs``) must be non-negative; the reward weights ``A``, ``L``,
+  ``gamma``, ``lambda_own``, ``alpha_own`` and ``r_rest`` may be any finite number.
+* ``collect_data=False`` is for speed: the model then has no DataCollector
+  (``model.datacollector`` is None). The per-night history (``model.history``), which
+  replays and the reward identities read, is always kept.
+* The night's rules are the array functions of ``dilemmas.models.bucket_brigade.arrays``, played here
+  on one episode (``model.state``, shape ``(1, num_houses)``; ``model.houses`` is its row)
+  and by the batch engine on many. They draw from ``model.rng``, one number per chance
+  whether or not it comes up (rules version 2, ``RULES_VERSION``); the behaviours draw from
+  ``model.random``. Both are seeded by ``model.seed``, which replays a run exactly.
+"""
+
+import functools
+import math
+from decimal import ROUND_HALF_UP, Decimal
+from typing import NamedTuple
+
+import numpy as np
+
+from dilemmas.models.bucket_brigade import arrays
+from dilemmas.models import validation as check
+from dilemmas.models.parameters import (MAX_STEPS, Choice, Integer, Parameter, Parameters, Population,
+                               Probability, Real, Reals, Select, Slider)
+from dilemmas.models.phases import AgentPhase, ModelPhase, PhasedModel
+from dilemmas.models.learners import learner_parameter
+from dilemmas.models.policies import policy_parameter
+
+WORK, REST = "WORK", "REST"  # signals and modes
+SAFE, BURNING, RUINED = arrays.SAFE, arrays.BURNING, arrays.RUINED  # house states
+SIGNALS = frozenset((WORK, REST))
+RULE_SETS = ("spec", "reference")
+#: The version of these rules that results record (docs/rules/bucket_brigade.md, "Random
+#: numbers"): 2 since the night is played over arrays (``dilemmas.models.bucket_brigade.arrays``).
+RULES_VERSION = 2
+
+def _scenario(beta, kappa, c, rho_ignite, N_min, p_spark, A=100.0):
+    return dict(beta=beta, kappa=kappa, A=A, L=100.0, c=c, rho_ignite=rho_ignite,
+                N_min=N_min, p_spark=p_spark, N_spark=N_min)
+
+
+#: The named scenarios (all L=100 and N_spark = N_min).
+SCENARIOS = {
+    "default": _scenario(0.25, 0.5, 0.5, 0.2, 12, 0.02),
+    "easy": _scenario(0.10, 0.8, 0.5, 0.1, 10, 0.01),
+    "hard": _scenario(0.40, 0.3, 0.5, 0.3, 15, 0.05),
+    "trivial_cooperation": _scenario(0.15, 0.9, 0.5, 0.1, 12, 0.0),
+    "early_containment": _scenario(0.35, 0.6, 0.5, 0.3, 12, 0.02),
+    "greedy_neighbor": _scenario(0.15, 0.4, 1.0, 0.2, 12, 0.02),
+    "sparse_heroics": _scenario(0.10, 0.5, 0.8, 0.15, 20, 0.02),
+    "rest_trap": _scenario(0.05, 0.95, 0.2, 0.1, 12, 0.02),
+    "chain_reaction": _scenario(0.45, 0.6, 0.7, 0.3, 15, 0.03),
+    "deceptive_calm": _scenario(0.25, 0.6, 0.4, 0.1, 20, 0.05),
+    "overcrowding": _scenario(0.20, 0.3, 0.6, 0.1, 12, 0.02, A=50.0),
+    "mixed_motivation": _scenario(0.30, 0.5, 0.6, 0.2, 15, 0.03),
+}
+
+#: Behaviour mixes the dashboard offers.
+MIXES = ("random", "always_work", "always_rest", "firefighter", "coordinator", "hero",
+         "free_rider", "liar", "policy:2,free_rider:2", "q_learning:2,free_rider:2",
+         "firefighter:2,free_rider:2", "coordinator:2,liar:2")
+
+
+def _from_scenario(name, kind, description):
+    return Parameter(name, None, kind, description, table=("scenario", SCENARIOS))
+
+
+PARAMETERS = Parameters((
+    Parameter("scenario", "default", Choice(tuple(SCENARIOS)),
+              "named scenario whose values the scenario parameters (beta ... N_spark) take "
+              "when None", control=Select(), attribute="scenario_name"),
+    Parameter("num_houses", 10, Integer(low=3, high=1000), "houses on the ring"),
+    Parameter("num_agents", 4, Integer(low=4, high=10), "agents (seats)",
+              control=Slider(4, 10)),
+    Parameter("population", "random", Population(count="num_agents"),
+              "behaviour of each seat", control=Select(MIXES)),
+    policy_parameter(),
+    learner_parameter(),
+    _from_scenario("beta", Probability(), "probability that fire spreads to a safe neighbour"),
+    _from_scenario("kappa", Real(low=0), "extinguishing efficiency: P = 1 - exp(-kappa*k)"),
+    _from_scenario("A", Real(), "team reward weight of the fraction of houses safe"),
+    _from_scenario("L", Real(), "team penalty weight of the fraction of houses ruined"),
+    _from_scenario("c", Real(low=0), "cost of one night's work"),
+    _from_scenario("rho_ignite", Probability(), "fraction of houses burning at the start"),
+    _from_scenario("N_min", Integer(low=0, high=MAX_STEPS), "nights before the game may end"),
+    _from_scenario("p_spark", Probability(), "probability a safe house ignites on a night "
+                                             "<= N_spark"),
+    _from_scenario("N_spark", Integer(low=0, high=MAX_STEPS),
+                   "last night on which sparks can ignite houses"),
+    Parameter("gamma", 0.1, Real(), "weight of the town's outcome in each agent's reward"),
+    Parameter("lambda_own", 2.0, Real(), "penalty per owned ruined house"),
+    Parameter("alpha_own", 1.0, Real(), "reward per owned house saved"),
+    Parameter("r_rest", 0.5, Real(), "reward for a night of rest"),
+    Parameter("work_costs", None, Reals(length="num_agents", low=0),
+              "each agent's cost of work (None: c for every agent)", optional=True),
+    Parameter("rules", "spec", Choice(RULE_SETS),
+              "'spec': this project's rules; 'reference': the earlier implementation's"),
+    Parameter("max_steps", 200, Integer(low=1, high=MAX_STEPS), "cap on nights"),
+))
+
+#: Model reporters (docs/rules/bucket_brigade.md, "Data collected"), in order; each is a
+#: model attribute of that name.
+MODEL_REPORTERS = ("night", "burning", "safe", "ruined", "workers", "work_rate",
+                   "signals_work", "lies", "lie_rate", "cooperation_rate",
+                   "cumulative_lies", "team_reward", "mean_reward")
+#: Agent reporters (docs/rules/bucket_brigade.md, "Data collected"); each is an agent
+#: attribute of that name.
+AGENT_REPORTERS = ("behaviour", "house", "signal", "mode", "lied", "reward")
+
+
+class Observation(NamedTuple):
+    """The public observation of a night (docs/rules/bucket_brigade.md, "Round", 1).
+
+    ``signals`` is None while agents choose their signals and holds tonight's signals, in
+    seat order, once every agent has signalled (docs/rules/bucket_brigade.md, "Round", 3).
+    """
+
+    night: int
+    houses: tuple[int, ...]
+    locations: tuple[int, ...]
+    last_actions: tuple[tuple[int, str], ...] | None
+    last_signals: tuple[str, ...] | None
+    signals: tuple[str, ...] | None = None
+
+
+class Night(NamedTuple):
+    """What one night left behind: the houses after it, tonight's signals, the agents'
+    locations and ``(house, mode)`` actions, and each agent's reward for the night
+    (without the end-of-game terms)."""
+
+    night: int
+    houses: tuple[int, ...]
+    signals: tuple[str, ...]
+    locations: tuple[int, ...]
+    actions: tuple[tuple[int, str], ...]
+    rewards: tuple[float, ...]
+
+
+def initial_fire_count(rho_ignite: float, num_houses: int) -> int:
+    """``round_half_up(rho_ignite * num_houses)``, computed on the decimal the user wrote
+    (0.15 * 10 is 1.5, not 1.4999...)."""
+    exact = check.written_decimal(rho_ignite) * num_houses
+    return int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+@functools.cache
+def allowed_actions(num_houses: int) -> frozenset:
+    """Every valid ``(house, mode)`` action on a ring of ``num_houses``."""
+    return frozenset((h, mode) for h in range(num_houses) for mode in SIGNALS)
+
+
+class BucketBrigadeModel(PhasedModel):
+    """A ring of houses, agents that signal WORK or REST and then act, and fires.
+
+    Every parameter is keyword-only and has the rules' default (``PARAMETERS``); see the
+    module docstring for the choices made where the sources are silent.
+    """
+
+    model_reporters = MODEL_REPORTERS
+    agent_reporters = AGENT_REPORTERS
+    parameters = PARAMETERS
+
+    phases = (
+        ModelPhase("observe"),
+        AgentPhase("signal", "choose_signal", order="simultaneous", apply="reveal_signals",
+                   agents="seats"),
+        AgentPhase("act", "choose_action", order="simultaneous", apply="take_actions",
+                   agents="seats"),
+        ModelPhase("extinguish"),
+        ModelPhase("spread"),
+        ModelPhase("burn_out"),
+        ModelPhase("spark"),
+        ModelPhase("reward_and_log"),
+        ModelPhase("terminate"),
+    )
+
+    def __init__(self, *, collect_data=True, rng=None, **parameters):
+        super().__init__(rng=rng, collect_data=collect_data)
+        p = self.check_parameters(parameters)
+        self.scenario_name = p.scenario
+        self.num_houses = p.num_houses
+        self.num_agents = p.num_agents
+        self.population = p.population
+        self.policy = p.policy
+        self.learner = p.learner
+        self.beta = p.beta
+        self.kappa = p.kappa
+        self.A = p.A
+        self.L = p.L
+        self.c = p.c
+        self.rho_ignite = p.rho_ignite
+        self.N_min = p.N_min
+        self.p_spark = p.p_spark
+        self.N_spark = p.N_spark
+        self.gamma = p.gamma
+        self.lambda_own = p.lambda_own
+        self.alpha_own = p.alpha_own
+        self.r_rest = p.r_rest
+        self.work_costs = p.work_costs
+        self.rules = p.rules
+        self.max_steps = p.max_steps
+        if self.work_costs is None:
+            self.work_costs = (self.c,) * self.num_agents
+        behaviours = self.seat_behaviours(self.num_agents)
+
+        n = self.num_houses
+        self.owner_array = arrays.ownership(n, self.num_agents)
+        self.owner = tuple(self.owner_array.tolist())
+        self.p_extinguish = arrays.extinguish_probabilities(self.kappa, self.num_agents)
+        self.spec = self.rules == "spec"
+        self._allowed_actions = allowed_actions(n)
+
+        # This one episode's houses as the rules' arrays hold them, shape (1, n); ``houses``
+        # is its row.
+        self.state = arrays.ignite(self.rng.random((1, n)), initial_fire_count(self.rho_ignite, n))
+        self._row = self.state[0]
+        self.spreaders = np.zeros(self.state.shape, dtype=bool)
+        self.initial_houses = tuple(self.houses.tolist())
+        self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
+        self.initial_locations = tuple(agent.house for agent in self.seats)
+        self.work_cost_array = np.array(self.work_costs, dtype=float)
+        self.weights = np.array([getattr(self, name) for name in arrays.WEIGHTS], dtype=float)
+        # What phase 8 writes: counts, the end, rewards and end-of-game terms.
+        self.outcome = (np.zeros((1, 3), dtype=np.int64), np.zeros(1, dtype=bool),
+                        np.zeros((1, self.num_agents)), np.zeros((1, self.num_agents)))
+        # Tonight's actions as the rules' arrays hold them, shape (1, num_agents).
+        self.locations = np.array([self.initial_locations])
+        self.working = np.zeros(self.locations.shape, dtype=bool)
+
+        self.night = 0
+        self.observation = None
+        self.history: list[Night] = []
+        self.final_rewards: tuple[float, ...] | None = None
+        self.ending = False
+        self.worker_nights = 0
+        self.cumulative_lies = 0
+        self.total_reward = 0.0
+        self.workers = self.signals_work = self.lies = 0
+        self._count_houses()
+        self._set_rates(burning_at_start=False)
+
+        self.start_data_collection()
+
+    @property
+    def houses(self) -> np.ndarray:
+        """The house states (SAFE 0, BURNING 1, RUINED 2), a view of the one row of
+        ``state``; assigning a sequence sets them."""
+        return self._row
+
+    @houses.setter
+    def houses(self, states):
+        self.state[0] = states
+
+    # --- Phase 1: observe -------------------------------------------------------------
+    def observe(self):
+        """Nights are numbered from 1; everyone receives the same public observation."""
+        self.observation = self.upcoming_observation()
+        self.start = self.state.copy()
+        self.night += 1
+
+    def upcoming_observation(self) -> Observation:
+        """The public observation the next night opens with (after the last night: what the
+        town looks like at the end)."""
+        last = self.history[-1] if self.history else None
+        return Observation(
+            night=self.night + 1,
+            houses=tuple(self.houses.tolist()),
+            locations=last.locations if last else self.initial_locations,
+            last_actions=last.actions if last else None,
+            last_signals=last.signals if last else None,
+        )
+
+    # --- Phase 2: signal (decided simultaneously by the agents) ---------------------
+    def reveal_signals(self, signals):
+        """Every agent's signal becomes public at once."""
+        tonight = tuple(signals.values())
+        if not SIGNALS.issuperset(tonight):
+            agent, signal = next((agent, signal) for agent, signal in signals.items()
+                                 if signal not in SIGNALS)
+            raise ValueError(f"agent {agent.seat} ({agent.behaviour}) signalled "
+                             f"{signal!r}; a signal is {WORK!r} or {REST!r}")
+        for agent, signal in zip(self.seats, tonight):
+            agent.signal = signal
+        self.signals_work = tonight.count(WORK)
+        obs = self.observation
+        self.observation = Observation(obs.night, obs.houses, obs.locations,
+                                       obs.last_actions, obs.last_signals, tonight)
+
+    # --- Phase 3: act (decided simultaneously by the agents) ------------------------
+    def take_actions(self, actions):
+        """Agents move to their chosen house and take their mode; a mode that differs from
+        the agent's own signal tonight is a lie."""
+        chosen = tuple(actions.values())
+        if not (self._allowed_actions.issuperset(chosen)
+                and all(type(house) is int for house, _ in chosen)):
+            chosen = tuple(self._checked_action(agent, action)
+                           for agent, action in actions.items())
+        lies = 0
+        for agent, (house, mode) in zip(self.seats, chosen):
+            agent.house, agent.mode = house, mode
+            agent.lied = lied = mode != agent.signal
+            lies += lied
+        self.actions = chosen
+        self.workers, self.lies = [mode for _, mode in chosen].count(WORK), lies
+
+    def _checked_action(self, agent, action):
+        n = self.num_houses
+        if type(action) is not tuple or len(action) != 2 or action[1] not in SIGNALS:
+            raise ValueError(f"agent {agent.seat} ({agent.behaviour}) chose {action!r}; an "
+                             f"action is (house in 0..{n - 1}, {WORK!r} or {REST!r})")
+        return check.decision(agent, action[0], n, "house"), action[1]
+
+    # --- Phase 4: extinguish ----------------------------------------------------------
+    def extinguish(self):
+        """A BURNING house with k workers there becomes SAFE with P = 1 - exp(-kappa*k)."""
+        seats = self.seats
+        self.locations[0] = [agent.house for agent in seats]
+        self.working[0] = [agent.mode == WORK for agent in seats]
+        arrays.extinguish(self.state, self.locations, self.working, self.p_extinguish,
+                          self.rng.random(self.state.shape))
+
+    # --- Phase 5: spread --------------------------------------------------------------
+    def spread(self):
+        """Each BURNING house ignites each SAFE neighbour with probability beta: at once
+        from the houses burning now (``"spec"``), or cascading in index order
+        (``"reference"``); ``dilemmas.models.bucket_brigade.arrays.spread``."""
+        arrays.spread(self.state, float(self.beta), self.spec,
+                      self.rng.random((*self.state.shape, 2)), self.spreaders)
+
+    # --- Phase 6: burn-out ------------------------------------------------------------
+    def burn_out(self):
+        """``"spec"``: every house BURNING at the start of phase 5 becomes RUINED; houses lit
+        by spread tonight burn on into the next night. ``"reference"``: every BURNING house,
+        including those just lit, becomes RUINED."""
+        arrays.burn_out(self.state, self.spreaders, self.spec)
+
+    # --- Phase 7: spark ---------------------------------------------------------------
+    def spark(self):
+        """On nights t <= N_spark, each SAFE house ignites with probability p_spark."""
+        if self.night <= self.N_spark and self.p_spark:
+            arrays.spark(self.state, float(self.p_spark), self.rng.random(self.state.shape))
+
+    # --- Phase 8: reward and log ------------------------------------------------------
+    def reward_and_log(self):
+        """Pay tonight's individual rewards (and, on the last night, the end-of-game terms),
+        count and record the night (the DataCollector collects after the step)."""
+        outcome = self.outcome
+        arrays.settle(self.start, self.state, self.owner_array, self.working,
+                      self.work_cost_array, self.weights, self.spec, self.night, self.N_min,
+                      self.max_steps, *outcome)
+        counted, ends, rewards, terms = outcome
+        self.safe, self.burning, self.ruined = counted[0].tolist()
+        self.ending = bool(ends[0])
+        rewards = rewards[0].tolist()
+        for agent, r in zip(self.seats, rewards):
+            agent.reward += r
+        self.total_reward += sum(rewards)
+        if self.spec and self.ending:
+            self.final_rewards = tuple(terms[0].tolist())
+            for agent, final in zip(self.seats, self.final_rewards):
+                agent.reward += final
+            self.total_reward += sum(self.final_rewards)
+
+        self.worker_nights += self.workers
+        self.cumulative_lies += self.lies
+        self.history.append(Night(self.night, tuple(self.houses.tolist()),
+                                  self.observation.signals,
+                                  tuple([agent.house for agent in self.seats]),
+                                  self.actions, tuple(rewards)))
+        self._set_rates(burning_at_start=BURNING in self.observation.houses)
+
+    def _count_houses(self):
+        self.safe, self.burning, self.ruined = arrays.counts(self.state)[0].tolist()
+
+    def _set_rates(self, burning_at_start):
+        """The model reporters that follow from tonight's counts."""
+        n = self.num_agents
+        self.work_rate = self.workers / n
+        self.lie_rate = self.lies / n
+        self.cooperation_rate = self.workers / n if burning_at_start else math.nan
+        self.team_reward = (arrays.town_score(self.safe, self.ruined, self.A, self.L,
+                                             self.num_houses) - self.c * self.worker_nights)
+        self.mean_reward = self.total_reward / n
+
+    # --- Phase 9: terminate -----------------------------------------------------------
+    def terminate(self):
+        """Tonight's end condition (tested in phase 8 once the night's houses were final,
+        ``arrays.settle``; ``game_ends`` says the same) ends the game."""
+        if self.ending:
+            self.running = False
+
+    def game_ends(self) -> bool:
+        """The rules end the game (``rules_end``), or ``max_steps`` caps it."""
+        return self.night >= self.max_steps or self.rules_end()
+
+    def rules_end(self) -> bool:
+        """After night t >= N_min (``"reference"``: t >= N_min + 1) the game ends once no
+        house burns (which includes every house RUINED)."""
+        return bool(arrays.rules_end(self.state, self.night, self.N_min, self.spec)[0])

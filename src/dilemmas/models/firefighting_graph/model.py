@@ -1,0 +1,278 @@
+"""Firefighting Graph: the Dec-POMDP of fire levels on a row or a grid of houses.
+
+The rules are docs/rules/firefighting_graph.md. One ``step()`` runs the five phases of its
+"Round" (see ``FirefightingGraphModel.phases``).
+
+Choices the sources leave open, made here (also in the rules' last section):
+
+* The houses are a Mesa ``OrthogonalVonNeumannGrid`` whose int property layer ``fire``
+  holds the levels: ``(1, n_agents + 1)`` for ``"row"`` (neighbours left and right) and
+  ``(n_height + 1, n_width + 1)`` for ``"grid"`` (four orthogonal neighbours). A house is
+  numbered row-major (``row * width + col``); ``initial_levels`` is given in that order (or
+  as a ``(rows, cols)`` array), and the agent reporter ``house`` is that number.
+* Firefighter ``i`` of the row guards houses ``i`` and ``i + 1``; firefighter ``(r, c)`` of
+  the grid (numbered ``r * n_width + c``) guards the corners of cell ``(r, c)`` in the
+  rules' order. Firefighters are plain Mesa agents: a visit does not carry over.
+* The transition draws one uniform number per house from ``model.rng`` and applies the
+  table to all houses at once; the flames of the observation draw one per firefighter.
+* ``n_agents`` (row) and ``n_width``/``n_height`` (grid) are all validated whichever layout
+  is played; the other layout's are ignored. ``max_fire_level`` is at most 10**9.
+* Preset parameters default to ``None``, meaning "the value of the named ``preset``"; a
+  value given explicitly overrides the preset's, one parameter at a time.
+* Per-firefighter state (house visited, observation, cumulative reward) lives in the
+  model's numpy arrays; the agents' attributes read them, so a step costs no Python work
+  per firefighter outside its own decision.
+* ``collect_data=False`` is for speed: no DataCollector.
+"""
+
+import numpy as np
+from mesa.discrete_space import OrthogonalVonNeumannGrid
+
+from dilemmas.models.firefighting_graph import arrays
+from dilemmas.models import validation as check
+from dilemmas.models.parameters import (MAX_STEPS, Boolean, Choice, Custom, Integer, Parameter, Parameters,
+                               Population, Probability, Select, Slider)
+from dilemmas.models.phases import AgentPhase, ModelPhase, PhasedModel
+from dilemmas.models.learners import learner_parameter
+from dilemmas.models.policies import policy_parameter
+
+LAYOUTS = ("row", "grid")
+
+PRESETS = {
+    "cognac": dict(max_fire_level=100, p_ignite=0.3, p_grow_neighbour=0.7, p_grow_alone=0.4,
+                   p_reduce_neighbour=0.6, p_reduce_alone=1.0, p_two_agents=1.0,
+                   p_observe=(0.2, 0.5, 0.8), shared_reward=False),
+    "oliehoek": dict(max_fire_level=2, p_ignite=0.8, p_grow_neighbour=0.8, p_grow_alone=0.4,
+                     p_reduce_neighbour=0.6, p_reduce_alone=1.0, p_two_agents=1.0,
+                     p_observe=(0.2, 0.5, 0.8), shared_reward=True),
+}
+
+#: Behaviour mixes the dashboard offers.
+MIXES = ("random", "fixed0", "fixed1", "belief_tracker", "policy:5,belief_tracker:5",
+         "q_learning:5,belief_tracker:5", "belief_tracker:5,random:5")
+
+
+def house_shape(values) -> tuple[int, int]:
+    """Rows and columns of houses: ``(1, n_agents + 1)`` for the row, ``(n_height + 1,
+    n_width + 1)`` for the grid."""
+    if values["layout"] == "row":
+        return 1, values["n_agents"] + 1
+    return values["n_height"] + 1, values["n_width"] + 1
+
+
+def firefighters(values) -> int:
+    """``n_agents`` on the row, one per cell (``n_width * n_height``) on the grid."""
+    return values["n_agents"] if values["layout"] == "row" else \
+        values["n_width"] * values["n_height"]
+
+
+def _initial_levels(name, value, values):
+    rows, cols = house_shape(values)
+    top = values["max_fire_level"]
+    allowed = (f"must be {rows * cols} integers from 0 to {top} (or a {rows} x {cols} array "
+               "of them)")
+    try:
+        levels = np.asarray(value)
+    except (ValueError, TypeError):
+        raise ValueError(f"{name}={value!r} is invalid: {allowed}") from None
+    if levels.size != rows * cols or levels.shape not in ((levels.size,), (rows, cols)) \
+            or not np.issubdtype(levels.dtype, np.integer) \
+            or levels.min() < 0 or levels.max() > top:
+        raise ValueError(f"{name}={value!r} is invalid: {allowed}")
+    return levels.reshape(rows, cols)
+
+
+def _probabilities(name, value, values):
+    return tuple(check.probability(f"{name}[{i}]", x)
+                 for i, x in enumerate(check.reals(name, value, 3)))
+
+
+def _from_preset(name, kind, description, **options):
+    return Parameter(name, None, kind, description, table=("preset", PRESETS), **options)
+
+
+PARAMETERS = Parameters((
+    Parameter("layout", "row", Choice(LAYOUTS), "houses in a row, or a grid",
+              control=Select()),
+    Parameter("n_agents", 10, Integer(low=1, high=10_000), "firefighters on the row"),
+    Parameter("n_width", 5, Integer(low=1, high=100), "cells across the grid"),
+    Parameter("n_height", 5, Integer(low=1, high=100), "cells down the grid"),
+    Parameter("population", "random", Population(count=firefighters),
+              "behaviour of each firefighter", control=Select(MIXES)),
+    policy_parameter(),
+    learner_parameter(),
+    Parameter("preset", "cognac", Choice(tuple(PRESETS)),
+              "named preset whose values the preset parameters take when None",
+              control=Select()),
+    _from_preset("max_fire_level", Integer(low=1, high=10**9), "highest fire level"),
+    _from_preset("p_ignite", Probability(), "no firefighter, level 0, a neighbour burning: P(+1)",
+                 control=Slider(0.0, 1.0, 0.05)),
+    _from_preset("p_grow_neighbour", Probability(),
+                 "no firefighter, level > 0, a neighbour burning: P(+1)"),
+    _from_preset("p_grow_alone", Probability(),
+                 "no firefighter, level > 0, no neighbour burning: P(+1)"),
+    _from_preset("p_reduce_neighbour", Probability(),
+                 "one firefighter, level > 0, a neighbour burning: P(-1)"),
+    _from_preset("p_reduce_alone", Probability(),
+                 "one firefighter, level > 0, no neighbour burning: P(-1)"),
+    _from_preset("p_two_agents", Probability(), "two or more firefighters: P(level to 0)"),
+    _from_preset("p_observe", Custom(_probabilities, "list of 3 probabilities",
+                                     invalid=((0.2, 0.5, 1.5), (0.2, 0.5))),
+                 "P(flames seen) at level 0, 1 and 2 or more"),
+    _from_preset("shared_reward", Boolean(), "every firefighter gets the town's reward"),
+    Parameter("initial_levels", None,
+              Custom(_initial_levels, "integers from 0 to max_fire_level, one per house",
+                     invalid=([-1] * 11, [0] * 10)),
+              "fire levels at the start (None: drawn uniformly)", optional=True),
+    Parameter("max_steps", 100, Integer(low=1, high=MAX_STEPS), "steps in an episode"),
+))
+
+MODEL_REPORTERS = {"step": "t", "mean_fire": "mean_fire", "max_fire": "max_fire",
+                   "burning_houses": "burning_houses", "total_fire": "total_fire",
+                   "doubled_houses": "doubled_houses", "mean_reward": "mean_reward",
+                   "flame_rate": "flame_rate"}
+AGENT_REPORTERS = ("behaviour", "house", "observation", "reward")
+
+
+class FirefightingGraphModel(PhasedModel):
+    """Firefighters who each visit one of their houses per step, on a row or a grid."""
+
+    model_reporters = MODEL_REPORTERS
+    agent_reporters = AGENT_REPORTERS
+    parameters = PARAMETERS
+
+    phases = (
+        AgentPhase("choose", "choose_action", order="simultaneous", apply="visit",
+                   agents="seats"),
+        ModelPhase("transition"),
+        ModelPhase("observe"),
+        ModelPhase("reward"),
+        ModelPhase("terminate"),
+    )
+
+    def __init__(self, *, collect_data=True, rng=None, **parameters):
+        super().__init__(rng=rng, collect_data=collect_data)
+        p = self.check_parameters(parameters)
+        self.layout = p.layout
+        self.n_agents = p.n_agents
+        self.n_width = p.n_width
+        self.n_height = p.n_height
+        self.population = p.population
+        self.policy = p.policy
+        self.learner = p.learner
+        self.preset = p.preset
+        self.max_fire_level = p.max_fire_level
+        self.p_ignite = p.p_ignite
+        self.p_grow_neighbour = p.p_grow_neighbour
+        self.p_grow_alone = p.p_grow_alone
+        self.p_reduce_neighbour = p.p_reduce_neighbour
+        self.p_reduce_alone = p.p_reduce_alone
+        self.p_two_agents = p.p_two_agents
+        self.p_observe = p.p_observe
+        self.shared_reward = p.shared_reward
+        self.initial_levels = p.initial_levels
+        self.max_steps = p.max_steps
+        values = vars(p)
+        shape = house_shape(values)
+        self.n_agents = firefighters(values)
+        if self.layout == "row":
+            guarded = [(i, i + 1) for i in range(self.n_agents)]
+        else:
+            cols = shape[1]
+            guarded = [(r * cols + c, r * cols + c + 1, (r + 1) * cols + c, (r + 1) * cols + c + 1)
+                       for r in range(self.n_height) for c in range(self.n_width)]
+        behaviours = self.seat_behaviours(self.n_agents)
+
+        self.houses = OrthogonalVonNeumannGrid(shape, torus=False, random=self.random)
+        self.fire = self.houses.create_property_layer("fire", default_value=0, dtype=np.int64)
+        self.num_houses = shape[0] * shape[1]
+        self.fire.data[:] = (self.rng.integers(0, self.max_fire_level + 1, size=shape)
+                             if self.initial_levels is None else self.initial_levels)
+        self.levels = self.fire.data  # the layer's own array, changed in place
+        self.initial_levels = self.levels.copy()
+        # Action a of firefighter i visits house guarded[i][a].
+        self.guarded = np.array(guarded)
+        self.n_actions = self.guarded.shape[1]
+
+        self.table = arrays.tables(
+            self.p_ignite, self.p_grow_alone, self.p_grow_neighbour, self.p_reduce_alone,
+            self.p_reduce_neighbour, self.p_two_agents, self.p_observe, self.max_fire_level,
+            self.n_agents)
+        self._firefighters = np.arange(self.n_agents)
+        self._action_set = frozenset(range(self.n_actions))
+
+        self.t = 0
+        self.visited = np.full(self.n_agents, -1)
+        self.observations = np.full(self.n_agents, -1)
+        self.rewards = np.zeros(self.n_agents)
+        self.seats = tuple(cls(self, i) for i, cls in enumerate(behaviours))
+        self.total_fire = int(self.levels.sum())
+        self.start_data_collection()
+
+    # --- Phase 1: choose (simultaneous) ------------------------------------------------
+    def visit(self, actions):
+        """A step opens; every firefighter goes to the house its action names."""
+        self.t += 1
+        values = actions.values()
+        if not self._action_set.issuperset(values) or bool in map(type, values):
+            for agent, action in actions.items():
+                check.decision(agent, action, self.n_actions, "action")
+        chosen = np.fromiter(values, dtype=np.int64, count=len(actions))
+        self.visited = self.guarded[self._firefighters, chosen]
+
+    # --- Phase 2: transition ------------------------------------------------------------
+    def transition(self):
+        """The rules' transition table, for all houses at once, from the state before this
+        step (``dilemmas.models.firefighting_graph.arrays.transition``): one uniform draw per house."""
+        levels = self.levels[None]  # one episode, whose cells are its house numbers
+        self.crew_counts = arrays.crews(self.visited[None], self.num_houses)
+        arrays.transition(levels, self.crew_counts, self.table, self.rng.random(levels.shape))
+
+    # --- Phase 3: observe ---------------------------------------------------------------
+    def observe(self):
+        """Each firefighter sees flames at its house with p_observe[min(level, 2)]."""
+        self.observations = arrays.observe(self.levels[None], self.visited[None], self.table,
+                                           self.rng.random((1, self.n_agents)))[0]
+
+    # --- Phase 4: reward ----------------------------------------------------------------
+    def reward(self):
+        """Minus the level of the house visited, or minus the total with shared_reward."""
+        self.rewards += arrays.reward(self.levels[None], self.visited[None], self.shared_reward)[0]
+
+    # --- Phase 5: terminate -------------------------------------------------------------
+    def terminate(self):
+        """Ends when every house is at 0, or after exactly ``max_steps`` steps."""
+        self.total_fire = int(self.levels.sum())
+        if arrays.ends(self.total_fire, self.t, self.max_steps):
+            self.running = False
+
+    # --- What the model reporters read (computed when read) -----------------------------
+    @property
+    def mean_fire(self):
+        return self.total_fire / self.num_houses
+
+    @property
+    def max_fire(self):
+        return int(self.levels.max())
+
+    @property
+    def burning_houses(self):
+        return int(np.count_nonzero(self.levels))
+
+    @property
+    def doubled_houses(self):
+        """Houses with two or more firefighters this step."""
+        if self.t == 0:
+            return 0
+        return int(arrays.doubled(self.crew_counts)[0])
+
+    @property
+    def mean_reward(self):
+        return float(self.rewards.sum()) / self.n_agents
+
+    @property
+    def flame_rate(self):
+        """Share of firefighters who saw flames this step (NaN before the first step)."""
+        if self.t == 0:
+            return float("nan")
+        return int(np.count_nonzero(self.observations)) / self.n_agents

@@ -1,0 +1,65 @@
+"""How a game shows itself to learning agents: the base of each game's environment encoding
+(``dilemmas.models.<game>.env``), which makes the game a PettingZoo environment
+(``dilemmas.envs``) and gives its ``policy`` and learning seats their observations
+(docs/rules/README.md, "Learning agents")."""
+
+import numpy as np
+from gymnasium import spaces
+
+class Interface:
+    """How a game shows itself to learning agents (the base of each game's interface).
+
+    ``phases``: the agent phases in which ``policy`` seats decide. A game defines
+    ``observation_length(model)``, ``actions(model)`` (the number of actions),
+    ``vector(model, agent, phase)`` (the observation vector), ``decode(model, agent, phase,
+    action)`` (the decision the phase's method returns), ``state(model, phase)``, and the
+    tabular features of the ``q_learning`` behaviour (``dilemmas.models.learners``): ``feature_names(model)``
+    and ``features(model, agent, vector)``, a tuple of small integers computed from the
+    agent's observation vector and what it knows of itself; it may refine ``mask``,
+    ``bounds``, ``deciding`` and ``ended_by_rules``. A game with a batch engine adds the same
+    encoding over the engine's arrays for ``dilemmas.envs.vector``: ``batch_observe``,
+    ``batch_decisions`` and ``batch_ended_by_rules``."""
+
+    phases: tuple[str, ...] = ()
+
+    def deciding(self, model, seats) -> list:
+        """Those of ``seats`` (policy or learning seats) that decide this round, in seat
+        order."""
+        return seats
+
+    def bounds(self, model) -> tuple[np.ndarray | float, np.ndarray | float]:
+        """Lowest and highest value of each entry of the observation vector."""
+        return 0.0, 1.0
+
+    def mask(self, model, agent, phase) -> np.ndarray:
+        """1 for each action that does something now."""
+        return self.all_allowed(model)
+
+    def observe(self, model, agent, phase) -> dict:
+        return {"observation": self.vector(model, agent, phase),
+                "action_mask": self.mask(model, agent, phase)}
+
+    def observe_all(self, model, agents, phase) -> list[dict]:
+        """``observe`` for each of ``agents`` (a game may do it at once, for speed)."""
+        return [self.observe(model, agent, phase) for agent in agents]
+
+    def all_allowed(self, model) -> np.ndarray:
+        """A read-only mask allowing every action, shared by the observations."""
+        mask = np.ones(self.actions(model), dtype=np.int8)
+        mask.flags.writeable = False
+        return mask
+
+    def observation_space(self, model) -> spaces.Dict:
+        low, high = self.bounds(model)
+        shape = (self.observation_length(model),)
+        return spaces.Dict({
+            "observation": spaces.Box(low, high, shape=shape, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(self.actions(model),), dtype=np.int8)})
+
+    def state_space(self, model) -> spaces.Box:
+        return spaces.Box(0.0, 1.0, shape=self.state(model, None).shape, dtype=np.float32)
+
+    def ended_by_rules(self, model) -> bool:
+        """Whether the rules ended the episode (termination), not ``max_steps``
+        (truncation)."""
+        return False

@@ -1,0 +1,308 @@
+"""The phase schedule every game shares: a model declares its phases as data.
+
+docs/rules/README.md, rule 2: the documented phase order is enforced by one mechanism,
+``step()`` runs the declared phases in that order, and the sequence actually run is
+observable. A game's parameters are declared next to its phases (``parameters``,
+``dilemmas/models/parameters.py``): the declaration is the constructor's signature, and
+``check_parameters(parameters)`` checks the keywords given, for the constructor to set.
+
+A subclass of :class:`PhasedModel` lists its round as ``phases``, a tuple of the following
+(a model may replace its class's tuple in ``__init__``, e.g. to pick an order from a
+parameter):
+
+* :class:`ModelPhase` -- calls a method of the model;
+* :class:`AgentPhase` -- calls a method on a set of agents, in one of three orders:
+
+  - ``"seat"``: seat (creation) order, via ``AgentSet.do``;
+  - ``"shuffled"``: an order freshly shuffled by the model's generator, via
+    ``AgentSet.shuffle_do``;
+  - ``"simultaneous"``: every agent's method *returns* its decision, all agents decide
+    from the same state, and only then does the model method named by ``apply`` receive
+    ``{agent: decision}`` (in seat order) and make the decisions take effect. This is
+    Mesa's step/advance idiom with the snapshot enforced: deciding cannot change anything.
+
+After each ``step()``, ``model.phases_run`` holds the names of the phases that ran, in order.
+
+Seats whose behaviour is ``policy`` decide with the model's ``policy`` parameter (a callable
+``observation -> action``, docs/rules/README.md, "Learning agents"): at the start of each
+agent phase the game's environment interface names (``Game.interface.phases``), every such
+seat observes as the game's PettingZoo environment would show it, and its action is decoded
+into the decision the phase asks for. ``advance()`` plays a round only up to such a phase,
+so that an environment (``dilemmas.envs.parallel``) can supply the decisions itself; ``step()`` then
+finishes the round.
+
+The DataCollector collects after construction and after every step that ran its phases
+(``collect_data=False``: no DataCollector, for speed).
+
+``rng`` is None or an integer seed >= 0; None draws a fresh seed from the operating system.
+Either way ``model.seed`` is the integer the model's generators (``model.random``,
+``model.rng``) were seeded with, so any run can be played again.
+A model whose ``running`` is False has finished its episode: ``step()`` runs no phase.
+"""
+
+import inspect
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import ClassVar
+
+import mesa
+
+from dilemmas.models.population import parse_population
+from dilemmas.models import validation as check
+from dilemmas.models.learners import LEARNERS
+from dilemmas.models.parameters import Parameters
+from dilemmas.models.policies import check_action
+
+ORDERS = ("seat", "shuffled", "simultaneous")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPhase:
+    """A phase that calls ``model.<method>()`` (``method`` defaults to ``name``)."""
+
+    name: str
+    method: str = ""
+
+    def bind(self, model: mesa.Model) -> Callable[[], None]:
+        return getattr(model, self.method or self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentPhase:
+    """A phase that calls ``agent.<method>()`` on every agent of ``model.<agents>``."""
+
+    name: str
+    method: str
+    order: str = "seat"
+    apply: str | None = None
+    agents: str = "agents"
+
+    def __post_init__(self):
+        if self.order not in ORDERS:
+            raise ValueError(
+                f"phase {self.name!r}: order={self.order!r} is not one of {ORDERS}"
+            )
+        if (self.order == "simultaneous") != (self.apply is not None):
+            raise ValueError(
+                f"phase {self.name!r}: a simultaneous phase needs apply= (the model method "
+                "that makes the decisions take effect), and only a simultaneous phase has one"
+            )
+
+    def bind(self, model: mesa.Model) -> Callable[[], None]:
+        method, attribute = self.method, self.agents
+        if self.order == "seat":
+            return lambda: getattr(model, attribute).do(method)
+        if self.order == "shuffled":
+            return lambda: getattr(model, attribute).shuffle_do(method)
+        apply = getattr(model, self.apply)
+        return lambda: apply({agent: getattr(agent, method)()
+                              for agent in getattr(model, attribute)})
+
+
+def _columns(reporters):
+    return dict(reporters) if isinstance(reporters, dict) else {name: name for name in reporters}
+
+
+class PhasedModel(mesa.Model):
+    """A Mesa model whose ``step()`` runs the phases its class declares, in order, and whose
+    DataCollector columns are declared too: ``model_reporters`` and ``agent_reporters`` name
+    attributes of the model and of its agents, or map a column to the attribute it reads
+    (docs/rules/README.md, rule 5)."""
+
+    phases: ClassVar[tuple[ModelPhase | AgentPhase, ...]] = ()
+    model_reporters: ClassVar[tuple[str, ...] | dict[str, str]] = ()
+    agent_reporters: ClassVar[tuple[str, ...] | dict[str, str]] = ()
+    #: The game's parameters, declared once (``dilemmas.models.parameters``).
+    parameters: ClassVar[Parameters] = Parameters(())
+    #: The game's registration (``dilemmas.registry.Game``), set by ``register``.
+    game: ClassVar = None
+
+    def __init__(self, *, rng=None, collect_data=True):
+        self.collect_data = check.boolean("collect_data", collect_data)
+        seed = check.seed("rng", rng)
+        self.seed = secrets.randbits(63) if seed is None else seed
+        super().__init__(rng=self.seed)
+        self.phases_run: list[str] = []
+        self._bound_from, self._bound_phases, self._deciding = None, [], False
+        self._cursor = 0          # the next phase of the round in play (0: between rounds)
+        self._supplied = False    # the pending decisions were given by ``supply``
+        self.datacollector = None
+        self.learners = {}        # learning behaviour -> its learner (start_data_collection)
+
+    def __init_subclass__(cls, **kwargs):
+        """A game's constructor signature is its declaration: keyword-only parameters with
+        the declared defaults, then ``collect_data`` and ``rng`` (for ``inspect``, editor
+        help and ``mesa.batch_run``)."""
+        super().__init_subclass__(**kwargs)
+        if "parameters" in cls.__dict__:
+            keyword = inspect.Parameter.KEYWORD_ONLY
+            cls.__signature__ = inspect.Signature(
+                [inspect.Parameter(p.name, keyword, default=p.default) for p in cls.parameters]
+                + [inspect.Parameter("collect_data", keyword, default=True),
+                   inspect.Parameter("rng", keyword, default=None)])
+
+    def check_parameters(self, given: dict) -> SimpleNamespace:
+        """Every declared parameter's checked value, in declared order, from ``given`` (the
+        constructor's keywords; a missing one takes its default), as attributes of a
+        namespace the constructor sets on the model; a keyword not declared is a
+        ``TypeError``, a value the declaration refuses a ``ValueError`` naming it."""
+        if self.game is None:
+            raise TypeError(f"{type(self).__name__} is not a registered game: register it with "
+                            "dilemmas.registry.register(Game(...)) (docs/adding-a-game.md)")
+        unknown = [name for name in given if name not in self.parameters]
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() got unexpected keyword argument(s) "
+                            f"{', '.join(map(repr, unknown))}; its parameters: "
+                            f"{', '.join(self.parameters.names)}")
+        return SimpleNamespace(**self.parameters.check(
+            given, behaviours=self.game.behaviours, game=self.game.name))
+
+    def seat_behaviours(self, seats: int) -> list[type]:
+        """The behaviour class of each of ``seats`` seats, from ``population``."""
+        return parse_population(self.population, seats, self.game.behaviours)
+
+    def start_data_collection(self) -> None:
+        """The end of a game's ``__init__``: check that ``policy`` seats have a policy, make
+        ``self.datacollector`` for the declared columns and collect the state after
+        construction; ``step()`` collects after the phases. With ``collect_data=False``,
+        ``self.datacollector`` stays None. The learner of each learning behaviour seated is
+        ``self.learners[behaviour]``: the ``learner`` parameter if it is of that kind (and
+        fits the game), else a fresh one."""
+        policy = getattr(self, "policy", None)
+        if self.policy_seats() and policy is None:
+            raise ValueError(f"population={self.population!r} seats the behaviour 'policy', "
+                             "so the model needs policy=: a callable observation -> action or "
+                             "a saved policy file (docs/policies.md)")
+        self.learners = {}
+        given = getattr(self, "learner", None)
+        for parameter, value in (("policy", policy), ("learner", given)):
+            if hasattr(value, "check_fits"):
+                try:
+                    value.check_fits(self)
+                except ValueError as error:
+                    raise ValueError(f"{parameter}: {error}") from None
+        for behaviour in sorted({agent.behaviour for agent in self.learning_seats()}):
+            kind = LEARNERS[behaviour]
+            self.learners[behaviour] = given if isinstance(given, kind) else kind.fresh(self)
+        if self.collect_data:
+            self.datacollector = mesa.DataCollector(
+                model_reporters=_columns(self.model_reporters),
+                agent_reporters=_columns(self.agent_reporters),
+            )
+            self.datacollector.collect(self)
+
+    def policy_seats(self) -> list:
+        """The seats whose behaviour is ``policy``, in seat order."""
+        return [agent for agent in getattr(self, "seats", ()) if agent.behaviour == "policy"]
+
+    def learning_seats(self) -> list:
+        """The seats whose behaviour is a learner (``dilemmas.models.learners``), in seat order."""
+        return [agent for agent in getattr(self, "seats", ()) if agent.behaviour in LEARNERS]
+
+    def step(self) -> None:
+        if not self._cursor:
+            self.phases_run = []
+            if not self.running:
+                return
+        self._play(stop=False)
+        self._cursor = 0
+        if not self.running and self.learners:
+            self._learn_last()
+        if self.datacollector:
+            self.datacollector.collect(self)
+
+    def advance(self) -> str | None:
+        """Play up to the next phase in which ``policy`` seats decide and return its name,
+        finishing rounds with ``step()`` on the way; None once the episode has ended."""
+        while self._cursor or self.running:
+            if not self._cursor:
+                self.phases_run = []
+            phase = self._play(stop=True)
+            if phase is not None:
+                return phase
+            self.step()
+        return None
+
+    def supply(self, decisions: dict) -> None:
+        """Give the pending phase's decisions (agent -> the decision its method returns),
+        instead of asking ``policy``; ``advance()`` then plays on."""
+        for agent, decision in decisions.items():
+            agent.decision = decision
+        self._supplied = True
+
+    def _bind(self):
+        if self._bound_from is not self.phases:
+            interface = self.game.interface \
+                if self.policy_seats() or self.learning_seats() else None
+            deciding = set(interface.phases) if interface else set()
+            self._bound_phases = [(phase.name, phase.bind(self), phase.name in deciding)
+                                  for phase in self.phases]
+            self._deciding = bool(deciding)
+            self._bound_from = self.phases
+        return self._bound_phases
+
+    def _play(self, stop: bool) -> str | None:
+        """Run the round's phases from the cursor; with ``stop``, return at a phase where
+        policy seats decide and no decisions were supplied."""
+        bound = self._bind()
+        if not self._cursor and not self._deciding:  # no seat decides from outside
+            for name, run, _ in bound:
+                run()
+                self.phases_run.append(name)
+            self._cursor = len(bound)
+            return None
+        while self._cursor < len(bound):
+            name, run, deciding = bound[self._cursor]
+            if deciding:
+                interface = self.game.interface
+                if stop and not self._supplied \
+                        and interface.deciding(self, self.policy_seats()):
+                    return name
+                if not self._supplied:
+                    self._decide(name)
+                self._supplied = False
+                if self.learners:
+                    self._learn_and_decide(name)
+            run()
+            self.phases_run.append(name)
+            self._cursor += 1
+        return None
+
+    def _decide(self, phase: str) -> None:
+        """Each policy seat observes and asks ``policy`` (a decision left over from a turn in
+        which the seat could not act is replaced)."""
+        interface = self.game.interface
+        deciding = interface.deciding(self, self.policy_seats())
+        if deciding:
+            count = interface.actions(self)
+            observations = interface.observe_all(self, deciding, phase)
+            decide = getattr(self.policy, "decide", None)
+            for agent, observation in zip(deciding, observations):
+                action = decide(self, agent, observation) if decide \
+                    else self.policy(observation)
+                action = check_action(action, count, f"the policy of seat {agent.seat}")
+                agent.decision = interface.decode(self, agent, phase, action)
+
+    def _learn_and_decide(self, phase: str) -> None:
+        """Each learning seat that decides now learns from its transition since its previous
+        decision (the reward it earned in between), then chooses epsilon-greedily."""
+        interface = self.game.interface
+        deciding = interface.deciding(self, self.learning_seats())
+        for agent, observation in zip(deciding, interface.observe_all(self, deciding, phase)):
+            learner = self.learners[agent.behaviour]
+            inputs, mask = learner.inputs(self, agent, observation), observation["action_mask"]
+            if agent.experience is not None:
+                learner.update(*agent.experience, agent.reward - agent.paid, inputs, mask)
+            action = learner.act(inputs, mask, self.rng)
+            agent.experience, agent.paid = (inputs, action), agent.reward
+            agent.decision = interface.decode(self, agent, phase, action)
+
+    def _learn_last(self) -> None:
+        """The episode has ended: each learning seat learns from its last transition."""
+        for agent in self.learning_seats():
+            if agent.experience is not None:
+                self.learners[agent.behaviour].update(
+                    *agent.experience, agent.reward - agent.paid, None, None)
+                agent.experience = None

@@ -1,0 +1,231 @@
+"""Policies for the ``policy`` behaviour: the model parameter ``policy`` (docs/policies.md).
+
+A policy is any callable ``observation -> action``, where ``observation`` is what the game's
+PettingZoo environment shows an agent (a dict with the float32 vector ``"observation"`` and
+the int8 ``"action_mask"``) and ``action`` an integer of its action space. ``policy=`` takes
+such a callable, or the path of a saved policy file, read by ``load_policy``.
+
+A policy file is NumPy's ``.npz`` with the arrays ``format`` (``"dilemmas/policy"``),
+``version`` (1), ``game`` (the game's name) and ``kind``, then the kind's own arrays:
+
+* ``"linear"``: ``weights`` (actions x observation length) and ``bias`` (actions): the
+  action is the allowed one with the highest ``weights @ observation + bias``;
+* ``"tabular"``: ``keys`` (rows of the game's tabular features, ``Interface.features``) and
+  ``values`` (one row of action values per key): the action is the allowed one with the
+  highest value in the row of the seat's features (all zeros for a key not in the table).
+
+Ties go to the lowest action. A learner's file (``dilemmas.models.learners``) is a policy file with
+its settings added, so a trained learner plays as a policy. ``save_policy`` writes one
+atomically. A tabular policy reads features the game computes from the model, so it plays
+inside a model (``decide(model, agent, observation)``), not as a bare callable.
+"""
+
+import io
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from dilemmas.models.files import write_atomic
+
+FORMAT = "dilemmas/policy"
+VERSION = 1
+
+
+class PolicyError(ValueError):
+    """A policy file that cannot be used, naming the file and what is wrong."""
+
+
+class LinearPolicy:
+    """The allowed action with the highest ``weights @ observation + bias``; ``path`` is the
+    file it was read from, if any."""
+
+    def __init__(self, weights, bias, game: str = "", path=None):
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.bias = np.asarray(bias, dtype=np.float64)
+        self.game, self.path = game, path
+        if self.weights.ndim != 2 or self.bias.shape != (self.weights.shape[0],):
+            raise ValueError(f"weights of shape {self.weights.shape} and bias of shape "
+                             f"{self.bias.shape} do not make a linear policy: weights must be "
+                             "actions x observation length and bias of length actions")
+
+    kind = "linear"
+
+    def __call__(self, observation) -> int:
+        return best(self.weights @ observation["observation"] + self.bias,
+                    observation["action_mask"])
+
+    def decide(self, model, agent, observation) -> int:
+        return self(observation)
+
+    def arrays(self) -> dict:
+        return {"weights": self.weights, "bias": self.bias}
+
+    def check_fits(self, model) -> None:
+        """A ValueError unless the weights fit the model's actions and observations."""
+        interface = model.game.interface
+        shape = (interface.actions(model), interface.observation_length(model))
+        if self.weights.shape != shape:
+            raise ValueError(
+                f"{self._where()} has weights of {self.weights.shape[0]} actions x "
+                f"{self.weights.shape[1]} inputs, but with these parameters the game has "
+                f"{shape[0]} actions and observations of length {shape[1]}")
+
+    def _where(self) -> str:
+        return f"the policy file {str(self.path)!r}" if self.path else "the policy"
+
+
+class TabularPolicy:
+    """The allowed action with the highest value in the row of the seat's tabular features
+    (``Interface.features``); ``table`` maps a features tuple to its action values."""
+
+    kind = "tabular"
+
+    def __init__(self, actions: int, keys=(), values=(), game: str = "", path=None):
+        keys = np.asarray(keys, dtype=np.int64)
+        values = np.asarray(values, dtype=np.float64)
+        if not len(keys):
+            keys, values = keys.reshape(0, 0), values.reshape(0, actions)
+        if type(actions) is not int or actions < 1 or keys.ndim != 2 \
+                or values.shape != (len(keys), actions):
+            raise ValueError(f"values of shape {values.shape} do not make a tabular policy of "
+                             f"{actions} actions: there must be one row of {actions} values "
+                             "per key")
+        self.actions, self.game, self.path = actions, game, path
+        self.table = {tuple(map(int, key)): row.copy() for key, row in zip(keys, values)}
+
+    def values(self, key) -> np.ndarray:
+        """The action values of ``key`` (zeros if the table has no row for it)."""
+        row = self.table.get(key)
+        return np.zeros(self.actions) if row is None else row
+
+    def decide(self, model, agent, observation) -> int:
+        key = model.game.interface.features(model, agent, observation["observation"])
+        return best(self.values(key), observation["action_mask"])
+
+    def __call__(self, observation):
+        raise TypeError("a tabular policy reads features of the model: it plays inside a "
+                        "model (the 'policy' behaviour), or call decide(model, agent, "
+                        "observation)")
+
+    def arrays(self) -> dict:
+        keys = sorted(self.table)
+        width = len(keys[0]) if keys else 0
+        return {"keys": np.array(keys, dtype=np.int64).reshape(len(keys), width),
+                "values": np.array([self.table[key] for key in keys]).reshape(
+                    len(keys), self.actions)}
+
+    def check_fits(self, model) -> None:
+        """A ValueError unless the table fits the model's actions and features."""
+        interface = model.game.interface
+        actions, width = interface.actions(model), len(interface.feature_names(model))
+        widths = {len(key) for key in self.table}
+        if self.actions != actions or widths - {width}:
+            where = f"the policy file {str(self.path)!r}" if self.path else "the policy"
+            raise ValueError(
+                f"{where} has {self.actions} actions and keys of {sorted(widths)} features, "
+                f"but with these parameters the game has {actions} actions and {width} "
+                f"features ({', '.join(interface.feature_names(model))})")
+
+
+def best(values, mask) -> int:
+    """The allowed action (``mask``) of the highest value, ties to the lowest."""
+    return int(np.argmax(np.where(np.asarray(mask).astype(bool), values, -np.inf)))
+
+
+KINDS = {"linear": LinearPolicy, "tabular": TabularPolicy}
+
+
+def save_policy(path, policy, **extra) -> Path:
+    """Write ``policy`` (linear or tabular) as a policy file, atomically; ``extra`` arrays
+    are stored with it (a learner's settings)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, format=FORMAT, version=VERSION, game=policy.game, kind=policy.kind,
+             **policy.arrays(), **extra)
+    return write_atomic(path, buffer.getvalue())
+
+
+def load_policy(path):
+    """A policy file's policy; ``PolicyError`` names the file and the field at fault."""
+    fields = read_policy_file(path)
+    path = Path(path)
+    try:
+        if fields["kind"] == "linear":
+            return LinearPolicy(fields["weights"], fields["bias"], fields["game"], path)
+        values = fields["values"]
+        return TabularPolicy(int(values.shape[-1]), fields["keys"], values, fields["game"],
+                             path)
+    except (ValueError, TypeError) as error:
+        raise PolicyError(f"policy file {str(path)!r}: {error}") from None
+
+
+def read_policy_file(path) -> dict:
+    """The arrays of a policy file, checked for format, version, kind and the kind's fields
+    (``game`` and ``kind`` as strings); ``PolicyError`` names the file and the field."""
+    path = Path(path)
+    try:
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise ValueError("it is not an .npz archive of arrays")
+        with data:
+            fields = {key: data[key] for key in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise PolicyError(f"policy file {str(path)!r} cannot be read: {error}") from None
+    for key in ("format", "version", "game", "kind"):
+        if key not in fields:
+            raise PolicyError(f"policy file {str(path)!r}: the field {key!r} is missing")
+    if str(fields["format"]) != FORMAT or str(fields["version"]) != str(VERSION):
+        raise PolicyError(f"policy file {str(path)!r} is not a {FORMAT} file of version "
+                          f"{VERSION}")
+    kind = fields["kind"] = str(fields["kind"])
+    fields["game"] = str(fields["game"])
+    if kind not in KINDS:
+        raise PolicyError(f"policy file {str(path)!r}: kind={kind!r} is not known; known: "
+                          f"{sorted(KINDS)}")
+    for key in ("weights", "bias") if kind == "linear" else ("keys", "values"):
+        if key not in fields:
+            raise PolicyError(f"policy file {str(path)!r}: the field {key!r} is missing")
+    return fields
+
+
+def check_action(action, count: int, who: str) -> int:
+    """An action of a ``Discrete(count)`` space: an integer (numpy's too, not a bool) from 0
+    to ``count - 1``; a ValueError names ``who`` chose it."""
+    if type(action) is not int and (isinstance(action, (bool, np.bool_))
+                                    or not isinstance(action, np.integer)) \
+            or not 0 <= action < count:
+        raise ValueError(f"{who}'s action {action!r} is invalid: must be an integer from 0 "
+                         f"to {count - 1}")
+    return int(action)
+
+
+def policy_parameter():
+    """The declaration of a game's ``policy`` parameter (``dilemmas.models.parameters``)."""
+    from dilemmas.models.parameters import Custom, Parameter, Text
+
+    return Parameter(
+        "policy", None,
+        Custom(check_policy, "None, a callable observation -> action, or the path of a "
+               "policy file", invalid=(5, "no_such_policy.npz")),
+        "decision rule of the seats whose behaviour is 'policy' (docs/policies.md)",
+        control=Text())
+
+
+def check_policy(name, value, values):
+    """The ``policy`` parameter: None, a callable, or the path of a policy file for this
+    game (kind ``Custom`` of ``dilemmas.models.parameters``)."""
+    if value is None or callable(value):
+        return value
+    if isinstance(value, (str, Path)):
+        try:
+            policy = load_policy(value)
+        except PolicyError as error:
+            raise ValueError(f"{name}={str(value)!r} is invalid: {error}; it must be a "
+                             "policy file (docs/policies.md)") from None
+        game = values["game"]
+        if policy.game != game:
+            raise ValueError(f"{name}={str(value)!r} is invalid: the policy file is for the "
+                             f"game {policy.game!r}, not {game!r}")
+        return policy
+    raise ValueError(f"{name}={value!r} is invalid: must be None, a callable observation -> "
+                     "action, or the path of a policy file")

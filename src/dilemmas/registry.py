@@ -1,0 +1,116 @@
+"""The one registry of games (docs/rules/README.md, rule 1).
+
+A game registers once, at the end of its model module, with a :class:`Game` record;
+everything else -- the CLI, studies and the runner, results and figures, the dashboard, the
+benchmarks and the contract tests -- finds it in ``dilemmas.GAMES`` and reaches from there
+whatever the game contributes besides its model:
+
+* ``behaviours``: behaviour name -> ``Agent`` subclass (what ``population`` accepts);
+* ``statistics``: ``statistics(rows, run)``, one row of episode statistics per run from the
+  model's DataCollector rows;
+* ``ranges``: episode statistic -> ``(low, high)``, the range its values can take (None for
+  an open end), which keeps its confidence intervals inside it (``dilemmas.analysis.studies.results.aggregate``);
+  optional: a statistic not in it gets a Student-t interval;
+* ``figures``: figure name -> ``draw(folder)``, the paper figures of a study of the game;
+* ``view``: the dashboard's drawing of the world and its plots (``dashboard.View``);
+* ``interface``: how learning agents see and act in the game (``dilemmas.envs.parallel.Interface``),
+  which makes it a PettingZoo environment (``dilemmas.parallel_env``) and gives the
+  ``policy`` behaviour its observations; None for a game without one;
+* ``study``: an example study file (TOML), which the main job runs;
+* ``dilemma``: its cooperative and its selfish behaviour, the pair of its Schelling diagram
+  (``dilemmas.analysis.game_theory.schelling``); None for a game without one;
+* ``batch``: its batch engine (``dilemmas.models.batch.BatchEngine``), which plays many episodes at
+  once with the model's own rule functions; None for a game played by its model only;
+* ``rules_version``: the version of its rules that results record (1 until a change of
+  the rules changes the results of the same parameters and seed);
+* ``benchmarks``: the configurations its benchmark plays;
+* ``rules``: its rules document, whose DataCollector columns the contract suite checks.
+
+``behaviours``, ``statistics``, ``ranges``, ``figures``, ``view``, ``interface`` and ``batch`` may be
+given as ``"module:name"``, imported when first used: a model module then imports neither
+its agents (which import the model's rule constants) nor the analysis or dashboard code
+(which a sweep does not need).
+
+``register`` also sets ``model.game``, so a model finds its behaviours.
+"""
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Every registered game, by name, in the order registered.
+GAMES: dict[str, "Game"] = {}
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark configuration: a label and the model parameters it plays with.
+    ``observe``: every agent builds its observation on every action (the scripted and
+    ``random`` behaviours never ask for one)."""
+
+    label: str
+    parameters: dict = field(default_factory=dict)
+    observe: bool = False
+
+
+class _Loaded:
+    """A ``"module:name"`` reference, imported on first use and then kept."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, game, owner=None):
+        if game is None:
+            return self
+        reference = game.references[self.name]
+        if isinstance(reference, str):
+            module, _, attribute = reference.partition(":")
+            reference = getattr(importlib.import_module(module), attribute)
+        game.__dict__[self.name] = reference  # later reads skip this method
+        return reference
+
+
+class Game:
+    """Everything a game contributes, reached from its one registration (module docstring).
+
+    ``round`` names one ``step()`` of the game ("night", "turn", "step"), for tables.
+    """
+
+    behaviours = _Loaded()
+    statistics = _Loaded()
+    ranges = _Loaded()
+    figures = _Loaded()
+    view = _Loaded()
+    interface = _Loaded()
+    batch = _Loaded()
+
+    def __init__(self, *, name: str, title: str, model: type, behaviours, statistics,
+                 figures, view, study, rules, benchmarks=(), round: str = "round",
+                 interface=None, dilemma: tuple[str, str] | None = None, ranges=None,
+                 batch=None, rules_version: int = 1):
+        self.name, self.title, self.model, self.round = name, title, model, round
+        self.references = {"behaviours": behaviours, "statistics": statistics,
+                           "ranges": {} if ranges is None else ranges,
+                           "figures": figures, "view": view, "interface": interface,
+                           "batch": batch}
+        self.rules_version = rules_version
+        self.study, self.rules = Path(study), Path(rules)
+        self.benchmarks = tuple(benchmarks)
+        self.dilemma = None if dilemma is None else tuple(dilemma)
+
+    @property
+    def parameters(self):
+        """The model's declared parameters (``dilemmas.models.parameters.Parameters``)."""
+        return self.model.parameters
+
+    def __repr__(self):
+        return f"Game({self.name!r}, {self.model.__name__})"
+
+
+def register(game: Game) -> Game:
+    """Add ``game`` to ``GAMES`` (a name registered twice is an error) and tell its model."""
+    if game.name in GAMES and GAMES[game.name].model is not game.model:
+        raise ValueError(f"a game named {game.name!r} is already registered")
+    GAMES[game.name] = game
+    game.model.game = game
+    return game
