@@ -78,7 +78,11 @@ def test_games_game_lists_every_parameter_with_default_and_range_and_every_behav
     declared = GAMES[game].parameters
     lines = [line.strip() for line in out.splitlines()]
     for parameter in declared:
-        assert f"{parameter.name} = {parameter.default!r}: {parameter.allowed()}" in lines
+        default = repr(parameter.default)
+        if parameter.default is None and parameter.table is not None:
+            default += (f" ({parameter.table[0]} {declared[parameter.table[0]].default!r}: "
+                        f"{declared.start_value(parameter.name)!r})")
+        assert f"{parameter.name} = {default}: {parameter.allowed()}" in lines
         assert parameter.description in lines
     for name, behaviour in GAMES[game].behaviours.items():
         assert any(line.startswith(name + " ") for line in lines), name
@@ -89,7 +93,8 @@ def test_games_bucket_brigade_shows_the_ranges(capsys):
     assert main(["games", "bucket_brigade"]) == 0
     out = capsys.readouterr().out
     assert "  num_agents = 4: integer from 4 to 10\n" in out
-    assert "  beta = None: probability in [0, 1]; None: the named scenario's value\n" in out
+    assert ("  beta = None (scenario 'default': 0.25): `None` (the named `scenario`'s value) "
+            "or probability in [0, 1]\n") in out
     assert ("  firefighter  Always honest; works on most nights with a fire; never "
             "free-rides.\n") in out
 

@@ -19,6 +19,7 @@ import pytest
 import solara
 
 from dilemmas import GAMES
+from dilemmas.cli.describe import rules_with_parameters
 from dilemmas.models.parameters import (Boolean, Choice, Custom, Integer, Population, Probability, Real,
                                Reals, Subset)
 from dilemmas.models.phases import AgentPhase
@@ -104,6 +105,14 @@ def test_the_constructor_sets_every_declared_parameter_and_refuses_others(game):
         assert hasattr(model, parameter.attribute or parameter.name), parameter.name
     with pytest.raises(TypeError, match="'no_such_parameter'"):
         game.model(no_such_parameter=1)
+
+
+def test_the_rules_parameter_table_is_generated_from_the_declaration(game):
+    """docs/rules/README.md, rule 7: the table under "## Parameters" is the declaration's
+    (``python -m dilemmas.cli.describe`` writes it after a change of the declaration)."""
+    text = game.rules.read_text()
+    assert rules_with_parameters(text, game.parameters.markdown()) == text, \
+        f"{game.rules}: run python -m dilemmas.cli.describe"
 
 
 def test_rules_document_lists_the_parameters_and_the_columns(game):

@@ -12,6 +12,7 @@ it), so that the test needs no network.
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -34,11 +35,21 @@ DATA += [f"dilemmas/examples/{kind}/{game}.toml" for kind in ("studies", "traini
          for game in GAMES if game != "public_goods"]
 
 
+#: What a build of the tree leaves out: environments, caches, results and earlier builds
+#: (setuptools builds in the source folder, and a stale build/ would leak into the wheel).
+NOT_SOURCE = shutil.ignore_patterns(".git", ".venv", ".solara-assets", "_build", "results",
+                                    "build", "*.egg-info", ".pytest_cache", ".hypothesis",
+                                    "__pycache__", "generated")
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):
+    """The sdist and the wheel, built offline from a copy of the source tree."""
+    source = tmp_path_factory.mktemp("source") / "dilemmas"
+    shutil.copytree(ROOT, source, symlinks=True, ignore=NOT_SOURCE)
     out = tmp_path_factory.mktemp("dist")
     subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel",
-                    "--outdir", str(out), str(ROOT)], check=True, capture_output=True)
+                    "--outdir", str(out), str(source)], check=True, capture_output=True)
     return out
 
 

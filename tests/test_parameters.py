@@ -76,7 +76,7 @@ def test_population_counts_must_add_up_to_the_named_parameter():
                            Parameter("population", "random",
                                      Population(count=lambda v: v["w"] ** 2), "mix"))
     assert check(by_function, population="random:4")
-    assert "adding up to the number of agents" in by_function["population"].allowed()
+    assert by_function["population"].allowed().endswith("counts add up to the number of agents")
 
 
 def test_none_takes_the_named_tables_value_and_an_explicit_value_overrides_it():
@@ -89,7 +89,8 @@ def test_none_takes_the_named_tables_value_and_an_explicit_value_overrides_it():
     with pytest.raises(ValueError, match="p=2 is invalid"):
         check(parameters, p=2)
     assert parameters.start_value("p") == 0.1
-    assert parameters["p"].allowed() == "probability in [0, 1]; None: the named preset's value"
+    assert parameters["p"].allowed() == "`None` (the named `preset`'s value) or probability in [0, 1]"
+    assert parameters.describe()[1][1] == "None (preset 'mild': 0.1)"
 
 
 def test_a_custom_kind_runs_the_games_own_check():
@@ -115,5 +116,16 @@ def test_the_declaration_describes_itself():
     assert parameters.defaults() == {"n": 4, "mode": "a", "w": 0.5}
     assert parameters.describe() == [
         ("n", "4", "integer from 4 to 10", "agents"),
-        ("mode", "'a'", "one of a, b", "mode"),
+        ("mode", "'a'", "one of `a`, `b`", "mode"),
         ("w", "0.5", "finite number", "weight")]
+
+
+def test_the_rules_table_is_the_declaration_and_requires_follow_what_is_allowed():
+    parameters = declared(
+        Parameter("n", 1000, Integer(low=1, high="m"), "agents", requires="`n` is even"),
+        Parameter("on", True, Boolean(), "switch"))
+    assert parameters["n"].allowed() == "integer from 1 to `m`; also `n` is even"
+    assert parameters.markdown() == (
+        "| parameter | default | allowed | meaning |\n|---|---|---|---|\n"
+        "| `n` | `1000` | integer from 1 to `m`; also `n` is even | agents |\n"
+        "| `on` | `True` | `True` or `False` | switch |\n")

@@ -25,3 +25,34 @@ def behaviours(game: str) -> pd.DataFrame:
     return pd.DataFrame([(name, first_sentence(cls.__doc__))
                          for name, cls in GAMES[game].behaviours.items()],
                         columns=["behaviour", "what it does"])
+
+
+def rules_with_parameters(text: str, table: str) -> str:
+    """The rules document ``text`` with the table under its "## Parameters" heading replaced
+    by ``table``; a ``ValueError`` if it has no such table."""
+    head, found, rest = text.partition("## Parameters\n")
+    lines = rest.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.startswith("|")), None)
+    if not found or start is None:
+        raise ValueError("the rules have no table under '## Parameters'")
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")),
+               len(lines))
+    return head + found + "".join(lines[:start]) + table + "".join(lines[end:])
+
+
+def write_rules_tables(games=None) -> list:
+    """Write each game's parameter table, generated from its declaration, into its rules
+    document; returns the documents changed."""
+    changed = []
+    for game in games or list(GAMES.values()):
+        text = game.rules.read_text(encoding="utf-8")
+        new = rules_with_parameters(text, game.parameters.markdown())
+        if new != text:
+            game.rules.write_text(new, encoding="utf-8")
+            changed.append(game.rules)
+    return changed
+
+
+if __name__ == "__main__":
+    for path in write_rules_tables():
+        print(f"wrote the parameter table of {path}")

@@ -29,16 +29,15 @@ import argparse
 import os
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
-import numpy as np
-
-from dilemmas.analysis.studies import results
-from dilemmas.cli.describe import first_sentence
-from dilemmas.analysis.studies.runner import BACKENDS, run_study
-from dilemmas.analysis.studies.study import Study, StudyError, game_parameters
 from dilemmas import GAMES
+from dilemmas.analysis.studies import results
+from dilemmas.analysis.studies.runner import BACKENDS, run_study
+from dilemmas.analysis.studies.study import Study, StudyError
+from dilemmas.cli import game_theory, learning
+from dilemmas.cli.arguments import backend_arguments, example, mix_arguments, settings
+from dilemmas.cli.describe import first_sentence
 
 
 def main(argv=None) -> int:
@@ -89,7 +88,7 @@ def _parser():
     run = commands.add_parser("run", help="run a study from a TOML file",
                               description="Run a study; runs already done are skipped, so an "
                               "interrupted study resumes.")
-    run.add_argument("study", type=_example("studies"),
+    run.add_argument("study", type=example("studies"),
                      help="the study file (TOML), or a game's name for its example study "
                      "(shipped with the package)")
     run.add_argument("--out", type=Path, default=Path("results"),
@@ -129,13 +128,13 @@ def _parser():
         description="Train the learners of a training file: "
         "each training seed in parallel, checkpointed, so an interrupted training resumes; "
         "writes learning curves (Parquet) and a learning-curve figure.")
-    train.add_argument("training", type=_example("training"),
+    train.add_argument("training", type=example("training"),
                        help="the training file (TOML), or a game's name for its example "
                        "training file (shipped with the package)")
     train.add_argument("--out", type=Path, default=Path("results/training"),
                        help="folder (default: results/training); writes <out>/<name>")
-    _backend_arguments(train)
-    train.set_defaults(command=_train, name="train")
+    backend_arguments(train)
+    train.set_defaults(command=learning.train, name="train")
 
     evaluate = commands.add_parser(
         "evaluate", help="evaluate trained learners against random in the same seats",
@@ -147,8 +146,8 @@ def _parser():
                           help="where it was trained (default: results/training)")
     evaluate.add_argument("--out", type=Path, default=Path("results"),
                           help="results folder of the evaluation study (default: results)")
-    _backend_arguments(evaluate)
-    evaluate.set_defaults(command=_evaluate, name="evaluate")
+    backend_arguments(evaluate)
+    evaluate.set_defaults(command=learning.evaluate, name="evaluate")
 
     rank = commands.add_parser(
         "rank", help="rank behaviours by their value to a team",
@@ -156,13 +155,13 @@ def _parser():
         "fit each behaviour's value to the team's mean reward per seat (additive model, "
         "Bayesian ridge regression) and print its marginal value with 95%% intervals, the "
         "next teams that would most narrow them, and a figure (docs/game-theory.md).")
-    _mix_arguments(rank, replicates=10)
+    mix_arguments(rank, replicates=10)
     rank.add_argument("--teams", type=int, default=120,
                       help="at most this many teams: every mix if fewer, else the pure "
                       "teams and a sample (default 120)")
     rank.add_argument("--propose", type=int, default=10, metavar="K",
                       help="propose the next K teams to play (default 10)")
-    rank.set_defaults(command=_rank, name="rank")
+    rank.set_defaults(command=game_theory.rank, name="rank")
 
     schelling = commands.add_parser(
         "schelling", help="a Schelling diagram: cooperator and defector payoffs",
@@ -170,11 +169,11 @@ def _parser():
         "behaviour (a study, resumable); print each one's payoff against the number of "
         "other cooperators with 95%% intervals, the dilemma's diagnostics, and a figure "
         "(docs/game-theory.md).")
-    _mix_arguments(schelling, replicates=30, behaviours=False)
+    mix_arguments(schelling, replicates=30, behaviours=False)
     schelling.add_argument("--cooperator", help="the cooperative behaviour (default: the "
                            "game's, see docs/game-theory.md)")
     schelling.add_argument("--defector", help="the selfish behaviour (default: the game's)")
-    schelling.set_defaults(command=_schelling, name="schelling")
+    schelling.set_defaults(command=game_theory.schelling, name="schelling")
 
     evolve = commands.add_parser(
         "evolve", help="evolutionary dynamics over behaviours from a payoff table",
@@ -182,7 +181,7 @@ def _parser():
         "print, from the resulting payoff table, the symmetric Nash equilibria, where the "
         "replicator dynamics ends, and Moran fixation probabilities, each with a bootstrap "
         "95%% interval over the runs; and a figure (docs/game-theory.md).")
-    _mix_arguments(evolve, replicates=10)
+    mix_arguments(evolve, replicates=10)
     evolve.add_argument("--population-size", type=int, default=100, metavar="Z",
                         help="population of the Moran process (default 100)")
     evolve.add_argument("--selection", type=float, default=1.0,
@@ -190,7 +189,7 @@ def _parser():
                         "default 1: the best payoff e times as fit as the worst")
     evolve.add_argument("--resamples", type=int, default=100,
                         help="bootstrap resamples of the runs (default 100)")
-    evolve.set_defaults(command=_evolve, name="evolve")
+    evolve.set_defaults(command=game_theory.evolve, name="evolve")
 
     optimal = commands.add_parser(
         "optimal", help="exact optimal Firefighting Graph values and how far behaviours are",
@@ -212,7 +211,7 @@ def _parser():
     optimal.add_argument("--out", type=Path, default=Path("results/optimal"),
                          help="folder of optimal.csv, baselines.csv and the figure "
                          "(default: results/optimal)")
-    optimal.set_defaults(command=_optimal, name="optimal")
+    optimal.set_defaults(command=game_theory.optimal, name="optimal")
 
     dashboard = commands.add_parser(
         "dashboard", help="serve the dashboard on 127.0.0.1",
@@ -225,230 +224,6 @@ def _parser():
                            "solara-assets)")
     dashboard.set_defaults(command=_dashboard, name="dashboard")
     return parser
-
-
-def _example(kind: str):
-    """An argument type: a path, or the name of a game for the package's example file of
-    ``kind`` (``studies``, ``training``) unless a file of that name exists here."""
-    def path(text: str) -> Path:
-        given = Path(text)
-        if text in GAMES and not given.exists():
-            return GAMES[text].study if kind == "studies" else \
-                GAMES[text].study.parents[1] / kind / f"{text}.toml"
-        return given
-    return path
-
-
-def _backend_arguments(parser):
-    parser.add_argument("--backend", choices=BACKENDS, default="local",
-                        help="local process pool (default), dask, or serial")
-    parser.add_argument("--workers", type=int, help="processes (default: every core)")
-    parser.add_argument("--scheduler", help="dask scheduler address (default: a LocalCluster)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-
-def _mix_arguments(parser, replicates: int, behaviours: bool = True):
-    """The arguments of a command that plays a study of behaviour mixes of a game."""
-    parser.add_argument("game", choices=sorted(GAMES), metavar="GAME",
-                        help=f"one of {', '.join(sorted(GAMES))}")
-    if behaviours:
-        parser.add_argument("--behaviours", metavar="NAME,NAME,...",
-                            help="the behaviours (default: every fixed behaviour of GAME)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="a model parameter fixed for every run (repeatable)")
-    parser.add_argument("--replicates", type=int, default=replicates,
-                        help=f"runs per mix (default {replicates})")
-    parser.add_argument("--seed", type=int, default=0, help="the study's seed (default 0)")
-    parser.add_argument("--name", dest="study_name",
-                        help="the study's name (default: GAME-ranking, GAME-schelling, "
-                        "GAME-evolution); its results go to <out>/<name>")
-    parser.add_argument("--out", type=Path, default=Path("results"),
-                        help="results folder (default: results)")
-    _backend_arguments(parser)
-
-
-def _play_mixes(args, study):
-    """Run a mix study and say where its results are."""
-    report = run_study(study, args.out, backend=args.backend, workers=args.workers,
-                       scheduler=args.scheduler, progress=not args.no_progress)
-    print(f"{study.name}: {report.total} runs, {report.played} played now, "
-          f"{len(report.failed)} failed\nresults: {report.folder}")
-    if report.failed:
-        raise ValueError(f"{len(report.failed)} runs failed (see {report.folder}/failed); "
-                         "nothing to analyse until they succeed")
-    return report.folder
-
-
-def _behaviour_list(text):
-    return None if text is None else [name.strip() for name in text.split(",") if name.strip()]
-
-
-def _rank(args):
-    from dilemmas.analysis.figures.paper import save
-    from dilemmas.analysis.game_theory.ranking import fit, propose, ranking_figure, ranking_study
-
-    study = ranking_study(args.game, _behaviour_list(args.behaviours),
-                          fixed=_settings(args.game, args.set), replicates=args.replicates,
-                          seed=args.seed, teams=args.teams, name=args.study_name)
-    if args.propose < 1:
-        raise ValueError(f"--propose {args.propose} must be at least 1")
-    folder = _play_mixes(args, study)
-    ranking = fit(folder)
-    print(f"\nteam outcome: mean final reward per seat of {ranking.players} seats; "
-          f"{ranking.runs} runs; residual sd {ranking.sigma:.4g};\nthe additive model "
-          f"explains {ranking.r_squared:.0%} of its variance over runs")
-    shown = ranking.table[["rank", "behaviour"]].assign(**{
-        f"{column} (95% CI)": [_interval(*values) for values in ranking.table[
-            [column, f"{column}_low", f"{column}_high"]].to_numpy()]
-        for column in ("value", "marginal")})
-    print(shown.to_string(index=False))
-    print(f"\nthe next {args.propose} runs that most narrow the intervals: teams, runs each,"
-          f"\nand the trace of the values' covariance after them (now "
-          f"{np.trace(ranking.covariance):.4g})")
-    print(propose(ranking, args.propose).to_string(index=False,
-                                                   float_format="{:.4g}".format))
-    path = save(ranking_figure(ranking, study.name), folder, "ranking")[-1]
-    print(f"\nfigure: {path}")
-
-
-def _schelling(args):
-    from dilemmas.analysis.figures.paper import save
-    from dilemmas.analysis.game_theory.schelling import diagnostics, diagram, schelling_figure, schelling_study
-
-    study = schelling_study(args.game, args.cooperator, args.defector,
-                            fixed=_settings(args.game, args.set),
-                            replicates=args.replicates, seed=args.seed, name=args.study_name)
-    folder = _play_mixes(args, study)
-    curves, team = diagram(folder)
-    shown = curves.assign(**{"payoff (95% CI)": [
-        _interval(*values) for values in curves[["payoff", "payoff_low", "payoff_high"]]
-        .to_numpy()]})[["role", "behaviour", "others", "n", "payoff (95% CI)"]]
-    print("\npayoff per seat against the number of other cooperators")
-    print(shown.to_string(index=False))
-    print("\nteam payoff per seat against the number of cooperators")
-    print(team.assign(**{"payoff (95% CI)": [
-        _interval(*values) for values in team[["payoff", "payoff_low", "payoff_high"]]
-        .to_numpy()]})[["cooperators", "n", "payoff (95% CI)"]].to_string(index=False))
-    print("\ndiagnostics (difference of the two sides, and in standard errors)")
-    print(diagnostics(curves, team).to_string(index=False, float_format="{:.4g}".format,
-                                              na_rep=""))
-    path = save(schelling_figure(folder, study.name), folder, "schelling")[-1]
-    print(f"\nfigure: {path}")
-
-
-def _evolve(args):
-    from dilemmas.analysis.game_theory import evolution
-    from dilemmas.analysis.figures.paper import save
-    from dilemmas.analysis.game_theory.payoffs import empirical_game, seats
-
-    fixed = _settings(args.game, args.set)
-    study = evolution.evolution_study(args.game, _behaviour_list(args.behaviours), fixed=fixed,
-                                      replicates=args.replicates, seed=args.seed,
-                                      name=args.study_name)
-    players = seats(args.game, fixed)
-    if not max(players, 2) <= args.population_size <= evolution.MAX_POPULATION:
-        raise ValueError(f"--population-size {args.population_size} must be from the "
-                         f"game's {players} seats (and 2) to {evolution.MAX_POPULATION:,}")
-    if not 0 <= args.selection < float("inf"):
-        raise ValueError(f"--selection {args.selection} must be a finite number >= 0")
-    if args.resamples < 2:
-        raise ValueError(f"--resamples {args.resamples} must be at least 2")
-    folder = _play_mixes(args, study)
-    game = empirical_game(folder)
-    beta = evolution.selection_strength(game, args.selection)
-    uncertain = evolution.uncertainty(game, args.resamples, args.seed,
-                                      population_size=args.population_size, selection=beta)
-    tables = evolution.report(game, args.population_size, beta, uncertain)
-    print(f"\npayoff table: {len(game.counts)} mixes of {game.players} seats, "
-          f"{min(len(s) for s in game.samples)} or more runs each;\nintervals: 95% "
-          f"percentile bootstrap over {args.resamples} resamples of the runs")
-    print("\nsymmetric Nash equilibria (shares of the population)")
-    for index, row in tables["equilibria"].iterrows():
-        print(f"  {index + 1}. {row['support']}\n     {row['stability']} under the replicator "
-              f"dynamics, payoff {row['payoff']:.4g}, found in "
-              f"{row['found in resamples']:.0%} of resamples")
-        for name in game.behaviours:
-            if row[name] > 0:
-                low, high = row[f"{name} 95% low"], row[f"{name} 95% high"]
-                print(f"     {name} {_interval(row[name], low, high)}")
-    print("\nwhere the replicator dynamics ends, from a lattice of interior starting points"
-          "\n(shares below 0.0005 not shown)")
-    for _, row in tables["rest_points"].iterrows():
-        shares = ", ".join(f"{name} {row[name]:.3g}" for name in game.behaviours
-                           if row[name] >= 5e-4) if row["settled"] else "does not settle"
-        print(f"  {row['share of starts']:.0%} of starts: {shares}")
-    print(f"\nMoran process, Z = {args.population_size}, selection {args.selection:g} per "
-          f"payoff range (beta = {beta:.4g}):\nfixation probability of one mutant among "
-          f"residents; neutral 1/Z = {1 / args.population_size:.3g}")
-    moran = tables["fixation"]
-    print(moran[["resident", "mutant"]].assign(**{"fixation (95% CI)": [
-        _interval(*values) for values in moran[["fixation probability", "95% low",
-                                                "95% high"]].to_numpy()]},
-        **{"x neutral": moran["rho Z (1 = neutral)"].map("{:.3g}".format)})
-        .to_string(index=False))
-    figure = evolution.evolution_figure(game, args.population_size, beta, uncertain,
-                                        title=f"{study.name}: {game.players} seats")
-    print(f"\nfigure: {save(figure, folder, 'evolution')[-1]}")
-
-
-def _cases(text: str) -> list[tuple[int, int]]:
-    cases = []
-    for item in text.split(","):
-        firefighters, sep, horizon = item.strip().partition("x")
-        if not (sep and firefighters.isdigit() and horizon.isdigit()):
-            raise ValueError(f"--cases {item.strip()!r} must be FIREFIGHTERSxHORIZON, e.g. 2x3")
-        cases.append((int(firefighters), int(horizon)))
-    return cases
-
-
-#: Parameters that ``dilemmas optimal`` sets from ``--cases`` (or does not vary).
-OPTIMAL_FIXED = ("n_agents", "max_steps", "layout", "n_width", "n_height", "population",
-                 "policy", "learner")
-
-
-def _optimal(args):
-    from dilemmas.analysis import optimum
-    from dilemmas.analysis.figures.paper import save
-    from dilemmas.models.firefighting_graph import optimal
-
-    parameters = {"preset": "oliehoek", **_settings("firefighting_graph", args.set)}
-    for name in OPTIMAL_FIXED:
-        if name in parameters:
-            raise ValueError(f"--set {name}: not settable here: the instances are rows of "
-                             "houses whose firefighters and horizon --cases gives")
-    if args.seed < 0:
-        raise ValueError(f"--seed {args.seed} must be an integer >= 0")
-    cases = _cases(args.cases)
-    for name, value in (("episodes", args.episodes), ("learner-episodes",
-                                                       args.learner_episodes)):
-        if value < 2:
-            raise ValueError(f"--{name} {value} must be at least 2")
-    for firefighters, horizon in cases:  # every instance checked before any is solved
-        optimal.tables("firefighting_graph", horizon, **parameters, n_agents=firefighters)
-    values = optimal.optimal_table(cases, **parameters)
-    print(f"exact optimal expected total team reward, {parameters}")
-    print(values.to_string(index=False, float_format="{:.6g}".format))
-    baselines = optimum.baseline_table(cases, args.episodes, args.seed,
-                                       learner_episodes=args.learner_episodes, **parameters)
-    print(f"\neach behaviour in every seat, {args.episodes} episodes each (rng = {args.seed} "
-          f"+ episode); gap = optimum - mean")
-    shown = baselines[["firefighters", "horizon", "behaviour", "mean", "se", "exact", "gap",
-                       "gap_se"]].rename(columns={"gap_se": "gap_in_se"})
-    print(shown.to_string(index=False, float_format="{:.4g}".format, na_rep=""))
-    for firefighters, horizon in cases:
-        found = optimal.optimal_value("firefighting_graph", horizon, **parameters,
-                                      n_agents=firefighters)
-        print(f"\nan optimal joint policy, {firefighters} firefighters, horizon {horizon} "
-              "(flames seen so far -> action)")
-        for seat, table in enumerate(found.policy):
-            print(f"  firefighter {seat}: " + ", ".join(
-                f"{''.join(map(str, history)) or '-'}:{action}"
-                for history, action in table.items()))
-    args.out.mkdir(parents=True, exist_ok=True)
-    values.to_csv(args.out / "optimal.csv", index=False)
-    baselines.to_csv(args.out / "baselines.csv", index=False)
-    path = save(optimum.optimal_figure(baselines), args.out, "optimal")[-1]
-    print(f"\ntables: {args.out / 'optimal.csv'}, {args.out / 'baselines.csv'}\nfigure: {path}")
 
 
 def _games(args):
@@ -473,29 +248,8 @@ def _games(args):
         print(f"  {name:<{width}}  {first_sentence(behaviour.__doc__)}")
 
 
-def _value(text: str):
-    try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
-        return text
-
-
-def _settings(game: str, items) -> dict:
-    """The parameters of ``--set KEY=VALUE`` items."""
-    parameters = {}
-    for item in items:
-        key, sep, text = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--set {item!r} must be KEY=VALUE")
-        if key.strip() not in game_parameters(game):
-            raise ValueError(f"--set {key.strip()}: not a parameter of {game}; "
-                             f"allowed: {game_parameters(game)}")
-        parameters[key.strip()] = _value(text.strip())
-    return parameters
-
-
 def _play(args):
-    parameters = _settings(args.game, args.set)
+    parameters = settings(args.game, args.set)
     game = GAMES[args.game]
     model = game.model(**parameters, rng=args.seed)
     model.run_model()
@@ -539,44 +293,6 @@ def _figures(args):
         print(path)
     for reason in skipped:
         print(f"skipped: {reason}", file=sys.stderr)
-
-
-def _train(args):
-    from dilemmas.analysis.learning.training import Training, train
-
-    training = Training.from_file(args.training)
-    report = train(training, args.out, backend=args.backend, workers=args.workers,
-                   scheduler=args.scheduler, progress=not args.no_progress)
-    print(f"{training.name}: {report.seeds} seeds x {training.episodes} episodes, "
-          f"{report.episodes_before} trained before, {report.episodes_played} now; learners "
-          f"in {report.folder}/seed-*/learner.npz, curve in {report.folder}/learning_curve.png")
-
-
-def _evaluate(args):
-    from dilemmas.analysis.learning.evaluation import comparison, evaluation_figure, evaluation_study, returns
-    from dilemmas.analysis.learning.training import Training
-
-    training = Training.from_file(args.training)
-    study = evaluation_study(training, args.trained)
-    report = run_study(study, args.out, backend=args.backend, workers=args.workers,
-                       scheduler=args.scheduler, progress=not args.no_progress)
-    table = returns(report.folder, training.learning_seats)
-    shown = table[["population", "policy", "n"]].assign(**{
-        f"{seats} (95% CI)": [_interval(*values) for values in table[
-            [f"{seats}_return", f"{seats}_return_low", f"{seats}_return_high"]].to_numpy()]
-        for seats in ("focal", "background")})
-    versus = comparison(table, training).rename(columns={"standard_errors": "in_SE"})
-    print(f"{study.name}: {report.total} runs, {report.played} played now; focal = the first "
-          f"{training.learning_seats} seats; returns per seat\nresults in {report.folder}\n")
-    print(shown.to_string(index=False))
-    print("\ntrained focal seats against random in the same seats")
-    print(versus.to_string(index=False, float_format="{:.4g}".format))
-    print(f"\nfigure: {evaluation_figure(report.folder, table)}")
-    return 1 if report.failed else 0
-
-
-def _interval(mean, low, high) -> str:
-    return "" if mean != mean else f"{mean:.4g} [{low:.4g}, {high:.4g}]"
 
 
 def _dashboard(args):

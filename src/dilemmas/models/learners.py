@@ -191,7 +191,8 @@ def learner_parameter():
 
     return Parameter(
         "learner", None,
-        Custom(check_learner, "None, a learner, or the path of a learner file",
+        Custom(check_learner, "`None`, a learner (`dilemmas.models.learners`), or the path "
+                             "of a learner file for this game",
                invalid=(5, "no_such_learner.npz")),
-        "the learner of the q_learning or linear_q seats; None: a fresh one "
-        "(docs/learning.md)", control=Text())
+        "the learner of the `q_learning` or `linear_q` seats (docs/learning.md); None: a fresh "
+        "one", control=Text())

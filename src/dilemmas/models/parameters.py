@@ -35,6 +35,19 @@ from dilemmas.models import validation as check
 MAX_STEPS = 1_000_000
 
 
+def _bound(bound) -> str:
+    """A bound as the tables print it: a number with thousands separators, a parameter's
+    name in backticks."""
+    if isinstance(bound, str):
+        return f"`{bound}`"
+    return f"{bound:,}" if isinstance(bound, int) else str(bound)
+
+
+def _range(low, high) -> str:
+    """"from low to high", ">= low", "<= high" or "" (no bound), bounds as ``_bound``."""
+    return check.range_text(*(None if b is None else _bound(b) for b in (low, high)))
+
+
 def _resolve(bound, values: Mapping):
     """A bound given as the name of an earlier parameter takes that parameter's value."""
     return values[bound] if isinstance(bound, str) else bound
@@ -54,7 +67,7 @@ class Integer:
                              high=_resolve(self.high, values))
 
     def allowed(self) -> str:
-        return f"integer {check.range_text(self.low, self.high)}".strip()
+        return f"integer {_range(self.low, self.high)}".strip()
 
 
 @dataclass(frozen=True)
@@ -68,7 +81,7 @@ class Real:
         return check.real(name, value, low=self.low, high=self.high)
 
     def allowed(self) -> str:
-        return f"finite number {check.range_text(self.low, self.high)}".strip()
+        return f"finite number {_range(self.low, self.high)}".strip()
 
 
 @dataclass(frozen=True)
@@ -90,7 +103,7 @@ class Boolean:
         return check.boolean(name, value)
 
     def allowed(self) -> str:
-        return "True or False"
+        return "`True` or `False`"
 
 
 @dataclass(frozen=True)
@@ -103,16 +116,18 @@ class Choice:
         return check.choice(name, value, self.options)
 
     def allowed(self) -> str:
-        return "one of " + ", ".join(map(str, self.options))
+        return "one of " + ", ".join(f"`{option}`" for option in self.options)
 
 
 @dataclass(frozen=True)
 class Population:
     """The behaviour of each seat: comma-separated ``name`` or ``name:count`` entries whose
     counts add up to the parameter named ``count``, or to ``count(values)`` where the number
-    of seats follows from several parameters (docs/rules/README.md, rule 3)."""
+    of seats follows from several parameters (docs/rules/README.md, rule 3); ``seats`` then
+    says what that number is."""
 
     count: str | Callable
+    seats: str = "the number of agents"
 
     def check(self, name, value, values):
         seats = self.count(values) if callable(self.count) else values[self.count]
@@ -120,8 +135,10 @@ class Population:
         return value
 
     def allowed(self) -> str:
-        seats = "the number of agents" if callable(self.count) else self.count
-        return f"behaviour mix, e.g. 'random' or 'name:k,name:m' adding up to {seats}"
+        seats = self.seats if callable(self.count) else f"`{self.count}`"
+        return ("behaviour mix: comma-separated `name` or `name:count` entries of the "
+                "behaviours listed below, each count a whole number >= 1, a bare name counting "
+                "1 seat (a single bare name fills every seat); counts add up to " + seats)
 
 
 @dataclass(frozen=True)
@@ -141,8 +158,9 @@ class Reals:
         return numbers
 
     def allowed(self) -> str:
-        each = check.range_text(self.low, self.high)
-        return f"list of {self.length} numbers" + (f", each {each}" if each else "")
+        each = _range(self.low, self.high)
+        return (f"a list, tuple or 1-D array of {_bound(self.length)} finite numbers"
+                + (f", each {each}" if each else ""))
 
 
 @dataclass(frozen=True)
@@ -155,7 +173,9 @@ class Subset:
         return check.subset(name, value, self.letters)
 
     def allowed(self) -> str:
-        return f"set of letters from {self.letters}"
+        return (f"any set of letters from `{self.letters[0]}`..`{self.letters[-1]}` (possibly "
+                f"empty), as a string such as `\"{self.letters[:2]}\"` or a tuple, list, set "
+                "or frozenset of one-letter strings")
 
 
 @dataclass(frozen=True)
@@ -208,6 +228,8 @@ class Parameter:
 
     ``optional=True``: None is allowed and kept (it means what the description says).
     ``attribute``: the model attribute it is stored in, when not its name.
+    ``requires``: what the model checks of it beside other parameters, in words (a check a
+    bound cannot say, docs/rules/README.md, rule 7), shown after what its kind allows.
     """
 
     name: str
@@ -218,6 +240,7 @@ class Parameter:
     table: tuple[str, Mapping] | None = None
     optional: bool = False
     attribute: str = ""
+    requires: str = ""
 
     def check(self, value, values: Mapping):
         """The value the model keeps, or a ``ValueError`` naming the parameter."""
@@ -231,10 +254,10 @@ class Parameter:
     def allowed(self) -> str:
         text = self.kind.allowed()
         if self.table is not None:
-            text += f"; None: the named {self.table[0]}'s value"
-        elif self.optional:
-            text += "; or None"
-        return text
+            text = f"`None` (the named `{self.table[0]}`'s value) or {text}"
+        elif self.optional and not text.startswith("`None`"):
+            text = f"`None` or {text}"
+        return text + (f"; also {self.requires}" if self.requires else "")
 
 
 @dataclass(frozen=True)
@@ -290,5 +313,23 @@ class Parameters:
         return parameter.default
 
     def describe(self) -> list[tuple[str, str, str, str]]:
-        """``(name, default, allowed, description)`` of each parameter, for listings."""
-        return [(p.name, repr(p.default), p.allowed(), p.description) for p in self.declared]
+        """``(name, default, allowed, description)`` of each parameter, for listings; a None
+        default that means a table's value shows the value it takes in the table's default
+        entry (``None (scenario 'default': 0.25)``)."""
+        rows = []
+        for p in self.declared:
+            default = repr(p.default)
+            if p.default is None and p.table is not None:
+                key = p.table[0]
+                default += f" ({key} {self[key].default!r}: {self.start_value(p.name)!r})"
+            rows.append((p.name, default, p.allowed(), p.description))
+        return rows
+
+    def markdown(self) -> str:
+        """The "Parameters" table of the game's rules document (docs/rules/README.md, rule 7):
+        one row per parameter, ``| `name` | `default` | allowed | meaning |``, generated from
+        this declaration (``python -m dilemmas.cli.describe`` writes it into the rules)."""
+        rows = ["| parameter | default | allowed | meaning |", "|---|---|---|---|"]
+        rows += [f"| `{p.name}` | `{p.default!r}` | {p.allowed()} | {p.description} |"
+                 for p in self.declared]
+        return "\n".join(rows) + "\n"

@@ -205,9 +205,10 @@ def policy_parameter():
 
     return Parameter(
         "policy", None,
-        Custom(check_policy, "None, a callable observation -> action, or the path of a "
-               "policy file", invalid=(5, "no_such_policy.npz")),
-        "decision rule of the seats whose behaviour is 'policy' (docs/policies.md)",
+        Custom(check_policy, "`None`, a callable `observation -> action`, or the path of a "
+               "policy file for this game", invalid=(5, "no_such_policy.npz")),
+        "decision rule of the seats whose behaviour is `policy` (docs/policies.md); required "
+        "when `population` seats `policy`",
         control=Text())
 
 

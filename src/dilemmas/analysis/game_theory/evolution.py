@@ -5,11 +5,6 @@ game, Walsh et al. 2002) as the strategies of a population that plays it.
 * ``evolution_study``: the study that estimates the table, every mix of the game's seats
   over the behaviours (``dilemmas.analysis.game_theory.payoffs``), and ``selection_strength`` for a strength
   given in units of the table's payoff range;
-The parts of the analysis each live in their module of ``dilemmas.analysis.game_theory`` and
-are importable from here too: ``dynamics`` (``expected_payoffs``, ``replicator``,
-``rest_points``), ``nash`` (``nash_equilibria``), ``moran`` (``fixation``) and
-``bootstrap`` (``uncertainty``); this module holds the study, the figure and the report.
-
 * ``expected_payoffs(game, x)``: f_k(x), the payoff of behaviour k when its N-1 co-players
   are drawn from an infinite population with shares x (Tuyls et al. 2018);
 * ``replicator`` and ``rest_points``: the replicator dynamics dx_k/dt = x_k (f_k - x.f)
@@ -20,6 +15,11 @@ are importable from here too: ``dynamics`` (``expected_payoffs``, ``replicator``
   (Moran process, Nowak et al. 2004; Traulsen, Nowak & Pacheco 2006);
 * ``uncertainty``: bootstrap intervals of all of these from the runs of each mix;
 * ``evolution_figure`` and ``report``: a paper figure and tables for printing.
+
+The parts of the analysis each live in their module of ``dilemmas.analysis.game_theory`` and
+are importable from here too: ``dynamics`` (``expected_payoffs``, ``replicator``,
+``rest_points``), ``nash`` (``nash_equilibria``), ``moran`` (``fixation``) and
+``bootstrap`` (``uncertainty``); this module holds the study, the figure and the report.
 
 Time in the replicator dynamics is measured in units of 1/Delta, Delta the range of the
 table's payoffs (largest minus smallest): a positive affine change of the payoffs leaves the

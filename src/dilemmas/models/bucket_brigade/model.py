@@ -85,35 +85,42 @@ def _from_scenario(name, kind, description):
 
 PARAMETERS = Parameters((
     Parameter("scenario", "default", Choice(tuple(SCENARIOS)),
-              "named scenario whose values the scenario parameters (beta ... N_spark) take "
-              "when None", control=Select(), attribute="scenario_name"),
+              "named scenario that gives every scenario parameter (`beta` ... `N_spark`) left at "
+              "`None`", control=Select(), attribute="scenario_name"),
     Parameter("num_houses", 10, Integer(low=3, high=1000), "houses on the ring"),
     Parameter("num_agents", 4, Integer(low=4, high=10), "agents (seats)",
               control=Slider(4, 10)),
     Parameter("population", "random", Population(count="num_agents"),
-              "behaviour of each seat", control=Select(MIXES)),
+              "behaviour of each seat, seats filled in the order written", control=Select(MIXES)),
     policy_parameter(),
     learner_parameter(),
-    _from_scenario("beta", Probability(), "probability that fire spreads to a safe neighbour"),
-    _from_scenario("kappa", Real(low=0), "extinguishing efficiency: P = 1 - exp(-kappa*k)"),
-    _from_scenario("A", Real(), "team reward weight of the fraction of houses safe"),
-    _from_scenario("L", Real(), "team penalty weight of the fraction of houses ruined"),
-    _from_scenario("c", Real(low=0), "cost of one night's work"),
+    _from_scenario("beta", Probability(), "probability that a spreading house ignites one SAFE "
+                                          "neighbour"),
+    _from_scenario("kappa", Real(low=0), "extinguish efficiency: `k` workers save a burning "
+                                         "house with probability `1 - exp(-kappa * k)`"),
+    _from_scenario("A", Real(), "weight of the fraction of houses SAFE in the town score"),
+    _from_scenario("L", Real(), "weight of the fraction of houses RUINED in the town score"),
+    _from_scenario("c", Real(low=0), "cost of one worker-night in the team reward, and every "
+                                     "agent's work cost when `work_costs` is `None`"),
     _from_scenario("rho_ignite", Probability(), "fraction of houses burning at the start"),
-    _from_scenario("N_min", Integer(low=0, high=MAX_STEPS), "nights before the game may end"),
-    _from_scenario("p_spark", Probability(), "probability a safe house ignites on a night "
-                                             "<= N_spark"),
+    _from_scenario("N_min", Integer(low=0, high=MAX_STEPS), "minimum number of nights"),
+    _from_scenario("p_spark", Probability(), "probability that a SAFE house ignites by itself on "
+                                             "a night `<= N_spark`"),
     _from_scenario("N_spark", Integer(low=0, high=MAX_STEPS),
-                   "last night on which sparks can ignite houses"),
-    Parameter("gamma", 0.1, Real(), "weight of the town's outcome in each agent's reward"),
-    Parameter("lambda_own", 2.0, Real(), "penalty per owned ruined house"),
-    Parameter("alpha_own", 1.0, Real(), "reward per owned house saved"),
-    Parameter("r_rest", 0.5, Real(), "reward for a night of rest"),
+                   "last night on which sparks can happen"),
+    Parameter("gamma", 0.1, Real(), "weight of the town score in each agent's reward"),
+    Parameter("lambda_own", 2.0, Real(), "penalty per owned house RUINED"),
+    Parameter("alpha_own", 1.0, Real(), "reward per owned house gained as SAFE during a night"),
+    Parameter("r_rest", 0.5, Real(), "reward for a night spent resting"),
     Parameter("work_costs", None, Reals(length="num_agents", low=0),
-              "each agent's cost of work (None: c for every agent)", optional=True),
+              "each seat's cost `c_i` of a night spent working; `None` gives every agent `c`",
+              optional=True),
     Parameter("rules", "spec", Choice(RULE_SETS),
-              "'spec': this project's rules; 'reference': the earlier implementation's"),
-    Parameter("max_steps", 200, Integer(low=1, high=MAX_STEPS), "cap on nights"),
+              "rule set: `\"spec\"` is this project's rules, `\"reference\"` the earlier "
+              "implementation's"),
+    Parameter("max_steps", 200, Integer(low=1, high=MAX_STEPS), "cap on the number of nights (a "
+                                                                "guard: the rules end every game "
+                                                                "sooner)"),
 ))
 
 #: Model reporters (docs/rules/bucket_brigade.md, "Data collected"), in order; each is a

@@ -92,39 +92,52 @@ def _from_preset(name, kind, description, **options):
 
 
 PARAMETERS = Parameters((
-    Parameter("layout", "row", Choice(LAYOUTS), "houses in a row, or a grid",
+    Parameter("layout", "row", Choice(LAYOUTS), "houses on a line or on a grid",
               control=Select()),
-    Parameter("n_agents", 10, Integer(low=1, high=10_000), "firefighters on the row"),
-    Parameter("n_width", 5, Integer(low=1, high=100), "cells across the grid"),
-    Parameter("n_height", 5, Integer(low=1, high=100), "cells down the grid"),
-    Parameter("population", "random", Population(count=firefighters),
-              "behaviour of each firefighter", control=Select(MIXES)),
+    Parameter("n_agents", 10, Integer(low=1, high=10_000), "firefighters of the row (ignored by "
+                                                           "`grid`, but checked in both layouts)"),
+    Parameter("n_width", 5, Integer(low=1, high=100), "firefighter columns of the grid (ignored "
+                                                      "by `row`, but checked in both layouts)"),
+    Parameter("n_height", 5, Integer(low=1, high=100), "firefighter rows of the grid (ignored by "
+                                                       "`row`, but checked in both layouts)"),
+    Parameter("population", "random", Population(
+        count=firefighters,
+        seats="the number of firefighters (`n_agents` for `row`, `n_width * n_height` for `grid`)"),
+              "behaviour of each seat, seats filled in the order written", control=Select(MIXES)),
     policy_parameter(),
     learner_parameter(),
     Parameter("preset", "cognac", Choice(tuple(PRESETS)),
-              "named preset whose values the preset parameters take when None",
+              "named preset that gives every preset parameter (`max_fire_level` ... "
+              "`shared_reward`) left at `None`",
               control=Select()),
     _from_preset("max_fire_level", Integer(low=1, high=10**9), "highest fire level"),
-    _from_preset("p_ignite", Probability(), "no firefighter, level 0, a neighbour burning: P(+1)",
+    _from_preset("p_ignite", Probability(), "no firefighter, level 0, a neighbour burning: "
+                                            "probability of +1",
                  control=Slider(0.0, 1.0, 0.05)),
     _from_preset("p_grow_neighbour", Probability(),
-                 "no firefighter, level > 0, a neighbour burning: P(+1)"),
+                 "no firefighter, level > 0, a neighbour burning: probability of +1"),
     _from_preset("p_grow_alone", Probability(),
-                 "no firefighter, level > 0, no neighbour burning: P(+1)"),
+                 "no firefighter, level > 0, no neighbour burning: probability of +1"),
     _from_preset("p_reduce_neighbour", Probability(),
-                 "one firefighter, level > 0, a neighbour burning: P(-1)"),
+                 "one firefighter, level > 0, a neighbour burning: probability of -1"),
     _from_preset("p_reduce_alone", Probability(),
-                 "one firefighter, level > 0, no neighbour burning: P(-1)"),
-    _from_preset("p_two_agents", Probability(), "two or more firefighters: P(level to 0)"),
-    _from_preset("p_observe", Custom(_probabilities, "list of 3 probabilities",
+                 "one firefighter, level > 0, no neighbour burning: probability of -1"),
+    _from_preset("p_two_agents", Probability(), "two or more firefighters, level > 0: "
+                                                "probability that the level is set to 0"),
+    _from_preset("p_observe", Custom(_probabilities, "a list, tuple or 1-D array of 3 "
+                                                     "probabilities in [0, 1]",
                                      invalid=((0.2, 0.5, 1.5), (0.2, 0.5))),
-                 "P(flames seen) at level 0, 1 and 2 or more"),
-    _from_preset("shared_reward", Boolean(), "every firefighter gets the town's reward"),
+                 "probability of seeing flames at level 0, at level 1, at level 2 or more"),
+    _from_preset("shared_reward", Boolean(), "`False`: minus the level of the house visited; "
+                                             "`True`: every firefighter gets minus the total "
+                                             "fire"),
     Parameter("initial_levels", None,
-              Custom(_initial_levels, "integers from 0 to max_fire_level, one per house",
+              Custom(_initial_levels, "one integer (integer dtype) from 0 to `max_fire_level` per "
+                     "house, flat in row-major order or as a (rows, cols) array",
                      invalid=([-1] * 11, [0] * 10)),
-              "fire levels at the start (None: drawn uniformly)", optional=True),
-    Parameter("max_steps", 100, Integer(low=1, high=MAX_STEPS), "steps in an episode"),
+              "starting fire levels; `None` draws them uniformly", optional=True),
+    Parameter("max_steps", 100, Integer(low=1, high=MAX_STEPS), "length of an episode that does "
+                                                                "not end earlier"),
 ))
 
 MODEL_REPORTERS = {"step": "t", "mean_fire": "mean_fire", "max_fire": "max_fire",

@@ -91,47 +91,55 @@ def _vision_radius(name, value, values):
     return check.integer(name, value, low=0, high=max(values["width"], values["height"]))
 
 
+#: What the model checks of the grid's size beside the agents and resources it must hold.
+FITS = "`(width - 2) * (height - 2) >= ceil(num_agents / num_worlds) + initial_resources`"
+
 PARAMETERS = Parameters((
-    Parameter("width", 10, Integer(low=3, high=200), "grid columns, border walls included"),
-    Parameter("height", 10, Integer(low=3, high=200), "grid rows, border walls included"),
+    Parameter("width", 10, Integer(low=3, high=200), "grid columns, border walls included",
+              requires=FITS),
+    Parameter("height", 10, Integer(low=3, high=200), "grid rows, border walls included",
+              requires=FITS),
     Parameter("num_agents", 3, Integer(low=1, high=100), "agents (seats)", control=Slider(1, 10)),
     Parameter("population", "random", Population(count="num_agents"),
-              "behaviour of each seat", control=Select(MIXES)),
+              "behaviour of each seat, seats filled in the order written", control=Select(MIXES)),
     policy_parameter(),
     learner_parameter(),
     Parameter("max_steps", 100, Integer(low=1, high=MAX_STEPS), "turns in an episode"),
     Parameter("taboo", "ABCDE", Subset("".join(KINDS)),
-              "resource kinds whose collection may be punished"),
+              "kinds whose collection is punished"),
     Parameter("initial_resources", 15, Integer(low=0, high=40_000),
-              "resources placed at the start"),
-    Parameter("spawn_prob", 0.05, Probability(), "probability an empty cell grows a resource "
-                                                 "each turn"),
+              "resources placed in each world at the start", requires=FITS),
+    Parameter("spawn_prob", 0.05, Probability(), "chance that an empty open cell grows a "
+                                                 "resource at the start of a turn"),
     Parameter("spawn_weights", (1, 1, 1, 1, 1),
-              Custom(_spawn_weights, f"list of {len(KINDS)} numbers >= 0 with a positive sum",
+              Custom(_spawn_weights, f"list, tuple or 1-D array of {len(KINDS)} finite numbers, "
+                                     "each >= 0, with a positive sum",
                      invalid=((0, 0, 0, 0, 0), (1, 1, 1, 1))),
-              "relative weights of the kinds A..E when a resource appears"),
+              "relative weights of kinds A..E for initial and spawned resources"),
     Parameter("activation", "random", Choice(("random", "sequential")),
-              "agents act in an order shuffled each turn, or in seat order"),
+              "order of the agents' actions: shuffled afresh each turn, or seat order"),
     Parameter("action_mode", "simple", Choice(tuple(ACTION_MODES)),
-              "a vote instead of a move (simple) or with a move (composite)",
+              "7 actions (a vote instead of a move) or 13 (a move with a vote)",
               control=Select()),
-    Parameter("initial_punishment", 0.1, Probability(), "punishment probability at the start",
+    Parameter("initial_punishment", 0.1, Probability(), "`p` at the start",
               control=Slider(0.0, 1.0, 0.1)),
-    Parameter("vote_step", 0.2, Probability(), "change of the punishment probability per vote",
+    Parameter("vote_step", 0.2, Probability(), "change of `p` per vote",
               control=Slider(0.0, 1.0, 0.1)),
-    Parameter("vote_cost", 0.1, Real(low=0), "cost of casting a vote"),
+    Parameter("vote_cost", 0.1, Real(low=0), "amount subtracted from the voter's reward for each "
+                                             "vote"),
     Parameter("punishment_mode", "expected", Choice(("expected", "stochastic")),
               "punishment paid as its expectation, or drawn", control=Select()),
     Parameter("punishment_magnitude", -10.0, Real(high=0),
-              "reward of one punishment (negative)"),
-    Parameter("vision_radius", 2, Custom(_vision_radius, "integer from 0 to max(width, height)",
+              "reward of one punishment"),
+    Parameter("vision_radius", 2, Custom(_vision_radius, "integer from 0 to `max(width, height)`",
                                          invalid=(-1, 11)),
-              "radius of the observation window"),
-    Parameter("full_view", False, Boolean(), "observations show the whole world"),
+              "radius `r` of the observation window"),
+    Parameter("full_view", False, Boolean(), "observations show the whole world instead of the "
+                                             "window"),
     Parameter("num_worlds", 1, Integer(low=1, high="num_agents"),
-              "separate grids; seat i plays in world i mod num_worlds"),
+              "separate grids"),
     Parameter("composite_views", False, Boolean(),
-              "observations hold every agent's view, own first"),
+              "an observation stacks every agent's view, own first"),
 ))
 
 MODEL_REPORTERS = ("turn", "punishment_level", "votes_up", "votes_down", "cumulative_votes_up",

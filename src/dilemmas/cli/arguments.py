@@ -1,0 +1,78 @@
+"""What several commands of ``dilemmas`` take: a study or training file or a game's name
+for its packaged example, the backend, behaviour mixes and ``--set`` values."""
+
+import tomllib
+from pathlib import Path
+
+from dilemmas import GAMES
+from dilemmas.analysis.studies.runner import BACKENDS
+from dilemmas.analysis.studies.study import game_parameters
+
+
+def example(kind: str):
+    """An argument type: a path, or the name of a game for the package's example file of
+    ``kind`` (``studies``, ``training``) unless a file of that name exists here."""
+    def path(text: str) -> Path:
+        given = Path(text)
+        if text in GAMES and not given.exists():
+            return GAMES[text].study if kind == "studies" else \
+                GAMES[text].study.parents[1] / kind / f"{text}.toml"
+        return given
+    return path
+
+
+def backend_arguments(parser):
+    parser.add_argument("--backend", choices=BACKENDS, default="local",
+                        help="local process pool (default), dask, or serial")
+    parser.add_argument("--workers", type=int, help="processes (default: every core)")
+    parser.add_argument("--scheduler", help="dask scheduler address (default: a LocalCluster)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def mix_arguments(parser, replicates: int, behaviours: bool = True):
+    """The arguments of a command that plays a study of behaviour mixes of a game."""
+    parser.add_argument("game", choices=sorted(GAMES), metavar="GAME",
+                        help=f"one of {', '.join(sorted(GAMES))}")
+    if behaviours:
+        parser.add_argument("--behaviours", metavar="NAME,NAME,...",
+                            help="the behaviours (default: every fixed behaviour of GAME)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a model parameter fixed for every run (repeatable)")
+    parser.add_argument("--replicates", type=int, default=replicates,
+                        help=f"runs per mix (default {replicates})")
+    parser.add_argument("--seed", type=int, default=0, help="the study's seed (default 0)")
+    parser.add_argument("--name", dest="study_name",
+                        help="the study's name (default: GAME-ranking, GAME-schelling, "
+                        "GAME-evolution); its results go to <out>/<name>")
+    parser.add_argument("--out", type=Path, default=Path("results"),
+                        help="results folder (default: results)")
+    backend_arguments(parser)
+
+
+def value(text: str):
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def settings(game: str, items) -> dict:
+    """The parameters of ``--set KEY=VALUE`` items."""
+    parameters = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set {item!r} must be KEY=VALUE")
+        if key.strip() not in game_parameters(game):
+            raise ValueError(f"--set {key.strip()}: not a parameter of {game}; "
+                             f"allowed: {game_parameters(game)}")
+        parameters[key.strip()] = value(text.strip())
+    return parameters
+
+
+def behaviour_list(text):
+    return None if text is None else [name.strip() for name in text.split(",") if name.strip()]
+
+
+def interval_text(mean, low, high) -> str:
+    return "" if mean != mean else f"{mean:.4g} [{low:.4g}, {high:.4g}]"

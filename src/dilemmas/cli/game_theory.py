@@ -1,0 +1,197 @@
+"""The game-theory commands of ``dilemmas``: ``rank``, ``schelling``, ``evolve`` and
+``optimal`` (docs/game-theory.md)."""
+
+import numpy as np
+
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.cli.arguments import behaviour_list, interval_text, settings
+
+
+def play_mixes(args, study):
+    """Run a mix study and say where its results are."""
+    report = run_study(study, args.out, backend=args.backend, workers=args.workers,
+                       scheduler=args.scheduler, progress=not args.no_progress)
+    print(f"{study.name}: {report.total} runs, {report.played} played now, "
+          f"{len(report.failed)} failed\nresults: {report.folder}")
+    if report.failed:
+        raise ValueError(f"{len(report.failed)} runs failed (see {report.folder}/failed); "
+                         "nothing to analyse until they succeed")
+    return report.folder
+
+
+def rank(args):
+    from dilemmas.analysis.figures.paper import save
+    from dilemmas.analysis.game_theory.ranking import (
+        fit,
+        propose,
+        ranking_figure,
+        ranking_study,
+    )
+
+    study = ranking_study(args.game, behaviour_list(args.behaviours),
+                          fixed=settings(args.game, args.set), replicates=args.replicates,
+                          seed=args.seed, teams=args.teams, name=args.study_name)
+    if args.propose < 1:
+        raise ValueError(f"--propose {args.propose} must be at least 1")
+    folder = play_mixes(args, study)
+    ranking = fit(folder)
+    print(f"\nteam outcome: mean final reward per seat of {ranking.players} seats; "
+          f"{ranking.runs} runs; residual sd {ranking.sigma:.4g};\nthe additive model "
+          f"explains {ranking.r_squared:.0%} of its variance over runs")
+    shown = ranking.table[["rank", "behaviour"]].assign(**{
+        f"{column} (95% CI)": [interval_text(*values) for values in ranking.table[
+            [column, f"{column}_low", f"{column}_high"]].to_numpy()]
+        for column in ("value", "marginal")})
+    print(shown.to_string(index=False))
+    print(f"\nthe next {args.propose} runs that most narrow the intervals: teams, runs each,"
+          f"\nand the trace of the values' covariance after them (now "
+          f"{np.trace(ranking.covariance):.4g})")
+    print(propose(ranking, args.propose).to_string(index=False,
+                                                   float_format="{:.4g}".format))
+    path = save(ranking_figure(ranking, study.name), folder, "ranking")[-1]
+    print(f"\nfigure: {path}")
+
+
+def schelling(args):
+    from dilemmas.analysis.figures.paper import save
+    from dilemmas.analysis.game_theory.schelling import (
+        diagnostics,
+        diagram,
+        schelling_figure,
+        schelling_study,
+    )
+
+    study = schelling_study(args.game, args.cooperator, args.defector,
+                            fixed=settings(args.game, args.set),
+                            replicates=args.replicates, seed=args.seed, name=args.study_name)
+    folder = play_mixes(args, study)
+    curves, team = diagram(folder)
+    shown = curves.assign(**{"payoff (95% CI)": [
+        interval_text(*values) for values in curves[["payoff", "payoff_low", "payoff_high"]]
+        .to_numpy()]})[["role", "behaviour", "others", "n", "payoff (95% CI)"]]
+    print("\npayoff per seat against the number of other cooperators")
+    print(shown.to_string(index=False))
+    print("\nteam payoff per seat against the number of cooperators")
+    print(team.assign(**{"payoff (95% CI)": [
+        interval_text(*values) for values in team[["payoff", "payoff_low", "payoff_high"]]
+        .to_numpy()]})[["cooperators", "n", "payoff (95% CI)"]].to_string(index=False))
+    print("\ndiagnostics (difference of the two sides, and in standard errors)")
+    print(diagnostics(curves, team).to_string(index=False, float_format="{:.4g}".format,
+                                              na_rep=""))
+    path = save(schelling_figure(folder, study.name), folder, "schelling")[-1]
+    print(f"\nfigure: {path}")
+
+
+def evolve(args):
+    from dilemmas.analysis.figures.paper import save
+    from dilemmas.analysis.game_theory import evolution
+    from dilemmas.analysis.game_theory.payoffs import empirical_game, seats
+
+    fixed = settings(args.game, args.set)
+    study = evolution.evolution_study(args.game, behaviour_list(args.behaviours), fixed=fixed,
+                                      replicates=args.replicates, seed=args.seed,
+                                      name=args.study_name)
+    players = seats(args.game, fixed)
+    if not max(players, 2) <= args.population_size <= evolution.MAX_POPULATION:
+        raise ValueError(f"--population-size {args.population_size} must be from the "
+                         f"game's {players} seats (and 2) to {evolution.MAX_POPULATION:,}")
+    if not 0 <= args.selection < float("inf"):
+        raise ValueError(f"--selection {args.selection} must be a finite number >= 0")
+    if args.resamples < 2:
+        raise ValueError(f"--resamples {args.resamples} must be at least 2")
+    folder = play_mixes(args, study)
+    game = empirical_game(folder)
+    beta = evolution.selection_strength(game, args.selection)
+    uncertain = evolution.uncertainty(game, args.resamples, args.seed,
+                                      population_size=args.population_size, selection=beta)
+    tables = evolution.report(game, args.population_size, beta, uncertain)
+    print(f"\npayoff table: {len(game.counts)} mixes of {game.players} seats, "
+          f"{min(len(s) for s in game.samples)} or more runs each;\nintervals: 95% "
+          f"percentile bootstrap over {args.resamples} resamples of the runs")
+    print("\nsymmetric Nash equilibria (shares of the population)")
+    for index, row in tables["equilibria"].iterrows():
+        print(f"  {index + 1}. {row['support']}\n     {row['stability']} under the replicator "
+              f"dynamics, payoff {row['payoff']:.4g}, found in "
+              f"{row['found in resamples']:.0%} of resamples")
+        for name in game.behaviours:
+            if row[name] > 0:
+                low, high = row[f"{name} 95% low"], row[f"{name} 95% high"]
+                print(f"     {name} {interval_text(row[name], low, high)}")
+    print("\nwhere the replicator dynamics ends, from a lattice of interior starting points"
+          "\n(shares below 0.0005 not shown)")
+    for _, row in tables["rest_points"].iterrows():
+        shares = ", ".join(f"{name} {row[name]:.3g}" for name in game.behaviours
+                           if row[name] >= 5e-4) if row["settled"] else "does not settle"
+        print(f"  {row['share of starts']:.0%} of starts: {shares}")
+    print(f"\nMoran process, Z = {args.population_size}, selection {args.selection:g} per "
+          f"payoff range (beta = {beta:.4g}):\nfixation probability of one mutant among "
+          f"residents; neutral 1/Z = {1 / args.population_size:.3g}")
+    moran = tables["fixation"]
+    print(moran[["resident", "mutant"]].assign(**{"fixation (95% CI)": [
+        interval_text(*values) for values in moran[["fixation probability", "95% low",
+                                                "95% high"]].to_numpy()]},
+        **{"x neutral": moran["rho Z (1 = neutral)"].map("{:.3g}".format)})
+        .to_string(index=False))
+    figure = evolution.evolution_figure(game, args.population_size, beta, uncertain,
+                                        title=f"{study.name}: {game.players} seats")
+    print(f"\nfigure: {save(figure, folder, 'evolution')[-1]}")
+
+
+def _cases(text: str) -> list[tuple[int, int]]:
+    cases = []
+    for item in text.split(","):
+        firefighters, sep, horizon = item.strip().partition("x")
+        if not (sep and firefighters.isdigit() and horizon.isdigit()):
+            raise ValueError(f"--cases {item.strip()!r} must be FIREFIGHTERSxHORIZON, e.g. 2x3")
+        cases.append((int(firefighters), int(horizon)))
+    return cases
+
+
+#: Parameters that ``dilemmas optimal`` sets from ``--cases`` (or does not vary).
+OPTIMAL_FIXED = ("n_agents", "max_steps", "layout", "n_width", "n_height", "population",
+                 "policy", "learner")
+
+
+def optimal(args):
+    from dilemmas.analysis import optimum
+    from dilemmas.analysis.figures.paper import save
+    from dilemmas.models.firefighting_graph import optimal
+
+    parameters = {"preset": "oliehoek", **settings("firefighting_graph", args.set)}
+    for name in OPTIMAL_FIXED:
+        if name in parameters:
+            raise ValueError(f"--set {name}: not settable here: the instances are rows of "
+                             "houses whose firefighters and horizon --cases gives")
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed} must be an integer >= 0")
+    cases = _cases(args.cases)
+    for name, value in (("episodes", args.episodes), ("learner-episodes",
+                                                       args.learner_episodes)):
+        if value < 2:
+            raise ValueError(f"--{name} {value} must be at least 2")
+    for firefighters, horizon in cases:  # every instance checked before any is solved
+        optimal.tables("firefighting_graph", horizon, **parameters, n_agents=firefighters)
+    values = optimal.optimal_table(cases, **parameters)
+    print(f"exact optimal expected total team reward, {parameters}")
+    print(values.to_string(index=False, float_format="{:.6g}".format))
+    baselines = optimum.baseline_table(cases, args.episodes, args.seed,
+                                       learner_episodes=args.learner_episodes, **parameters)
+    print(f"\neach behaviour in every seat, {args.episodes} episodes each (rng = {args.seed} "
+          f"+ episode); gap = optimum - mean")
+    shown = baselines[["firefighters", "horizon", "behaviour", "mean", "se", "exact", "gap",
+                       "gap_se"]].rename(columns={"gap_se": "gap_in_se"})
+    print(shown.to_string(index=False, float_format="{:.4g}".format, na_rep=""))
+    for firefighters, horizon in cases:
+        found = optimal.optimal_value("firefighting_graph", horizon, **parameters,
+                                      n_agents=firefighters)
+        print(f"\nan optimal joint policy, {firefighters} firefighters, horizon {horizon} "
+              "(flames seen so far -> action)")
+        for seat, table in enumerate(found.policy):
+            print(f"  firefighter {seat}: " + ", ".join(
+                f"{''.join(map(str, history)) or '-'}:{action}"
+                for history, action in table.items()))
+    args.out.mkdir(parents=True, exist_ok=True)
+    values.to_csv(args.out / "optimal.csv", index=False)
+    baselines.to_csv(args.out / "baselines.csv", index=False)
+    path = save(optimum.optimal_figure(baselines), args.out, "optimal")[-1]
+    print(f"\ntables: {args.out / 'optimal.csv'}, {args.out / 'baselines.csv'}\nfigure: {path}")

@@ -1,0 +1,46 @@
+"""The learning commands of ``dilemmas``: ``train`` and ``evaluate`` (docs/learning.md)."""
+
+
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.cli.arguments import interval_text
+
+
+def train(args):
+    from dilemmas.analysis.learning.training import Training, train
+
+    training = Training.from_file(args.training)
+    report = train(training, args.out, backend=args.backend, workers=args.workers,
+                   scheduler=args.scheduler, progress=not args.no_progress)
+    print(f"{training.name}: {report.seeds} seeds x {training.episodes} episodes, "
+          f"{report.episodes_before} trained before, {report.episodes_played} now; learners "
+          f"in {report.folder}/seed-*/learner.npz, curve in {report.folder}/learning_curve.png")
+
+
+def evaluate(args):
+    from dilemmas.analysis.learning.evaluation import (
+        comparison,
+        evaluation_figure,
+        evaluation_study,
+        returns,
+    )
+    from dilemmas.analysis.learning.training import Training
+
+    training = Training.from_file(args.training)
+    study = evaluation_study(training, args.trained)
+    report = run_study(study, args.out, backend=args.backend, workers=args.workers,
+                       scheduler=args.scheduler, progress=not args.no_progress)
+    table = returns(report.folder, training.learning_seats)
+    shown = table[["population", "policy", "n"]].assign(**{
+        f"{seats} (95% CI)": [interval_text(*values) for values in table[
+            [f"{seats}_return", f"{seats}_return_low", f"{seats}_return_high"]].to_numpy()]
+        for seats in ("focal", "background")})
+    versus = comparison(table, training).rename(columns={"standard_errors": "in_SE"})
+    print(f"{study.name}: {report.total} runs, {report.played} played now; focal = the first "
+          f"{training.learning_seats} seats; returns per seat\nresults in {report.folder}\n")
+    print(shown.to_string(index=False))
+    print("\ntrained focal seats against random in the same seats")
+    print(versus.to_string(index=False, float_format="{:.4g}".format))
+    print(f"\nfigure: {evaluation_figure(report.folder, table)}")
+    return 1 if report.failed else 0
+
+
