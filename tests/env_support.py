@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 
 import dilemmas
-from dilemmas.models.population import parse_population
-from dilemmas.models.bucket_brigade.model import WORK
 from dilemmas.envs.parallel import DilemmaEnv
+from dilemmas.models.bucket_brigade.rules import WORK
 from dilemmas.models.policies import LinearPolicy
+from dilemmas.models.population import parse_population
 
 GAMES = ("bucket_brigade", "state_punishment", "stag_hunt", "firefighting_graph")
 

@@ -21,9 +21,9 @@ import pytest
 import dilemmas.agents.bucket_brigade as bb_agents
 from dilemmas.agents.bucket_brigade import BEHAVIOURS, HEURISTIC_PARAMETERS, HeuristicAgent
 from dilemmas.models.batch import Group
-from dilemmas.models.bucket_brigade.model import (BURNING, REST, RUINED, SAFE, WORK, BucketBrigadeModel,
-                                   Observation)
 from dilemmas.models.bucket_brigade.batch import BucketBrigadeBatch
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
+from dilemmas.models.bucket_brigade.rules import BURNING, REST, RUINED, SAFE, WORK, Observation
 
 BATCHED = sorted(name for name, cls in BEHAVIOURS.items() if hasattr(cls, "batch_decide"))
 HEURISTICS = ("firefighter", "liar", "free_rider", "hero", "coordinator")

@@ -22,7 +22,8 @@ import pytest
 
 import dilemmas.agents.bucket_brigade as bb_agents
 from dilemmas.agents.bucket_brigade import HEURISTIC_PARAMETERS, HeuristicAgent
-from dilemmas.models.bucket_brigade.model import BURNING, REST, RUINED, SAFE, WORK, BucketBrigadeModel
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
+from dilemmas.models.bucket_brigade.rules import BURNING, REST, RUINED, SAFE, WORK
 
 N = 20_000
 SIGMAS = 4

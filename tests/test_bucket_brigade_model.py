@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from dilemmas.agents.bucket_brigade import BEHAVIOURS, FreeRiderAgent
-from dilemmas.models.bucket_brigade.model import (BURNING, REST, RUINED, SAFE, SCENARIOS, WORK,
-                                   BucketBrigadeModel)
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
+from dilemmas.models.bucket_brigade.rules import BURNING, REST, RUINED, SAFE, SCENARIOS, WORK
 
 
 def played(**kwargs):

@@ -8,10 +8,11 @@ import math
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import population_string
 
 from dilemmas.agents.bucket_brigade import BEHAVIOURS
-from dilemmas.models.bucket_brigade.model import BURNING, RUINED, RULE_SETS, SAFE, WORK, BucketBrigadeModel
-from support import population_string
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
+from dilemmas.models.bucket_brigade.rules import BURNING, RUINED, RULE_SETS, SAFE, WORK
 
 NAMES = sorted(set(BEHAVIOURS) - {"policy"})  # policy seats need a policy: test_env.py
 PROBABILITY = st.floats(0.0, 1.0, allow_nan=False)

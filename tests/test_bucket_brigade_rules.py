@@ -16,13 +16,14 @@ import math
 
 import numpy as np
 import pytest
+from support import assert_rate
 
 import dilemmas.agents.bucket_brigade as bb_agents
 from dilemmas.agents.bucket_brigade import BucketBrigadeAgent
-from dilemmas.models.bucket_brigade.model import (BURNING, REST, RUINED, SAFE, WORK, BucketBrigadeModel,
-                                   initial_fire_count)
 from dilemmas.models.bucket_brigade.arrays import FROM_LEFT, FROM_RIGHT
-from support import assert_rate
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
+from dilemmas.models.bucket_brigade.rules import (BURNING, REST, RUINED, SAFE, WORK,
+                                                  initial_fire_count)
 
 N_TRIALS = 20_000
 

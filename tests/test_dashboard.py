@@ -19,19 +19,18 @@ import numpy as np
 import pytest
 import solara
 from solara.widgets import HTML
+from support import widgets_under
 
-from dilemmas.dashboard import app
+from dilemmas import GAMES
 from dilemmas.analysis.figures.colours import behaviour_colour
-from dilemmas.dashboard import key_html
+from dilemmas.dashboard import app, key_html
 from dilemmas.dashboard.charts import Plot, Series, chart
 from dilemmas.dashboard.controls import blame, from_text, mixes, shown_value, shown_values
 from dilemmas.dashboard.play import SEED
 from dilemmas.dashboard.scene import (MANY_CELLS, Cells, Circle, Marks, Polygon, Rect, Scene, Text,
-                             draw_on, to_svg)
+                                      draw_on, to_svg)
 from dilemmas.dashboard.stag_hunt import facing_wedge
-from dilemmas import GAMES
-from dilemmas.models.stag_hunt.model import DIRECTIONS
-from support import widgets_under
+from dilemmas.models.stag_hunt.rules import DIRECTIONS
 
 #: Every registered game the page offers, the test-only Public Goods game included.
 TITLES = [game.title for game in GAMES.values()]

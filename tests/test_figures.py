@@ -16,12 +16,12 @@ from matplotlib.container import BarContainer  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
+from dilemmas import GAMES  # noqa: E402
+from dilemmas.analysis.bucket_brigade import lie_rate_by_mix, saved_vs_beta  # noqa: E402
 from dilemmas.analysis.figures import colours
 from dilemmas.analysis.figures import paper as figures  # noqa: E402
-from dilemmas.analysis.bucket_brigade import lie_rate_by_mix, saved_vs_beta  # noqa: E402
 from dilemmas.analysis.studies.runner import run_study  # noqa: E402
 from dilemmas.analysis.studies.study import Study  # noqa: E402
-from dilemmas import GAMES  # noqa: E402
 
 MAGIC = {"pdf": b"%PDF", "png": b"\x89PNG\r\n\x1a\n"}
 CASES = [(game, name) for game in GAMES for name in GAMES[game].figures]
@@ -352,11 +352,9 @@ def test_a_mix_is_dashed_in_the_colour_of_its_largest_part():
 
 def test_the_dashboard_takes_its_colours_from_the_palette():
     from dilemmas import dashboard
-    from dilemmas.dashboard import bucket_brigade
-    from dilemmas.dashboard import stag_hunt
-    from dilemmas.dashboard import state_punishment
+    from dilemmas.dashboard import bucket_brigade, stag_hunt, state_punishment
     from dilemmas.dashboard.scene import Circle, Rect
-    from dilemmas.models.bucket_brigade.model import BURNING, RUINED, SAFE
+    from dilemmas.models.bucket_brigade.rules import BURNING, RUINED, SAFE
 
     assert bucket_brigade.HOUSE_COLOURS == {SAFE: colours.HOUSE_STATES["safe"],
                                             BURNING: colours.FIRE,
@@ -405,6 +403,7 @@ def test_wrap_keeps_each_line_within_the_width():
 def test_fire_over_time_counts_an_ended_episode_as_0_for_its_remaining_steps():
     # An episode ends early only with every house at 0, where nothing ignites again.
     import pandas as pd
+
     from dilemmas.analysis.firefighting_graph import played_out
     rows = pd.DataFrame({"run_id": ["a"] * 4 + ["b"] * 2, "population": "random",
                          "step": [0, 1, 2, 3, 0, 1], "mean_fire": [3.0, 2.0, 1.0, 1.5, 2.0, 0.0]})

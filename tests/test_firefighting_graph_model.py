@@ -13,11 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mesa.discrete_space import OrthogonalVonNeumannGrid
+from support import assert_rate, population_string
 
 import dilemmas.agents.firefighting_graph
 from dilemmas.agents.firefighting_graph import BEHAVIOURS, FirefighterAgent
-from dilemmas.models.firefighting_graph.model import PRESETS, FirefightingGraphModel
-from support import assert_rate, population_string
+from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
+from dilemmas.models.firefighting_graph.rules import PRESETS
 
 PROBABILITIES = ("p_ignite", "p_grow_neighbour", "p_grow_alone", "p_reduce_neighbour",
                  "p_reduce_alone", "p_two_agents")

@@ -28,9 +28,10 @@ import math
 
 import numpy as np
 import pytest
-
-from dilemmas.models.firefighting_graph.model import PRESETS, FirefightingGraphModel
 from support import assert_rate
+
+from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
+from dilemmas.models.firefighting_graph.rules import PRESETS
 
 N_TRIALS = 20_000
 LIT = 3  # a burning level far from both 0 and max_fire_level (100)

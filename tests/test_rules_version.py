@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from dilemmas.models.bucket_brigade.model import RULES_VERSION, BucketBrigadeModel
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
+from dilemmas.models.bucket_brigade.rules import RULES_VERSION
 from dilemmas.registry import GAMES
 
 DATA = Path(__file__).parent / "data"

@@ -14,10 +14,12 @@ import pandas as pd
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-
-from dilemmas.models.stag_hunt.model import (ATTACK, ATTACK_MODES, FORWARD, HARE, MOVE_TURNS, NOOP, PUNISH,
-                              STAG, STEP_RIGHT, TURN_RIGHT, StagHuntModel)
 from support import assert_rate, population_string
+
+from dilemmas.models.stag_hunt.maps import HARE, STAG
+from dilemmas.models.stag_hunt.model import StagHuntModel
+from dilemmas.models.stag_hunt.rules import (ATTACK, ATTACK_MODES, FORWARD, MOVE_TURNS, NOOP,
+                                             PUNISH, STEP_RIGHT, TURN_RIGHT)
 
 N, E, S, W = range(4)
 EMPTY_CH, WALL_CH, STAG_CH, HARE_CH = range(4)

@@ -24,12 +24,13 @@ from itertools import permutations
 
 import numpy as np
 import pytest
+from support import assert_rate
 
 import dilemmas.agents.stag_hunt as sh_agents
 from dilemmas.agents.stag_hunt import StagHuntAgent
-from dilemmas.models.stag_hunt.model import (ATTACK, BACKWARD, FORWARD, NOOP, PUNISH, STEP_LEFT, STEP_RIGHT,
-                              TURN_LEFT, TURN_RIGHT, Defeat, StagHuntModel)
-from support import assert_rate
+from dilemmas.models.stag_hunt.model import StagHuntModel
+from dilemmas.models.stag_hunt.rules import (ATTACK, BACKWARD, FORWARD, NOOP, PUNISH, STEP_LEFT,
+                                             STEP_RIGHT, TURN_LEFT, TURN_RIGHT, Defeat)
 
 STAG, HARE = 1, 2  # codes of the ``resource`` layer (and of the maps' '1' and '2')
 FACINGS = (0, 1, 2, 3)  # 0 N, 1 E, 2 S, 3 W

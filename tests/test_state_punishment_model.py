@@ -13,11 +13,12 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import population_string
 
 from dilemmas.agents.state_punishment import BEHAVIOURS
-from dilemmas.models.state_punishment.model import (COMPOSITE_ACTIONS, HARM, KINDS, MOVES, SIMPLE_ACTIONS,
-                                     VALUE, StatePunishmentModel)
-from support import population_string
+from dilemmas.models.state_punishment.model import StatePunishmentModel
+from dilemmas.models.state_punishment.rules import (COMPOSITE_ACTIONS, HARM, KINDS, MOVES,
+                                                    SIMPLE_ACTIONS, VALUE)
 
 W, E = 1, 0                                  # wall and empty channels
 CODE = {kind: 2 + i for i, kind in enumerate(KINDS)}   # A..E channels

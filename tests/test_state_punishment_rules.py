@@ -32,11 +32,12 @@ from itertools import permutations
 
 import numpy as np
 import pytest
+from support import assert_rate
 
 import dilemmas.agents.state_punishment as sp_agents
 from dilemmas.agents.state_punishment import StatePunishmentAgent
-from dilemmas.models.state_punishment.model import AGENT_CHANNEL, HARM, KINDS, VALUE, StatePunishmentModel
-from support import assert_rate
+from dilemmas.models.state_punishment.model import StatePunishmentModel
+from dilemmas.models.state_punishment.rules import AGENT_CHANNEL, HARM, KINDS, VALUE
 
 MOVES = ("up", "down", "left", "right")
 

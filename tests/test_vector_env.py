@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from dilemmas import GAMES, parallel_env
-from dilemmas.models.batch import BatchEngine
-from dilemmas.models.bucket_brigade.model import REST, WORK, Night, Observation
-from dilemmas.models.bucket_brigade.arrays import rules_end
 from dilemmas.envs.vector import vector_env
+from dilemmas.models.batch import BatchEngine
+from dilemmas.models.bucket_brigade.arrays import rules_end
+from dilemmas.models.bucket_brigade.rules import REST, WORK, Night, Observation
 
 CONFIGS = [
     ("bucket_brigade", {}),

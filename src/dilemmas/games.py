@@ -9,7 +9,8 @@ dashboard modules that a registration names.
 
 from pathlib import Path
 
-from dilemmas.models.bucket_brigade.model import RULES_VERSION, BucketBrigadeModel
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
+from dilemmas.models.bucket_brigade.rules import RULES_VERSION
 from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
 from dilemmas.models.stag_hunt.model import StagHuntModel
 from dilemmas.models.state_punishment.model import StatePunishmentModel

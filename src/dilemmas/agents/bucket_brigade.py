@@ -38,7 +38,7 @@ import mesa
 import numpy as np
 
 from dilemmas.agents.policy import take_decision
-from dilemmas.models.bucket_brigade.model import BURNING, REST, WORK
+from dilemmas.models.bucket_brigade.rules import BURNING, REST, WORK
 
 
 def ring_distance(a: int, b: int, n: int) -> int:

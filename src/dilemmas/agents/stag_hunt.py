@@ -50,8 +50,9 @@ from typing import ClassVar
 from mesa.discrete_space import CellAgent
 
 from dilemmas.agents.policy import take_decision
-from dilemmas.models.stag_hunt.model import (ACTIONS, ATTACK, DIRECTIONS, HARE, MOVE_TURNS, NOOP, STAG,
-                              TURN_LEFT, TURN_RIGHT)
+from dilemmas.models.stag_hunt.maps import HARE, STAG
+from dilemmas.models.stag_hunt.rules import (ACTIONS, ATTACK, DIRECTIONS, MOVE_TURNS, NOOP,
+                                             TURN_LEFT, TURN_RIGHT)
 
 
 class StagHuntAgent(CellAgent):

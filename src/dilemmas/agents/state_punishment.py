@@ -33,9 +33,8 @@ import numpy as np
 from mesa.discrete_space import CellAgent
 
 from dilemmas.agents.policy import take_decision
-from dilemmas.models.state_punishment.model import (ACTION_BY_EFFECT, AGENT_CHANNEL, HARM, KIND_CHANNEL, KINDS,
-                                     MOVES, VALUE, WALL)
-
+from dilemmas.models.state_punishment.rules import (ACTION_BY_EFFECT, AGENT_CHANNEL, HARM,
+                                                    KIND_CHANNEL, KINDS, MOVES, VALUE, WALL)
 
 
 class StatePunishmentAgent(CellAgent):

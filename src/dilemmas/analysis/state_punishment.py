@@ -19,9 +19,9 @@ mix?
 import pandas as pd
 from matplotlib.figure import Figure
 
-from dilemmas.analysis.studies import results
 from dilemmas.analysis.figures.paper import behaviour_notes, lines_in_panels, require
-from dilemmas.models.state_punishment.model import KINDS
+from dilemmas.analysis.studies import results
+from dilemmas.models.state_punishment.rules import KINDS
 
 #: The range of each episode statistic (``Game.ranges``, for confidence intervals that stay
 #: inside it), from the rules: punishment levels in [0, 1]; turns, votes, resources and the

@@ -7,7 +7,7 @@ from dilemmas.analysis.figures.colours import GREY, HOUSE_STATES, INK
 from dilemmas.dashboard import Swatch, View, agent_colour, behaviour_swatches
 from dilemmas.dashboard.charts import Plot, Series
 from dilemmas.dashboard.scene import Circle, Rect, Scene, Text
-from dilemmas.models.bucket_brigade.model import BURNING, RUINED, SAFE, WORK
+from dilemmas.models.bucket_brigade.rules import BURNING, RUINED, SAFE, WORK
 
 #: A house's colour by state, as in the figures (``dilemmas.analysis.figures.colours.HOUSE_STATES``).
 HOUSE_COLOURS = {SAFE: HOUSE_STATES["safe"], BURNING: HOUSE_STATES["burning"],

@@ -7,7 +7,8 @@ from dilemmas.analysis.figures.colours import FIRE, INK, STAG_HUNT_RESOURCES, WI
 from dilemmas.dashboard import Swatch, View, agent_colour, behaviour_swatches
 from dilemmas.dashboard.charts import Plot, Series
 from dilemmas.dashboard.scene import Cells, Circle, Polygon, Rect, Scene, Text, fit_scale
-from dilemmas.models.stag_hunt.model import DIRECTIONS, HARE, STAG
+from dilemmas.models.stag_hunt.maps import HARE, STAG
+from dilemmas.models.stag_hunt.rules import DIRECTIONS
 
 WALL = "#6b6b6b"
 #: Empty, wall, stag, hare.

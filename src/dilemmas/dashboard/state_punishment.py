@@ -4,11 +4,11 @@
 import numpy as np
 
 from dilemmas.analysis.figures.colours import (GREY, INK, STATE_PUNISHMENT_GRID,
-                              STATE_PUNISHMENT_RESOURCES)
+                                               STATE_PUNISHMENT_RESOURCES)
 from dilemmas.dashboard import Swatch, View, agent_colour, behaviour_swatches
 from dilemmas.dashboard.charts import Plot, Series
 from dilemmas.dashboard.scene import Cells, Circle, Scene, Text, fit_scale
-from dilemmas.models.state_punishment.model import HARM, KINDS, VALUE
+from dilemmas.models.state_punishment.rules import HARM, KINDS, VALUE
 
 #: Empty cell, wall, then resources A..E (``dilemmas.analysis.figures.colours``).
 CELL_COLOURS = (STATE_PUNISHMENT_GRID["empty"], STATE_PUNISHMENT_GRID["wall"],

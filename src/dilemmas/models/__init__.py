@@ -1,5 +1,5 @@
 """The rules of the games (docs/rules/): each game's model side in ``dilemmas.models.<game>``
-(its Mesa model, rule constants and parameter declaration in ``model``, and where it has them
+(its rule constants and parameter declaration in ``rules``, its Mesa model in ``model``, and where it has them
 its array rules, batch engine, environment encoding and replays), and the machinery the games
 share: the phase schedule (``phases``), parameter declarations (``parameters``,
 ``validation``), populations of behaviours (``population``), policies and learners played in

@@ -21,9 +21,9 @@ import math
 
 import numpy as np
 
-from dilemmas.models.bucket_brigade import arrays
 from dilemmas.models.batch import BatchEngine
-from dilemmas.models.bucket_brigade.model import REST, WORK, initial_fire_count
+from dilemmas.models.bucket_brigade import arrays
+from dilemmas.models.bucket_brigade.rules import REST, WORK, initial_fire_count
 
 
 class BucketBrigadeBatch(BatchEngine):

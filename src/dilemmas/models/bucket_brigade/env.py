@@ -29,7 +29,7 @@ environment (``dilemmas.envs.vector``); ``split`` decodes actions for both.
 import numpy as np
 
 from dilemmas.models.bucket_brigade import arrays
-from dilemmas.models.bucket_brigade.model import BURNING, REST, RUINED, SAFE, WORK
+from dilemmas.models.bucket_brigade.rules import BURNING, REST, RUINED, SAFE, WORK
 from dilemmas.models.interface import Interface
 
 #: Row ``s`` is the one-hot of the house state ``s`` (SAFE, BURNING, RUINED are 0, 1, 2).

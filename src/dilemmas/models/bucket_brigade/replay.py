@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from dilemmas.models.bucket_brigade.model import (BURNING, BucketBrigadeModel, REST, RUINED, RULES_VERSION, RULE_SETS, SAFE, WORK)
 from dilemmas.models.bucket_brigade.arrays import town_score
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
+from dilemmas.models.bucket_brigade.rules import (BURNING, REST, RUINED, RULE_SETS, RULES_VERSION,
+                                                  SAFE, WORK)
 from dilemmas.models.files import write_atomic
 
 FORMAT = "dilemmas/bucket_brigade/replay"

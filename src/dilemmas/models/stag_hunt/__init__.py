@@ -1,4 +1,4 @@
 """Stag Hunt Physical: a gridworld hunt of stags and hares with attack and punish beams.
 
-The model side of the game (docs/rules/stag_hunt.md): ``model`` (the Mesa model, its rule
-constants and parameter declaration) and the modules beside it."""
+The model side of the game (docs/rules/stag_hunt.md): ``rules`` (its rule constants and
+parameter declaration), ``model`` (the Mesa model) and the modules beside it."""

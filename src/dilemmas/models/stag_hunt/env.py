@@ -26,8 +26,9 @@ import numpy as np
 from gymnasium import spaces
 
 from dilemmas.models.interface import Interface
-from dilemmas.models.stag_hunt.model import ACTIONS, ATTACK, DIRECTIONS, HARE, HARE_CHANNEL, KIND_CHANNEL, \
-    NOOP, PUNISH, STAG, STAG_CHANNEL
+from dilemmas.models.stag_hunt.maps import HARE, STAG
+from dilemmas.models.stag_hunt.rules import (ACTIONS, ATTACK, DIRECTIONS, HARE_CHANNEL,
+                                             KIND_CHANNEL, NOOP, PUNISH, STAG_CHANNEL)
 
 
 class StagHuntInterface(Interface):

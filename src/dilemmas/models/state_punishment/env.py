@@ -23,7 +23,7 @@ on a tie; 0 when none), 1 if it is one move away, and the punishment level in te
 import numpy as np
 
 from dilemmas.models.interface import Interface
-from dilemmas.models.state_punishment.model import AGENT_CHANNEL, KIND_CHANNEL, KINDS
+from dilemmas.models.state_punishment.rules import AGENT_CHANNEL, KIND_CHANNEL, KINDS
 
 
 class StatePunishmentInterface(Interface):
