@@ -1,7 +1,8 @@
 """The one registry of games (docs/rules/README.md, rule 1).
 
-A game registers once, at the end of its model module, with a :class:`Game` record;
-everything else -- the CLI, studies and the runner, results and figures, the dashboard, the
+A game registers once, with a :class:`Game` record (the four games' registrations are
+``dilemmas.games``; a game kept elsewhere registers when its module is imported); everything
+else -- the CLI, studies and the runner, results and figures, the dashboard, the
 benchmarks and the contract tests -- finds it in ``dilemmas.GAMES`` and reaches from there
 whatever the game contributes besides its model:
 
@@ -9,27 +10,29 @@ whatever the game contributes besides its model:
 * ``statistics``: ``statistics(rows, run)``, one row of episode statistics per run from the
   model's DataCollector rows;
 * ``ranges``: episode statistic -> ``(low, high)``, the range its values can take (None for
-  an open end), which keeps its confidence intervals inside it (``dilemmas.analysis.studies.results.aggregate``);
-  optional: a statistic not in it gets a Student-t interval;
+  an open end), which keeps its confidence intervals inside it
+  (``dilemmas.analysis.studies.results.aggregate``); optional: a statistic not in it gets a
+  Student-t interval;
 * ``figures``: figure name -> ``draw(folder)``, the paper figures of a study of the game;
-* ``view``: the dashboard's drawing of the world and its plots (``dashboard.View``);
-* ``interface``: how learning agents see and act in the game (``dilemmas.envs.parallel.Interface``),
-  which makes it a PettingZoo environment (``dilemmas.parallel_env``) and gives the
-  ``policy`` behaviour its observations; None for a game without one;
+* ``view``: the dashboard's drawing of the world and its plots (``dilemmas.dashboard.View``);
+* ``interface``: how learning agents see and act in the game
+  (``dilemmas.models.interface.Interface``), which makes it a PettingZoo environment
+  (``dilemmas.parallel_env``) and gives the ``policy`` behaviour its observations; None for a game
+  without one;
 * ``study``: an example study file (TOML), which the main job runs;
 * ``dilemma``: its cooperative and its selfish behaviour, the pair of its Schelling diagram
   (``dilemmas.analysis.game_theory.schelling``); None for a game without one;
-* ``batch``: its batch engine (``dilemmas.models.batch.BatchEngine``), which plays many episodes at
-  once with the model's own rule functions; None for a game played by its model only;
+* ``batch``: its batch engine (``dilemmas.models.batch.BatchEngine``), which plays many
+  episodes at once with the model's own rule functions; None for a game played by its model only;
 * ``rules_version``: the version of its rules that results record (1 until a change of
   the rules changes the results of the same parameters and seed);
 * ``benchmarks``: the configurations its benchmark plays;
 * ``rules``: its rules document, whose DataCollector columns the contract suite checks.
 
-``behaviours``, ``statistics``, ``ranges``, ``figures``, ``view``, ``interface`` and ``batch`` may be
-given as ``"module:name"``, imported when first used: a model module then imports neither
-its agents (which import the model's rule constants) nor the analysis or dashboard code
-(which a sweep does not need).
+``behaviours``, ``statistics``, ``ranges``, ``figures``, ``view``, ``interface`` and ``batch``
+may be given as ``"module:name"``, imported when first used: the registration then imports
+none of the behaviours, analysis or dashboard code before it is needed (a sweep needs no
+dashboard), and the model code never names them (``tests/test_layers.py``).
 
 ``register`` also sets ``model.game``, so a model finds its behaviours.
 """

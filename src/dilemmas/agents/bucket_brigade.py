@@ -221,7 +221,8 @@ class HeuristicAgent(BucketBrigadeAgent):
     @classmethod
     def batch_decide(cls, batch, group, phase):
         """``choose_signal`` / ``choose_action`` for every episode of a batch
-        (``dilemmas.models.bucket_brigade.batch``): the same decisions from the same uniform numbers.
+        (``dilemmas.models.bucket_brigade.batch``): the same decisions from the same uniform
+        numbers.
 
         Random numbers, one fixed array per phase from ``batch.rng`` (``E`` episodes, ``k``
         seats of the group), each number standing for one ``model.random`` draw of the Mesa

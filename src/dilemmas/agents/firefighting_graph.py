@@ -75,8 +75,8 @@ class RandomAgent(FirefighterAgent):
 
     @staticmethod
     def batch_decide(batch, group, phase):
-        """``choose_action`` for every episode of a batch (``dilemmas.models.firefighting_graph.batch``),
-        from the same uniform numbers."""
+        """``choose_action`` for every episode of a batch
+        (``dilemmas.models.firefighting_graph.batch``), from the same uniform numbers."""
         draws = batch.rng.random((batch.size, len(group.seats)))
         return (draws * batch.model.n_actions).astype(np.int64)
 

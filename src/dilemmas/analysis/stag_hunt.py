@@ -20,7 +20,8 @@ from matplotlib.figure import Figure
 
 from dilemmas.analysis.studies import results
 from dilemmas.analysis.figures.colours import STAG_HUNT_RESOURCES
-from dilemmas.analysis.figures.paper import bars, behaviour_notes, lines_in_panels, require, study_value
+from dilemmas.analysis.figures.paper import (bars, behaviour_notes, lines_in_panels, require,
+                                             study_value)
 
 #: The range of each episode statistic (``Game.ranges``, for confidence intervals that stay
 #: inside it), from the rules: the counts from 0, ``stag_share`` in [0, 1]; the mean reward

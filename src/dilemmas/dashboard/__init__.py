@@ -11,14 +11,15 @@ A game's registration names its view (``dilemmas.GAMES[game].view``), a :class:`
 * ``description``: one paragraph saying what the game is; the page links it to the rules;
 * ``status(model)``: a line on the state of play (e.g. State Punishment's punishment level).
 
-Agents are coloured by behaviour in every game (``dilemmas.analysis.figures.colours.behaviour_colour``, the
-figures' colours) and numbered by seat; a series of a plot that is not about a behaviour is
-drawn in black or grey, or in the colour of its subject in the world (fire's vermillion, a
-house state's, a resource's). A game's ``model`` needs ``seats`` (agents with ``seat`` and
-``behaviour``), ``population`` and, for one agent's story, an agent ``reward`` column. The
-controls come from the game's parameter declarations (``dilemmas.dashboard.controls``); the page's
-parts are ``dilemmas.dashboard.play`` (a game played live) and ``dilemmas.dashboard.viewer`` (a recorded run).
-Only the PettingZoo environment's ``render()`` uses this package (``dilemmas.dashboard.scene``).
+Agents are coloured by behaviour in every game
+(``dilemmas.analysis.figures.colours.behaviour_colour``, the figures' colours) and numbered by seat;
+a series of a plot that is not about a behaviour is drawn in black or grey, or in the colour of its
+subject in the world (fire's vermillion, a house state's, a resource's). A game's ``model`` needs
+``seats`` (agents with ``seat`` and ``behaviour``), ``population`` and, for one agent's story, an
+agent ``reward`` column. The controls come from the game's parameter declarations
+(``dilemmas.dashboard.controls``); the page's parts are ``dilemmas.dashboard.play`` (a game played
+live) and ``dilemmas.dashboard.viewer`` (a recorded run). Only the PettingZoo environment's
+``render()`` uses this package (``dilemmas.dashboard.scene``).
 """
 
 import html
@@ -66,7 +67,8 @@ def behaviour_swatches(model, shape: str = "disc") -> list[Swatch]:
 
 
 def agent_colour(model, behaviour: str) -> str:
-    """A behaviour's colour in ``model``'s game (``dilemmas.analysis.figures.colours.behaviour_colour``)."""
+    """A behaviour's colour in ``model``'s game
+    (``dilemmas.analysis.figures.colours.behaviour_colour``)."""
     return behaviour_colour(model.game.name, behaviour)
 
 

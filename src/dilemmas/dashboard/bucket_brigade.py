@@ -9,7 +9,8 @@ from dilemmas.dashboard.charts import Plot, Series
 from dilemmas.dashboard.scene import Circle, Rect, Scene, Text
 from dilemmas.models.bucket_brigade.rules import BURNING, RUINED, SAFE, WORK
 
-#: A house's colour by state, as in the figures (``dilemmas.analysis.figures.colours.HOUSE_STATES``).
+#: A house's colour by state, as in the figures
+#: (``dilemmas.analysis.figures.colours.HOUSE_STATES``).
 HOUSE_COLOURS = {SAFE: HOUSE_STATES["safe"], BURNING: HOUSE_STATES["burning"],
                  RUINED: HOUSE_STATES["ruined"]}
 STATE_NAMES = {SAFE: "safe", BURNING: "burning", RUINED: "ruined"}

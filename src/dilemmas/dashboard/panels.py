@@ -1,6 +1,6 @@
 """The parts of the page that show a model, the same for a game played live
-(``dilemmas.dashboard.play``) and a recorded run (``dilemmas.dashboard.viewer``): its world with its key, its
-plots, and one agent's story.
+(``dilemmas.dashboard.play``) and a recorded run (``dilemmas.dashboard.viewer``): its world with its
+key, its plots, and one agent's story.
 
 Each part catches what drawing might raise and says it in one line instead: a page never
 shows a traceback.

@@ -1,8 +1,8 @@
 """Recorded runs for the dashboard's run viewer (``dilemmas.dashboard.viewer``): the data, no page.
 
-A run comes from a study folder written by ``dilemmas.analysis.studies.runner.run_study`` (opened by its run
-id) or from a Bucket Brigade replay file (``dilemmas.models.bucket_brigade.replay``). Opened, it is a
-:class:`Recording`: its game, parameters and seed, and its stored rows. From those
+A run comes from a study folder written by ``dilemmas.analysis.studies.runner.run_study`` (opened by
+its run id) or from a Bucket Brigade replay file (``dilemmas.models.bucket_brigade.replay``).
+Opened, it is a :class:`Recording`: its game, parameters and seed, and its stored rows. From those
 
 * ``model_at(recording, round)`` rebuilds the world after any round (all of a model's
   randomness comes from its seed, so rebuilding is exact), stepping on from the previous
@@ -11,12 +11,12 @@ id) or from a Bucket Brigade replay file (``dilemmas.models.bucket_brigade.repla
   identical to the stored rows, or names the first column and step that differ.
 
 Where a run's parameters come from: the study's definition (``study.json``, read as an
-``dilemmas.analysis.studies.study.Study``), not the run columns of its rows, which hold list values as JSON
-text and may hold an integer as a float. The run's stored replicate picks its combination:
+``dilemmas.analysis.studies.study.Study``), not the run columns of its rows, which hold list values
+as JSON text and may hold an integer as a float. The run's stored replicate picks its combination:
 the one whose derived run id is the run's, which proves the parameters and the seed.
 
-A run the batch engine played (``engine == "batch"``, ``dilemmas.analysis.studies.blocks``) drew its random
-numbers from one generator shared by its whole block of runs, and a run recorded under
+A run the batch engine played (``engine == "batch"``, ``dilemmas.analysis.studies.blocks``) drew its
+random numbers from one generator shared by its whole block of runs, and a run recorded under
 another version of the game's rules draws other numbers from the same seed: neither can be
 rebuilt from its seed alone. They are shown from their stored rows only; ``verify`` says so
 and ``model_at`` refuses (``Recording.refusal``).
@@ -45,8 +45,8 @@ from dilemmas.analysis.studies.study import Study, StudyError, canonical
 from dilemmas import GAMES
 from dilemmas.registry import Game
 
-#: The columns ``dilemmas.analysis.studies.run_files.run_columns`` puts in front of every row (then the
-#: run's parameters).
+#: The columns ``dilemmas.analysis.studies.run_files.run_columns`` puts in front of every row
+#: (then the run's parameters).
 FRONT = ("run_id", "replicate", "seed", "engine", "rules_version")
 #: Study fields ``study.json`` must hold.
 DEFINITION = ("game", "seed", "replicates", "collect", "fixed", "sweep")
@@ -238,8 +238,9 @@ def _read_rows(folder: Path, name: str, checksum: str | None, run_id: str,
 
 
 def _run_of(study: Study, run_id: str, replicate: int):
-    """The study's run ``run_id`` of replicate ``replicate`` (``dilemmas.analysis.studies.study.Run``), or
-    None: the combination whose derived run id is ``run_id``."""
+    """The study's run ``run_id`` of replicate ``replicate``
+    (``dilemmas.analysis.studies.study.Run``), or None: the combination whose derived run id is
+    ``run_id``."""
     for index, combination in enumerate(study.combinations()):
         run = study.runs_of(index, combination, replicate, replicate + 1)[0]
         if run.run_id == run_id:

@@ -36,8 +36,8 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def serving(cwd: Path = Path("."), timeout: float = 60.0):
-    """``solara run dilemmas.dashboard.app`` on 127.0.0.1 (production mode), yielding its URL; stopped on
-    exit. ``cwd``: the folder it runs in (the run viewer looks for ``results`` there)."""
+    """``solara run dilemmas.dashboard.app`` on 127.0.0.1 (production mode), yielding its URL;
+    stopped on exit. ``cwd``: the folder it runs in (the run viewer looks for ``results`` there)."""
     if not CACHE.is_dir():
         raise FileNotFoundError(f"{CACHE} is missing: run `make assets` "
                                 "(python -m dilemmas.dashboard.assets --cache .solara-assets)")

@@ -1,7 +1,7 @@
 """Recorded runs, watched again: pick a run of a study folder by its run id, or a Bucket
 Brigade replay file; it is rebuilt from its recorded parameters and seed and checked against
-its stored rows (``dilemmas.dashboard.runs``), and a scrubber moves through its rounds, backwards and
-forwards. A second run can be opened beside the first; the scrubber moves both.
+its stored rows (``dilemmas.dashboard.runs``), and a scrubber moves through its rounds, backwards
+and forwards. A second run can be opened beside the first; the scrubber moves both.
 
 A run the batch engine played, or one recorded under another version of the rules, cannot be
 rebuilt from its seed alone: its stored rows are plotted and the page says why there is no

@@ -4,10 +4,10 @@
 parameter set together on the game's batch engine (``dilemmas.models.batch``; the games with
 ``GAMES[game].batch``), with the rule functions of its Mesa model. Row ``i`` of every array
 is episode ``i``, and means for it what ``parallel_env(game, **parameters)`` means for its
-one episode (``dilemmas.envs.parallel``; docs/rules/<game>.md, "Learning agents"): the same observation
-vector and mask for the same state, built by the game's own encoding (its ``Interface``'s
-``batch_observe``, the function its Mesa-model interface calls with one episode), the same
-actions, each agent's reward since its last step, terminated if the rules ended the episode
+one episode (``dilemmas.envs.parallel``; docs/rules/<game>.md, "Learning agents"): the same
+observation vector and mask for the same state, built by the game's own encoding (its
+``Interface``'s ``batch_observe``, the function its Mesa-model interface calls with one episode),
+the same actions, each agent's reward since its last step, terminated if the rules ended the episode
 and truncated if ``max_steps`` did. As in ``parallel_env``, ``population`` defaults to
 ``"policy"`` in every seat; in a mixed one only the ``policy`` seats are agents and the
 others play their ``batch_decide`` inside the engine (a behaviour without one is refused).

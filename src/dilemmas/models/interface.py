@@ -13,11 +13,11 @@ class Interface:
     ``observation_length(model)``, ``actions(model)`` (the number of actions),
     ``vector(model, agent, phase)`` (the observation vector), ``decode(model, agent, phase,
     action)`` (the decision the phase's method returns), ``state(model, phase)``, and the
-    tabular features of the ``q_learning`` behaviour (``dilemmas.models.learners``): ``feature_names(model)``
-    and ``features(model, agent, vector)``, a tuple of small integers computed from the
-    agent's observation vector and what it knows of itself; it may refine ``mask``,
-    ``bounds``, ``deciding`` and ``ended_by_rules``. A game with a batch engine adds the same
-    encoding over the engine's arrays for ``dilemmas.envs.vector``: ``batch_observe``,
+    tabular features of the ``q_learning`` behaviour (``dilemmas.models.learners``):
+    ``feature_names(model)`` and ``features(model, agent, vector)``, a tuple of small integers
+    computed from the agent's observation vector and what it knows of itself; it may refine
+    ``mask``, ``bounds``, ``deciding`` and ``ended_by_rules``. A game with a batch engine adds the
+    same encoding over the engine's arrays for ``dilemmas.envs.vector``: ``batch_observe``,
     ``batch_decisions`` and ``batch_ended_by_rules``."""
 
     phases: tuple[str, ...] = ()

@@ -28,10 +28,10 @@ different things.
 
 A model's learner of each kind comes from its ``learner`` parameter when that is a learner
 of the kind (an object, shared with the caller and updated in place -- how
-``dilemmas.analysis.learning.training`` carries learning across episodes -- or the path of a learner file,
-read afresh), and is otherwise a fresh learner with the default settings. A learner is a
-policy (``dilemmas.models.policies``): the greedy policy of its values. Its file is a policy file with
-its settings added, so ``policy=`` plays a saved learner without learning.
+``dilemmas.analysis.learning.training`` carries learning across episodes -- or the path of a learner
+file, read afresh), and is otherwise a fresh learner with the default settings. A learner is a
+policy (``dilemmas.models.policies``): the greedy policy of its values. Its file is a policy file
+with its settings added, so ``policy=`` plays a saved learner without learning.
 """
 
 from pathlib import Path

@@ -4,18 +4,18 @@
 Each game's figures live with its statistics in ``dilemmas/analysis/<game>.py`` and are reached from
 its registration (``dilemmas.GAMES[game].figures``: figure name -> ``draw(folder)``); this
 module holds what they share. Each figure is drawn from a study folder written by
-``dilemmas.analysis.studies.runner.run_study``: means over the runs of each point, with 95% confidence
-bands (lines) or error bars (bars) from ``dilemmas.analysis.studies.results.aggregate``, given the range the
-quantity can take (the figure's ``bounds``, else the game's ``ranges``) so that the
-interval stays inside it (a count is never below 0, a fraction never above 1); an unbounded
+``dilemmas.analysis.studies.runner.run_study``: means over the runs of each point, with 95%
+confidence bands (lines) or error bars (bars) from ``dilemmas.analysis.studies.results.aggregate``,
+given the range the quantity can take (the figure's ``bounds``, else the game's ``ranges``) so that
+the interval stays inside it (a count is never below 0, a fraction never above 1); an unbounded
 quantity gets the Student-t interval. A swept parameter that the figure does not show is
 pooled (its runs counted together).
 
 Every figure carries a caption under its axes (``PaperFigure.caption``), wrapped to the
 figure's width: what it shows and why it looks so (the game's words), then how to read it
 (this module's words: what a point, a band and an error bar are, over how many runs, what is
-pooled). Titles stay short. Colours come from ``dilemmas.analysis.figures.colours``: a behaviour keeps its
-colour and marker in every figure, a mix of behaviours is dashed in the colour of its
+pooled). Titles stay short. Colours come from ``dilemmas.analysis.figures.colours``: a behaviour
+keeps its colour and marker in every figure, a mix of behaviours is dashed in the colour of its
 largest part, numbers (e.g. ``kappa``) go dark to light along viridis.
 
 A figure needs the parameter on its horizontal axis (or, for bar charts, its categories)
@@ -50,7 +50,8 @@ from matplotlib.textpath import text_to_path
 from dilemmas.models.population import entries as population_entries
 from dilemmas.analysis.figures import colours
 from dilemmas.analysis.studies import results
-from dilemmas.analysis.figures.colours import PALETTE  # the figures' palette, also reached from here
+# the figures' palette, also reached from here
+from dilemmas.analysis.figures.colours import PALETTE
 
 #: The one style of every figure (a matplotlib rcParams context).
 STYLE = {
@@ -215,8 +216,8 @@ def _is_number(value) -> bool:
 
 
 def styles(folder, column: str, values) -> dict:
-    """A style (``dilemmas.analysis.figures.colours.Style``) per value of ``column``: a population's fixed
-    behaviour style, numbers dark to light along viridis, other categories the palette."""
+    """A style (``dilemmas.analysis.figures.colours.Style``) per value of ``column``: a population's
+    fixed behaviour style, numbers dark to light along viridis, other categories the palette."""
     values = list(values)
     if column == "population":
         return colours.population_styles(results.definition(folder)["game"], values)

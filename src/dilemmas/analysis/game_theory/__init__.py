@@ -1,1 +1,2 @@
-"""Game theory over empirical payoff tables: payoffs, ranking, Schelling diagrams and evolutionary dynamics."""
+"""Game theory over empirical payoff tables: payoffs, ranking, Schelling diagrams and evolutionary
+dynamics."""

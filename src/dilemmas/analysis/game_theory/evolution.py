@@ -1,10 +1,10 @@
 """Evolutionary dynamics of an empirical game (docs/game-theory.md): the behaviours of an
-:class:`~dilemmas.analysis.game_theory.payoffs.EmpiricalGame` (a heuristic payoff table of an N-seat symmetric
-game, Walsh et al. 2002) as the strategies of a population that plays it.
+:class:`~dilemmas.analysis.game_theory.payoffs.EmpiricalGame` (a heuristic payoff table of an N-seat
+symmetric game, Walsh et al. 2002) as the strategies of a population that plays it.
 
 * ``evolution_study``: the study that estimates the table, every mix of the game's seats
-  over the behaviours (``dilemmas.analysis.game_theory.payoffs``), and ``selection_strength`` for a strength
-  given in units of the table's payoff range;
+  over the behaviours (``dilemmas.analysis.game_theory.payoffs``), and ``selection_strength`` for a
+  strength given in units of the table's payoff range;
 * ``expected_payoffs(game, x)``: f_k(x), the payoff of behaviour k when its N-1 co-players
   are drawn from an infinite population with shares x (Tuyls et al. 2018);
 * ``replicator`` and ``rest_points``: the replicator dynamics dx_k/dt = x_k (f_k - x.f)
@@ -48,13 +48,15 @@ from matplotlib.figure import Figure
 from dilemmas.analysis.figures.paper import CONFIDENCE, PALETTE, STYLE, PaperFigure
 from dilemmas.analysis.game_theory import payoffs
 from dilemmas.analysis.game_theory.payoffs import EmpiricalGame, all_mixes
-# the parts of the analysis, each in its module, and this module's study, figure and report
-from dilemmas.analysis.game_theory.bootstrap import Uncertainty, _barycentre_end, uncertainty  # noqa: F401
-from dilemmas.analysis.game_theory.dynamics import (ATOL, EIGEN_TOLERANCE, HORIZON, RTOL, SAME, SETTLED,  # noqa: F401
-                          TIME, RestPoint, _integrate, _lattice, _logs, _played, _Table,
-                          expected_payoffs, replicator, rest_points)
+# the parts of the analysis, each in its module, importable from here too (module docstring)
+from dilemmas.analysis.game_theory.bootstrap import (  # noqa: F401
+    Uncertainty, _barycentre_end, uncertainty)
+from dilemmas.analysis.game_theory.dynamics import (  # noqa: F401
+    ATOL, EIGEN_TOLERANCE, HORIZON, RTOL, SAME, SETTLED, TIME, RestPoint, _integrate, _lattice,
+    _logs, _played, _Table, expected_payoffs, replicator, rest_points)
 from dilemmas.analysis.game_theory.moran import MAX_POPULATION, _population, fixation  # noqa: F401
-from dilemmas.analysis.game_theory.nash import EDGE_STARTS, SAME_EQUILIBRIUM, Equilibrium, nash_equilibria  # noqa: F401
+from dilemmas.analysis.game_theory.nash import (  # noqa: F401
+    EDGE_STARTS, SAME_EQUILIBRIUM, Equilibrium, nash_equilibria)
 
 def evolution_study(game: str, behaviours=None, *, fixed=None, replicates: int = 10,
                     seed: int = 0, name: str | None = None):

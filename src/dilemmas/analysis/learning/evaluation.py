@@ -27,7 +27,8 @@ import pandas as pd
 
 from dilemmas.analysis.studies import results
 from dilemmas.analysis.studies.study import Study
-from dilemmas.analysis.learning.training import Training, TrainingError, checkpoint, episodes_done, folder_of
+from dilemmas.analysis.learning.training import (Training, TrainingError, checkpoint, episodes_done,
+                                                 folder_of)
 
 CONFIDENCE = 0.95
 

@@ -20,14 +20,14 @@ A training file is TOML::
     epsilon_end = 0.05                # ... to epsilon_end
     explore_episodes = 1000           # ... over this many episodes (default: half of them)
 
-    [evaluate]                        # for ``dilemmas evaluate`` (dilemmas.analysis.learning.evaluation)
-    seeds = 30                        # evaluation seeds, default 30
-    backgrounds = ["random:2"]        # background mixes, default the training's
+    [evaluate]                        # for ``dilemmas evaluate``
+    (dilemmas.analysis.learning.evaluation) seeds = 30                        # evaluation seeds,
+    default 30 backgrounds = ["random:2"]        # background mixes, default the training's
 
 The population seats exactly one learning behaviour (``q_learning`` or ``linear_q``), in its
 first entry. Each training seed ``i`` trains one learner (shared by the learning seats,
-``dilemmas.models.learners``) over ``episodes`` episodes; episode ``e`` is the game's model built with
-the learner, ``epsilon`` for ``e`` and a seed derived from the training seed, ``i`` and
+``dilemmas.models.learners``) over ``episodes`` episodes; episode ``e`` is the game's model built
+with the learner, ``epsilon`` for ``e`` and a seed derived from the training seed, ``i`` and
 ``e`` (SHA-256, as a study derives its run seeds), so a training is the same on any machine.
 
 ``train(training, out)`` writes into ``<out>/<name>/``:
@@ -44,8 +44,8 @@ the learner, ``epsilon`` for ``e`` and a seed derived from the training seed, ``
 * ``learning_curve.pdf`` / ``.png`` -- returns per episode, mean over the training seeds
   with a 95% band.
 
-One ``dilemmas train`` writes a folder at a time (``dilemmas.analysis.studies.manifest.lock``). Every
-``checkpoint_every`` episodes a seed writes its curve rows, then its checkpoint, each
+One ``dilemmas train`` writes a folder at a time (``dilemmas.analysis.studies.manifest.lock``).
+Every ``checkpoint_every`` episodes a seed writes its curve rows, then its checkpoint, each
 atomically; a training killed at any moment resumes from the last checkpoint (curve files
 beyond it are removed) and gives the same curve as one never stopped. The seeds train in
 parallel on the runner's backends (``dilemmas.analysis.studies.runner``).

@@ -1,15 +1,15 @@
 """Playing a study on a game's batch engine: its runs in fixed blocks of episodes.
 
-When a study is played by a batch engine (``Study.batch``, ``dilemmas.analysis.studies.study``), the runner
-(``dilemmas.analysis.studies.runner``) cuts each parameter combination's replicates into blocks of
-``BLOCK`` (``AGENT_BLOCK`` when agents are collected): replicates 0 .. BLOCK-1, then the
+When a study is played by a batch engine (``Study.batch``, ``dilemmas.analysis.studies.study``), the
+runner (``dilemmas.analysis.studies.runner``) cuts each parameter combination's replicates into
+blocks of ``BLOCK`` (``AGENT_BLOCK`` when agents are collected): replicates 0 .. BLOCK-1, then the
 next ``BLOCK``, and so on. A block is played in one go by the engine
 (``dilemmas.models.batch.BatchEngine``), seeded with the seeds of all its runs
 (``numpy.random.default_rng([seed, ...])``), so a run's rows depend on its block, which is
 fixed by the study, and on nothing else: every backend, number of workers and resumption
 gives the same rows. A task plays one block or several small ones and writes them to one
-file, exactly as a batch of runs on the model is written (``dilemmas.analysis.studies.runner``): the same
-columns, the same manifest line; only the runs not yet done are written. A block that raises
+file, exactly as a batch of runs on the model is written (``dilemmas.analysis.studies.runner``): the
+same columns, the same manifest line; only the runs not yet done are written. A block that raises
 records each of its runs in ``failed/``, and the others go on.
 """
 
@@ -55,7 +55,8 @@ def block_tasks(study: Study, folder: Path, done: set, failed_before: set):
 
 def play_blocks(task):
     """Play a task's blocks on the batch engine and write their rows (in a worker); returns
-    what ``dilemmas.analysis.studies.runner.play_batch`` returns, so the runner records it the same way."""
+    what ``dilemmas.analysis.studies.runner.play_batch`` returns, so the runner records it the same
+    way."""
     study, blocks, folder, failed_before = task
     game, folder = GAMES[study.game], Path(folder)
     model_tables, agent_tables, failed, played = [], [], [], 0
@@ -85,8 +86,8 @@ def play_blocks(task):
 
 def _front(runs, wanted, episode, version) -> tuple[np.ndarray, dict]:
     """Which rows are the wanted episodes', and those rows' columns in front
-    (``dilemmas.analysis.studies.run_files.run_columns``): the run's own values, then the block's (its
-    engine, rules version and parameters, the same for every run of a block)."""
+    (``dilemmas.analysis.studies.run_files.run_columns``): the run's own values, then the block's
+    (its engine, rules version and parameters, the same for every run of a block)."""
     keep = wanted[episode]
     chosen = pa.array(episode[keep])
     own = {"run_id": [run.run_id for run in runs], "replicate": [run.replicate for run in runs],

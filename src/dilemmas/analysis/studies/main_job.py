@@ -1,9 +1,9 @@
 """The main job (``make run``): a small study of each game, its results, figures and summary.
 
 Runs the example study of each registered game (its registration's ``study``, e.g.
-``src/dilemmas/examples/studies/bucket_brigade.toml``) with the sweep runner on a local process pool, into
-``<out>/<study>/`` (Parquet, resumable: running the job again plays only what is missing),
-draws each game's paper figures into ``<out>/figures/`` (PDF and PNG), and prints where
+``src/dilemmas/examples/studies/bucket_brigade.toml``) with the sweep runner on a local process
+pool, into ``<out>/<study>/`` (Parquet, resumable: running the job again plays only what is
+missing), draws each game's paper figures into ``<out>/figures/`` (PDF and PNG), and prints where
 everything is and, per combination of the study's swept parameters, the mean of the game's
 episode statistics over the seeds (``dilemmas summary``).
 """

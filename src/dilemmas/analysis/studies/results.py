@@ -1,9 +1,9 @@
 """A study's results in pandas: its rows, its episodes, and aggregates with confidence intervals.
 
 ``load(folder)`` reads every model (or agent) file of a study written by
-``dilemmas.analysis.studies.runner.run_study``, sorted by ``run_id`` and ``Step`` so the table is the same
-whichever backend or number of workers wrote it. ``episodes(folder)`` gives one row per run:
-the run's parameters and seed, then the game's own episode statistics (its registration's
+``dilemmas.analysis.studies.runner.run_study``, sorted by ``run_id`` and ``Step`` so the table is
+the same whichever backend or number of workers wrote it. ``episodes(folder)`` gives one row per
+run: the run's parameters and seed, then the game's own episode statistics (its registration's
 ``statistics``, e.g. saved fraction and lie rate for Bucket Brigade, mean fire for the
 Firefighting Graph). ``aggregate`` averages any column over the seeds of each parameter
 combination with a confidence interval of the mean; ``summary`` does so for every episode

@@ -1,6 +1,7 @@
 """Writing a batch of finished runs into a study folder, for the model and the batch engine
-alike (``dilemmas.analysis.studies.runner``, ``dilemmas.analysis.studies.blocks``): the columns in front of every row, the
-record of a failed run, and the batch's Parquet files with their manifest line."""
+alike (``dilemmas.analysis.studies.runner``, ``dilemmas.analysis.studies.blocks``): the columns in
+front of every row, the record of a failed run, and the batch's Parquet files with their manifest
+line."""
 
 import hashlib
 import json

@@ -24,8 +24,8 @@
 Every file is written to a temporary name and renamed (``dilemmas.models.files.write_atomic``; run
 files without waiting for the disk, which would cost more than a short run), and the main
 process records each finished batch with its files' checksums in ``manifest.jsonl``
-(``dilemmas.analysis.studies.manifest``). Resuming checks every recorded file against its checksum and plays
-again the runs of any batch that is damaged, unrecorded or cut short, so an interrupted or
+(``dilemmas.analysis.studies.manifest``). Resuming checks every recorded file against its checksum
+and plays again the runs of any batch that is damaged, unrecorded or cut short, so an interrupted or
 damaged study never counts a partial file nor stores a run twice; stale temporary files are
 removed. One runner writes a folder at a time (a lock the operating system drops if the
 runner dies); the local pool's workers ignore Ctrl-C (the main process stops them after

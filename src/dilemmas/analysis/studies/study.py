@@ -25,10 +25,10 @@ key and the problem.
 
 ``engine``: with ``"auto"``, a study of a game that has a batch engine (``Game.batch``) whose
 every combination seats only behaviours that can decide on arrays is played by that engine,
-thousands of episodes at once (``dilemmas.analysis.studies.blocks``); otherwise, or with ``"model"``, each run
-is played by the game's Mesa model. The two agree in distribution, not draw for draw, so
-the engine that plays a study (``Study.batch``) is part of its definition: a folder played
-by one is never resumed by the other.
+thousands of episodes at once (``dilemmas.analysis.studies.blocks``); otherwise, or with
+``"model"``, each run is played by the game's Mesa model. The two agree in distribution, not draw
+for draw, so the engine that plays a study (``Study.batch``) is part of its definition: a folder
+played by one is never resumed by the other.
 
 Each run is a parameter combination and a replicate number. Its seed is derived from the
 study's seed and the run's parameters and replicate (SHA-256 of their canonical JSON), so the

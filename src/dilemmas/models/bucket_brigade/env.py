@@ -152,8 +152,8 @@ class BucketBrigadeInterface(Interface):
     # Many episodes at once, on the batch engine's arrays (dilemmas.envs.vector).
     def batch_observe(self, batch, seats, phase, memory):
         """``vectors`` of ``seats`` in every episode ``batch`` plays
-        (``dilemmas.models.bucket_brigade.batch``) and the phase's mask; after the episode (``phase``
-        None), the town as it ended. In the ``act`` phase, last night's signals are those
+        (``dilemmas.models.bucket_brigade.batch``) and the phase's mask; after the episode
+        (``phase`` None), the town as it ended. In the ``act`` phase, last night's signals are those
         ``batch_decisions`` kept."""
         signalled = memory["signalled"] if phase == "act" else batch.signals
         shared = public(batch.model, phase, batch.houses, batch.locations, batch.last_work,

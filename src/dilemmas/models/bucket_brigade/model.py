@@ -22,8 +22,8 @@ Choices the sources leave open, made here (also in the rules' last section):
 * ``collect_data=False`` is for speed: the model then has no DataCollector
   (``model.datacollector`` is None). The per-night history (``model.history``), which
   replays and the reward identities read, is always kept.
-* The night's rules are the array functions of ``dilemmas.models.bucket_brigade.arrays``, played here
-  on one episode (``model.state``, shape ``(1, num_houses)``; ``model.houses`` is its row)
+* The night's rules are the array functions of ``dilemmas.models.bucket_brigade.arrays``, played
+  here on one episode (``model.state``, shape ``(1, num_houses)``; ``model.houses`` is its row)
   and by the batch engine on many. They draw from ``model.rng``, one number per chance
   whether or not it comes up (rules version 2, ``RULES_VERSION``); the behaviours draw from
   ``model.random``. Both are seeded by ``model.seed``, which replays a run exactly.

@@ -225,7 +225,8 @@ def replay_rows(data: dict) -> pd.DataFrame:
     """A replay's nights as the model's DataCollector rows: ``Step`` and every model column
     (``night``, ``burning``, ``safe``, ``ruined``, ``workers``, ``work_rate``,
     ``signals_work``, ``lies``, ``lie_rate``, ``cooperation_rate``, ``cumulative_lies``,
-    ``team_reward``, ``mean_reward``), computed as the model computes them, from the recorded houses, signals, actions and rewards."""
+    ``team_reward``, ``mean_reward``), computed as the model computes them, from the recorded
+    houses, signals, actions and rewards."""
     p, agents = data["parameters"], len(data["behaviours"])
     nights = data["nights"]
     rows, houses, lies_so_far, worker_nights, total = [], data["initial_houses"], 0, 0, 0.0

@@ -124,7 +124,8 @@ class FirefightingGraphModel(PhasedModel):
     # --- Phase 2: transition ------------------------------------------------------------
     def transition(self):
         """The rules' transition table, for all houses at once, from the state before this
-        step (``dilemmas.models.firefighting_graph.arrays.transition``): one uniform draw per house."""
+        step (``dilemmas.models.firefighting_graph.arrays.transition``): one uniform draw per
+        house."""
         levels = self.levels[None]  # one episode, whose cells are its house numbers
         self.crew_counts = arrays.crews(self.visited[None], self.num_houses)
         arrays.transition(levels, self.crew_counts, self.table, self.rng.random(levels.shape))

@@ -93,7 +93,8 @@ class StatePunishmentModel(PhasedModel):
         open_per_world = (self.width - 2) * (self.height - 2)
         if open_per_world < per_world + self.initial_resources:
             raise ValueError(
-                f"width={self.width}, height={self.height} is too small: {open_per_world} open cells "
+                f"width={self.width}, height={self.height} is too small: {open_per_world} "
+                f"open cells "
                 f"per world cannot hold {per_world} agents (num_agents={self.num_agents}, "
                 f"num_worlds={self.num_worlds}) and initial_resources="
                 f"{self.initial_resources}")
