@@ -87,6 +87,7 @@ def test_games_game_lists_every_parameter_with_default_and_range_and_every_behav
     for name, behaviour in GAMES[game].behaviours.items():
         assert any(line.startswith(name + " ") for line in lines), name
     assert f"rules: {GAMES[game].rules}" in out
+    assert f"example study: {GAMES[game].study} (`dilemmas run {game}` runs it)" in out
 
 
 def test_games_bucket_brigade_shows_the_ranges(capsys):

@@ -235,7 +235,8 @@ def _games(args):
         print("\n`dilemmas games GAME` lists a game's parameters and behaviours.")
         return
     game = GAMES[args.game]
-    print(f"{game.title} ({game.name}); rounds: {game.round}s; rules: {game.rules}\n")
+    print(f"{game.title} ({game.name}); rounds: {game.round}s; rules: {game.rules}")
+    print(f"example study: {game.study} (`dilemmas run {game.name}` runs it)\n")
     print("parameters (name = default: allowed; meaning)")
     for name, default, allowed, description in game.parameters.describe():
         print(f"  {name} = {default}: {allowed}")
