@@ -4,11 +4,9 @@ the dashboard's page and stylesheet); the wheel, installed into a fresh virtual 
 and used from a folder that holds its own ``models/`` and ``agents/`` packages, imports, lists
 the games, runs a packaged example study, draws its figures and serves the dashboard.
 
-The fresh environment gets the wheel with ``pip install --no-deps``; the dependencies come
-from the environment running the tests (its site-packages named in a ``.pth`` file, which adds
-the folder to ``sys.path`` but runs none of its own ``.pth`` files, so this tree's editable
-install stays out, and Jupyter's paths naming the widget extensions they installed beside
-it), so that the test needs no network.
+The fresh environment gets the wheel with ``pip install``, dependencies and all, from the
+package registry (pip's cache, which installing ``.venv`` filled, serves most of them), so a
+dependency missing from ``pyproject.toml`` fails here.
 """
 
 import os
@@ -16,7 +14,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import sysconfig
 import tarfile
 import time
 import urllib.request
@@ -55,20 +52,14 @@ def dist(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def installed(dist, tmp_path_factory):
-    """A fresh virtual environment holding the wheel, and a user's project folder beside it
-    with its own ``models`` and ``agents`` packages."""
+    """A fresh virtual environment holding the wheel and the dependencies it declares, and a
+    user's project folder beside it with its own ``models`` and ``agents`` packages."""
     base = tmp_path_factory.mktemp("user")
     venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     (wheel,) = dist.glob("*.whl")
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
-                    "--quiet", "--no-deps", str(wheel)], check=True)
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path("
-                           "'purelib'))"], check=True, capture_output=True,
-                          text=True).stdout.strip()
-    ours = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}
-    (Path(site) / "dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                    "--disable-pip-version-check", str(wheel)], check=True, timeout=1200)
     project = base / "project"
     for package in ("models", "agents"):
         (project / package).mkdir(parents=True)
@@ -77,9 +68,6 @@ def installed(dist, tmp_path_factory):
            if key not in ("PYTHONPATH", "VIRTUAL_ENV", "SOLARA_ASSETS_PROXY_CACHE_DIR")}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["XDG_CACHE_HOME"] = str(base / "cache")
-    # what the dependencies installed outside site-packages (Jupyter's widget extensions)
-    env["JUPYTER_CONFIG_PATH"] = str(Path(sys.prefix) / "etc" / "jupyter")
-    env["JUPYTER_PATH"] = str(Path(sys.prefix) / "share" / "jupyter")
     return venv, project, env
 
 

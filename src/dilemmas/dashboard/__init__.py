@@ -1,4 +1,4 @@
-"""The dashboard's parts (``app.py`` is the page).
+"""The dashboard's parts (``dilemmas.dashboard.app`` is the page).
 
 A game's registration names its view (``dilemmas.GAMES[game].view``), a :class:`View`:
 
