@@ -227,7 +227,6 @@ class Parameter:
     """One parameter of a game (module docstring).
 
     ``optional=True``: None is allowed and kept (it means what the description says).
-    ``attribute``: the model attribute it is stored in, when not its name.
     ``requires``: what the model checks of it beside other parameters, in words (a check a
     bound cannot say, docs/rules/README.md, rule 7), shown after what its kind allows.
     """
@@ -239,7 +238,6 @@ class Parameter:
     control: Slider | Select | Text | None = None
     table: tuple[str, Mapping] | None = None
     optional: bool = False
-    attribute: str = ""
     requires: str = ""
 
     def check(self, value, values: Mapping):

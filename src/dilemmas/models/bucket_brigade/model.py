@@ -69,7 +69,7 @@ class BucketBrigadeModel(PhasedModel):
     def __init__(self, *, collect_data=True, rng=None, **parameters):
         super().__init__(rng=rng, collect_data=collect_data)
         p = self.check_parameters(parameters)
-        self.scenario_name = p.scenario
+        self.scenario_name = p.scenario  # mesa.Model.scenario is Mesa's own
         self.num_houses = p.num_houses
         self.num_agents = p.num_agents
         self.population = p.population
