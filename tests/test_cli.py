@@ -10,7 +10,7 @@ import pytest
 
 import dilemmas.agents.bucket_brigade
 from dilemmas.agents.bucket_brigade import RandomAgent
-from dilemmas.cli.main import main
+from dilemmas.cli.main import _parser, main
 from dilemmas.analysis.studies.study import Study
 from dilemmas import GAMES
 
@@ -277,3 +277,16 @@ def test_figures_without_folders_draws_every_study_in_the_results_folder(tmp_pat
     assert all(Path(path).name.startswith("small_") for path in printed)
     assert main(["figures", "--results", str(tmp_path / "empty")]) == 2
     assert "no study results" in capsys.readouterr().err
+
+
+def test_a_games_name_runs_its_packaged_example_or_says_it_has_none(capsys, monkeypatch,
+                                                                    tmp_path):
+    monkeypatch.chdir(tmp_path)
+    parser = _parser()
+    assert parser.parse_args(["run", "stag_hunt"]).study == GAMES["stag_hunt"].study
+    assert parser.parse_args(["train", "stag_hunt"]).training == GAMES["stag_hunt"].training
+    assert GAMES["stag_hunt"].training.is_file()
+    with pytest.raises(SystemExit) as exit:
+        parser.parse_args(["train", "public_goods"])  # the test-only game ships none
+    assert exit.value.code == 2
+    assert "the game 'public_goods' ships no example training file" in capsys.readouterr().err

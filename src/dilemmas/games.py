@@ -23,8 +23,8 @@ def contributions(name: str) -> dict:
     """The ``"module:name"`` references of what game ``name`` contributes, by the package's
     layout: behaviours in ``dilemmas.agents.<name>``, statistics and figures in
     ``dilemmas.analysis.<name>``, the dashboard view in ``dilemmas.dashboard.<name>``, the
-    environment interface in ``dilemmas.models.<name>.env``, the example study and the rules
-    shipped as package data."""
+    environment interface in ``dilemmas.models.<name>.env``, and the example study and
+    training files and the rules shipped as package data."""
     return dict(behaviours=f"dilemmas.agents.{name}:BEHAVIOURS",
                 statistics=f"dilemmas.analysis.{name}:statistics",
                 ranges=f"dilemmas.analysis.{name}:RANGES",
@@ -32,6 +32,7 @@ def contributions(name: str) -> dict:
                 view=f"dilemmas.dashboard.{name}:VIEW",
                 interface=f"dilemmas.models.{name}.env:INTERFACE",
                 study=PACKAGE / "examples" / "studies" / f"{name}.toml",
+                training=PACKAGE / "examples" / "training" / f"{name}.toml",
                 rules=PACKAGE / "rules" / f"{name}.md")
 
 

@@ -20,6 +20,8 @@ whatever the game contributes besides its model:
   (``dilemmas.parallel_env``) and gives the ``policy`` behaviour its observations; None for a game
   without one;
 * ``study``: an example study file (TOML), which the main job runs;
+* ``training``: an example training file (TOML), for ``dilemmas train GAME``; None for a
+  game without one;
 * ``dilemma``: its cooperative and its selfish behaviour, the pair of its Schelling diagram
   (``dilemmas.analysis.game_theory.schelling``); None for a game without one;
 * ``batch``: its batch engine (``dilemmas.models.batch.BatchEngine``), which plays many
@@ -88,7 +90,8 @@ class Game:
     batch = _Loaded()
 
     def __init__(self, *, name: str, title: str, model: type, behaviours, statistics,
-                 figures, view, study, rules, benchmarks=(), round: str = "round",
+                 figures, view, study, rules, training=None, benchmarks=(),
+                 round: str = "round",
                  interface=None, dilemma: tuple[str, str] | None = None, ranges=None,
                  batch=None, rules_version: int = 1):
         self.name, self.title, self.model, self.round = name, title, model, round
@@ -98,6 +101,7 @@ class Game:
                            "batch": batch}
         self.rules_version = rules_version
         self.study, self.rules = Path(study), Path(rules)
+        self.training = None if training is None else Path(training)
         self.benchmarks = tuple(benchmarks)
         self.dilemma = None if dilemma is None else tuple(dilemma)
 

@@ -1,6 +1,7 @@
 """What several commands of ``dilemmas`` take: a study or training file or a game's name
 for its packaged example, the backend, behaviour mixes and ``--set`` values."""
 
+import argparse
 import tomllib
 from pathlib import Path
 
@@ -10,13 +11,15 @@ from dilemmas.analysis.studies.study import game_parameters
 
 
 def example(kind: str):
-    """An argument type: a path, or the name of a game for the package's example file of
-    ``kind`` (``studies``, ``training``) unless a file of that name exists here."""
+    """An argument type: a path, or the name of a game for the example file its registration
+    names (``kind``: ``study`` or ``training``) unless a file of that name exists here."""
     def path(text: str) -> Path:
         given = Path(text)
         if text in GAMES and not given.exists():
-            return GAMES[text].study if kind == "studies" else \
-                GAMES[text].study.parents[1] / kind / f"{text}.toml"
+            example = getattr(GAMES[text], kind)
+            if example is None:
+                raise argparse.ArgumentTypeError(f"the game {text!r} ships no example {kind} file")
+            return example
         return given
     return path
 

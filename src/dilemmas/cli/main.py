@@ -88,7 +88,7 @@ def _parser():
     run = commands.add_parser("run", help="run a study from a TOML file",
                               description="Run a study; runs already done are skipped, so an "
                               "interrupted study resumes.")
-    run.add_argument("study", type=example("studies"),
+    run.add_argument("study", type=example("study"),
                      help="the study file (TOML), or a game's name for its example study "
                      "(shipped with the package)")
     run.add_argument("--out", type=Path, default=Path("results"),

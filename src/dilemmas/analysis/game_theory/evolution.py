@@ -48,15 +48,15 @@ from matplotlib.figure import Figure
 from dilemmas.analysis.figures.paper import CONFIDENCE, PALETTE, STYLE, PaperFigure
 from dilemmas.analysis.game_theory import payoffs
 from dilemmas.analysis.game_theory.payoffs import EmpiricalGame, all_mixes
-# the parts of the analysis, each in its module, importable from here too (module docstring)
+# the parts of the analysis, each in its module; their public names importable from here too
 from dilemmas.analysis.game_theory.bootstrap import (  # noqa: F401
     Uncertainty, _barycentre_end, uncertainty)
 from dilemmas.analysis.game_theory.dynamics import (  # noqa: F401
-    ATOL, EIGEN_TOLERANCE, HORIZON, RTOL, SAME, SETTLED, TIME, RestPoint, _integrate, _lattice,
-    _logs, _played, _Table, expected_payoffs, replicator, rest_points)
+    TIME, RestPoint, _integrate, _lattice, _logs, _Table, expected_payoffs, replicator,
+    rest_points)
 from dilemmas.analysis.game_theory.moran import MAX_POPULATION, _population, fixation  # noqa: F401
-from dilemmas.analysis.game_theory.nash import (  # noqa: F401
-    EDGE_STARTS, SAME_EQUILIBRIUM, Equilibrium, nash_equilibria)
+from dilemmas.analysis.game_theory.nash import Equilibrium, nash_equilibria  # noqa: F401
+
 
 def evolution_study(game: str, behaviours=None, *, fixed=None, replicates: int = 10,
                     seed: int = 0, name: str | None = None):
