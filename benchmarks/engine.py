@@ -4,7 +4,8 @@ episodes through the runner.
 For each target of the array engine (Bucket Brigade with ``random`` agents, N = 4; the
 Firefighting Graph row of 10 and 5 x 5 grid, ``random``), in one process pinned to one
 core: rounds per second of the batch engine playing ``--episodes`` episodes at once (the
-whole ``run()``: starting, every round, and gathering the rows of every episode), then of
+whole ``run()``: starting, every round, and gathering the rows of every episode; compiled
+once before the clock starts, on JAX's default device, which the output names), then of
 the Mesa model playing episodes one after another with its DataCollector on, as a study
 does (building each model included), each for about ``--seconds``. ``speed-up`` is their
 ratio. Then ``--study`` episodes of a Bucket Brigade study (``random``, model rows of every
@@ -43,7 +44,7 @@ def engine_rate(game, parameters, episodes: int, seconds: float) -> float:
     """Rounds per second of whole batches of ``episodes``, repeated for about ``seconds``."""
     from dilemmas import GAMES
 
-    GAMES[game].batch(10, np.random.default_rng(0), **parameters).run()  # load compiled code
+    GAMES[game].batch(episodes, np.random.default_rng(0), **parameters).run()  # compile
     rounds, spent, seed = 0, 0.0, 0
     while spent < seconds:
         start = time.perf_counter()
@@ -95,6 +96,8 @@ def main():
     parser.add_argument("--one-study", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     pin_to_one_core()
+    import jax
+
     if args.one_study:
         print(json.dumps(study(args.one_study)))
         return
@@ -104,7 +107,9 @@ def main():
         model = model_rate(game, parameters, args.seconds)
         print(f"{label:<40} {batch:>11,.0f} {model:>11,.0f} {batch / model:>7,.0f}x",
               flush=True)
-    print(f"(rounds per second; engine: batches of {args.episodes:,} episodes)")
+    print(f"(rounds per second; engine: batches of {args.episodes:,} episodes, compiled by JAX "
+          f"on {jax.devices()[0].device_kind}, {jax.devices()[0].platform}; the Mesa model on "
+          f"one core)")
     print(f"\n{'runner, Bucket Brigade study':<40} {'seconds':>8} {'episodes/s':>11} "
           f"{'peak MB':>8}")
     for episodes in (args.study // 10, args.study):
