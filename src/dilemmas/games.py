@@ -40,7 +40,7 @@ def contributions(name: str) -> dict:
 register(Game(
     name="bucket_brigade", title="Bucket Brigade", model=BucketBrigadeModel, round="night",
     batch="dilemmas.models.bucket_brigade.batch:BucketBrigadeBatch",
-    rules_version=bucket_brigade.RULES_VERSION,
+    rules_version=bucket_brigade.RULES_VERSION, model_versions=bucket_brigade.MODEL_VERSIONS,
     benchmarks=[Benchmark(f"{n} agents", {"num_agents": n}) for n in (4, 10)],
     dilemma=("firefighter", "free_rider"),
     **contributions("bucket_brigade")))
@@ -63,6 +63,7 @@ register(Game(
     round="step",
     batch="dilemmas.models.firefighting_graph.batch:FirefightingGraphBatch",
     rules_version=firefighting_graph.RULES_VERSION,
+    model_versions=firefighting_graph.MODEL_VERSIONS,
     benchmarks=[Benchmark("row, 10 firefighters"),
                 Benchmark("grid 5 x 5", {"layout": "grid"}),
                 Benchmark("grid 50 x 50", {"layout": "grid", "n_width": 50, "n_height": 50})],

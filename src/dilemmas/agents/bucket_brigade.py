@@ -257,7 +257,7 @@ class HeuristicAgent(BucketBrigadeAgent):
         n = houses.shape[1]
         burning = houses == BURNING  # (E, n)
         fire = burning.any(axis=1)  # (E,)
-        owned = (np.arange(n) % batch.model.num_agents) == seats[:, None]  # (k, n)
+        owned = batch.model.owns[seats]  # (k, n)
         if phase == "signal":
             u = batch.draw((size, k, 2))
             w0 = p["work_tendency"]

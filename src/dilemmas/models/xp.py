@@ -12,13 +12,17 @@ not import JAX.
 import numpy as np
 
 
+_NUMPY = (np.ndarray, np.generic, int, float, bool)
+
+
 def namespace(*arrays):
     """``numpy`` if every array is a numpy array or scalar, else ``jax.numpy``."""
-    if all(isinstance(a, (np.ndarray, np.generic, int, float, bool)) for a in arrays):
-        return np
-    import jax.numpy as jnp
+    for array in arrays:
+        if not isinstance(array, _NUMPY):
+            import jax.numpy as jnp
 
-    return jnp
+            return jnp
+    return np
 
 
 def fori(lower: int, upper: int, body, carry, xp):
@@ -42,18 +46,22 @@ def set_at(array, index, values):
     return array.at[index].set(values)
 
 
-def python_sum(terms):
-    """Element-wise, what Python's built-in ``sum(terms)`` gives for floats (Python 3.12+:
-    Neumaier's compensated summation, the compensation added once at the end when it is
-    finite and not zero), so that array rules add up exactly as a model's Python code
-    does."""
-    total, compensation = 0.0, 0.0
-    for term in terms:
-        xp = namespace(term, total)
+def python_sum(rows):
+    """``(E,)``: each row of ``rows`` ``(E, k)`` added up as Python's built-in ``sum`` adds
+    floats (Python 3.12+: Neumaier's compensated summation, the compensation added once at
+    the end when it is finite and not zero), so that array rules add up exactly as a model's
+    Python code does: with numpy, ``sum`` itself; with JAX, the same steps over the
+    columns."""
+    if isinstance(rows, np.ndarray):
+        return np.array([sum(row) for row in rows.tolist()], dtype=float)
+    import jax.numpy as jnp
+
+    total = compensation = jnp.zeros(rows.shape[0], dtype=rows.dtype)
+    for column in range(rows.shape[1]):
+        term = rows[:, column]
         added = total + term
-        compensation = compensation + xp.where(xp.abs(total) >= xp.abs(term),
-                                               (total - added) + term, (term - added) + total)
+        compensation = compensation + jnp.where(jnp.abs(total) >= jnp.abs(term),
+                                                (total - added) + term, (term - added) + total)
         total = added
-    xp = namespace(total)
-    return xp.where((compensation != 0) & xp.isfinite(compensation), total + compensation,
-                    total)
+    return jnp.where((compensation != 0) & jnp.isfinite(compensation), total + compensation,
+                     total)

@@ -30,8 +30,9 @@ FROM_LEFT, FROM_RIGHT = 0, 1
 
 
 def ownership(num_houses: int, num_agents: int) -> np.ndarray:
-    """``owner[h]``: house ``h`` belongs to seat ``h mod num_agents``."""
-    return np.arange(num_houses) % num_agents
+    """``owns[i, h]``: house ``h`` belongs to seat ``i``, that is ``h mod num_agents == i``
+    (``(num_agents, num_houses)`` booleans)."""
+    return np.arange(num_houses) % num_agents == np.arange(num_agents)[:, None]
 
 
 def extinguish_probabilities(kappa: float, num_agents: int) -> np.ndarray:
@@ -53,8 +54,7 @@ def workers_at(locations, working, num_houses: int):
     """``(E, num_houses)``: the agents WORKing at each house (``locations`` and ``working``
     are ``(E, num_agents)``)."""
     xp = namespace(locations, working)
-    here = locations[:, :, None] == xp.arange(num_houses)
-    return xp.sum(here & working[:, :, None], axis=1)
+    return ((locations[:, :, None] == xp.arange(num_houses)) & working[:, :, None]).sum(axis=1)
 
 
 def extinguish(houses, locations, working, p_extinguish, uniforms):
@@ -79,8 +79,9 @@ def spread(houses, beta, spec: bool, uniforms):
     spreaders = houses == BURNING
     caught = uniforms < beta
     if spec:
-        lit = ((xp.roll(spreaders, 1, axis=1) & caught[..., FROM_LEFT])
-               | (xp.roll(spreaders, -1, axis=1) & caught[..., FROM_RIGHT]))
+        from_left = xp.concatenate((spreaders[:, -1:], spreaders[:, :-1]), axis=1)
+        from_right = xp.concatenate((spreaders[:, 1:], spreaders[:, :1]), axis=1)
+        lit = (from_left & caught[..., FROM_LEFT]) | (from_right & caught[..., FROM_RIGHT])
         return xp.where(lit & (houses == SAFE), BURNING, houses), spreaders
     n = houses.shape[1]
 
@@ -111,15 +112,14 @@ def spark(houses, p_spark, uniforms):
 def counts(houses):
     """``(E, 3)``: houses SAFE, BURNING and RUINED in each episode."""
     xp = namespace(houses)
-    return xp.stack([xp.sum(houses == state, axis=1) for state in (SAFE, BURNING, RUINED)],
-                    axis=1)
+    return (houses[:, :, None] == xp.arange(3)).sum(axis=1)
 
 
 #: The order of the reward weights in the array ``rewards`` takes.
 WEIGHTS = ("r_rest", "alpha_own", "A", "L", "gamma", "lambda_own")
 
 
-def rewards(before, after, owner, working, work_costs, weights, spec: bool, final):
+def rewards(before, after, owns, working, work_costs, weights, spec: bool, final):
     """Phase 8, "Rewards": ``(night_rewards, terms)``, each ``(E, num_agents)``: each
     agent's reward for the night, and its end-of-game term (zero unless ``final[e]``; this
     project's rules only).
@@ -128,17 +128,17 @@ def rewards(before, after, owner, working, work_costs, weights, spec: bool, fina
     house that became SAFE tonight, minus (``spec``) ``alpha_own`` per owned house SAFE at
     the start of the night and not now. The town term ``gamma * town - lambda_own * (owned
     houses RUINED)`` is paid every night under the reference rules, and once, on the last
-    night, under this project's. ``weights`` holds the parameters named in ``WEIGHTS``."""
+    night, under this project's. ``owns`` is ``ownership``; ``weights`` holds the
+    parameters named in ``WEIGHTS``."""
     xp = namespace(before, after, working)
     r_rest, alpha_own, A, L, gamma, lambda_own = (float(w) for w in weights)
-    agents, n = working.shape[1], after.shape[1]
-    owns = xp.asarray(owner)[None, :] == xp.arange(agents)[:, None]  # (agents, n)
+    n = after.shape[1]
     was, now = before == SAFE, after == SAFE
     change = (now & ~was).astype(int) - ((was & ~now) if spec else 0)
-    gained = xp.sum(change[:, None, :] * owns, axis=2)
+    gained = (change[:, None, :] * owns).sum(axis=2)
     lost = after == RUINED
-    ruined = xp.sum(lost[:, None, :] & owns, axis=2)
-    town = (A * xp.sum(now, axis=1) - L * xp.sum(lost, axis=1)) / n
+    ruined = (lost[:, None, :] & owns).sum(axis=2)
+    town = (A * now.sum(axis=1) - L * lost.sum(axis=1)) / n
     paid = xp.where(working, -xp.asarray(work_costs), r_rest)
     night_rewards = paid + alpha_own * gained
     term = gamma * town[:, None] - lambda_own * ruined
@@ -150,8 +150,7 @@ def rewards(before, after, owner, working, work_costs, weights, spec: bool, fina
 def rules_end(houses, night, N_min: int, spec: bool):
     """Per episode: after night ``t >= N_min`` (reference: ``t >= N_min + 1``) the game
     ends once no house burns."""
-    xp = namespace(houses)
-    return (night >= (N_min if spec else N_min + 1)) & ~xp.any(houses == BURNING, axis=1)
+    return (night >= (N_min if spec else N_min + 1)) & ~(houses == BURNING).any(axis=1)
 
 
 class Tally(NamedTuple):
@@ -173,13 +172,10 @@ def add_up(tally: Tally, night_rewards, terms, working, lied) -> Tally:
     """Phase 8, the log: tonight's rewards and then the end-of-game terms join each agent's
     and the total (each added up over the seats as Python's ``sum`` does); tonight's workers
     and lies join their counts."""
-    total = tally.total_reward
-    for rewards in (night_rewards, terms):
-        total = total + python_sum(rewards[:, seat] for seat in range(rewards.shape[1]))
-    xp = namespace(working)
+    total = tally.total_reward + python_sum(night_rewards) + python_sum(terms)
     return Tally(tally.rewards + night_rewards + terms, total,
-                 tally.worker_nights + xp.sum(working, axis=1),
-                 tally.cumulative_lies + xp.sum(lied, axis=1))
+                 tally.worker_nights + working.sum(axis=1),
+                 tally.cumulative_lies + lied.sum(axis=1))
 
 
 def reporters(night, houses, signals, working, lied, burning_at_start, tally: Tally, A, L, c):
@@ -188,14 +184,14 @@ def reporters(night, houses, signals, working, lied, burning_at_start, tally: Ta
     ``signals``, ``working`` and ``lied`` are all False)."""
     xp = namespace(houses, working)
     k, n = working.shape[1], houses.shape[1]
-    safe, burning, ruined = (xp.sum(houses == state, axis=1) for state in (SAFE, BURNING, RUINED))
-    workers = xp.sum(working, axis=1)
-    lies = xp.sum(lied, axis=1)
+    safe, burning, ruined = counts(houses).T
+    workers = working.sum(axis=1)
+    lies = lied.sum(axis=1)
     work_rate = workers / k
     return {
         "night": xp.zeros_like(workers) + night, "burning": burning, "safe": safe,
         "ruined": ruined, "workers": workers, "work_rate": work_rate,
-        "signals_work": xp.sum(signals, axis=1), "lies": lies, "lie_rate": lies / k,
+        "signals_work": signals.sum(axis=1), "lies": lies, "lie_rate": lies / k,
         "cooperation_rate": xp.where(burning_at_start, work_rate, math.nan),
         "cumulative_lies": tally.cumulative_lies,
         "team_reward": (A * safe - L * ruined) / n - c * tally.worker_nights,

@@ -87,7 +87,7 @@ class BucketBrigadeBatch(BatchEngine):
         ends = (arrays.rules_end(self.houses, self.t, model.N_min, model.spec)
                 | (self.t >= model.max_steps))
         night_rewards, terms = arrays.rewards(
-            self.start_houses, self.houses, model.owner_array, self.working,
+            self.start_houses, self.houses, model.owns, self.working,
             model.work_cost_array, model.weights, model.spec, ends)
         self.tally = arrays.add_up(self.tally, night_rewards, terms, self.working, self.lied)
         return ends

@@ -95,8 +95,8 @@ class BucketBrigadeModel(PhasedModel):
         behaviours = self.seat_behaviours(self.num_agents)
 
         n = self.num_houses
-        self.owner_array = arrays.ownership(n, self.num_agents)
-        self.owner = tuple(self.owner_array.tolist())
+        self.owns = arrays.ownership(n, self.num_agents)
+        self.owner = tuple((np.arange(n) % self.num_agents).tolist())
         self.p_extinguish = arrays.extinguish_probabilities(self.kappa, self.num_agents)
         self.spec = self.rules == "spec"
         self._allowed_actions = allowed_actions(n)
@@ -225,7 +225,7 @@ class BucketBrigadeModel(PhasedModel):
         count and record the night (the DataCollector collects after the step)."""
         ends = arrays.rules_end(self.state, self.night, self.N_min, self.spec)
         self.ending = bool(ends[0]) or self.night >= self.max_steps
-        rewards, terms = arrays.rewards(self.start, self.state, self.owner_array, self.working,
+        rewards, terms = arrays.rewards(self.start, self.state, self.owns, self.working,
                                         self.work_cost_array, self.weights, self.spec,
                                         np.array([self.ending]))
         self.tally = arrays.add_up(self.tally, rewards, terms, self.working, self.lied)

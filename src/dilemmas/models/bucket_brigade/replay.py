@@ -20,8 +20,8 @@ import pandas as pd
 
 from dilemmas.models.bucket_brigade import arrays
 from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
-from dilemmas.models.bucket_brigade.rules import (BURNING, REST, RUINED, RULE_SETS, RULES_VERSION,
-                                                  WORK)
+from dilemmas.models.bucket_brigade.rules import (BURNING, MODEL_VERSIONS, REST, RUINED,
+                                                  RULE_SETS, RULES_VERSION, WORK)
 from dilemmas.models.files import write_atomic
 
 FORMAT = "dilemmas/bucket_brigade/replay"
@@ -89,11 +89,12 @@ def load_replay(path) -> dict:
 
 def replay_model(data: dict) -> BucketBrigadeModel:
     """A new model with the replay's rule set, parameters and seed, played for as many
-    nights as the replay holds. A replay recorded under another version of the rules
-    (``rules_version``; none recorded: version 1) is refused: its seed plays another
-    episode now (docs/rules/bucket_brigade.md, "Random numbers and the batch engine")."""
+    nights as the replay holds. A replay recorded under a version of the rules whose model
+    episodes differ (``rules_version`` not in ``MODEL_VERSIONS``; none recorded: version 1)
+    is refused: its seed plays another episode now (docs/rules/bucket_brigade.md, "Random
+    numbers and the batch engine")."""
     recorded = data.get("rules_version", 1)
-    if recorded != RULES_VERSION:
+    if recorded not in MODEL_VERSIONS:
         raise ReplayError(f"rules_version: the replay was recorded under version {recorded!r} "
                           f"of the rules, and this version of dilemmas plays version "
                           f"{RULES_VERSION}, whose random numbers differ: its seed cannot be "
