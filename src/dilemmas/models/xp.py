@@ -5,7 +5,8 @@ The Mesa model calls them with numpy arrays for its one episode; the batch engin
 same functions with JAX arrays, traced and compiled (``dilemmas.models.batch``). A function
 asks ``namespace(array)`` for the module of its inputs and writes its rules with what
 numpy and ``jax.numpy`` share; the rest is here: a loop whose body depends on the previous
-iteration (``fori``) and setting part of an array (``set_at``). Importing this module does
+iteration (``fori``), counting per row (``counts_per_row``), setting part of an array
+(``set_at``) and Python's own float sum (``python_sum``). Importing this module does
 not import JAX.
 """
 
@@ -35,6 +36,20 @@ def fori(lower: int, upper: int, body, carry, xp):
     from jax import lax
 
     return lax.fori_loop(lower, upper, body, carry)
+
+
+def counts_per_row(indices, length: int):
+    """``(E, length)``: how often each of ``0 .. length - 1`` appears in each row of
+    ``indices`` ``(E, k)`` (numpy's ``bincount`` per row; a scatter-add with JAX)."""
+    episodes = indices.shape[0]
+    if isinstance(indices, np.ndarray):
+        offsets = (np.arange(episodes) * length)[:, None]
+        return np.bincount((indices + offsets).ravel(),
+                           minlength=episodes * length).reshape(episodes, length)
+    import jax.numpy as jnp
+
+    rows = jnp.broadcast_to(jnp.arange(episodes)[:, None], indices.shape)
+    return jnp.zeros((episodes, length), dtype=int).at[rows, indices].add(1)
 
 
 def set_at(array, index, values):

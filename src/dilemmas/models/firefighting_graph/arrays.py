@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dilemmas.models.xp import namespace
+from dilemmas.models.xp import counts_per_row, namespace
 
 
 class Tables(NamedTuple):
@@ -48,8 +48,7 @@ def tables(p_ignite, p_grow_alone, p_grow_neighbour, p_reduce_alone, p_reduce_ne
 def crews(visited, houses: int):
     """``(E, houses)``: firefighters at each house (``visited``: ``(E, firefighters)``, the
     house each visits)."""
-    xp = namespace(visited)
-    return xp.sum(visited[:, :, None] == xp.arange(houses), axis=1)
+    return counts_per_row(visited, houses)
 
 
 def transition(levels, crew_counts, table: Tables, uniforms):
