@@ -14,8 +14,8 @@ collections), and with ``agents=True`` the agent reporters too.
 JAX device: a CPU, or a GPU where the CUDA plugin is installed): the engine's methods are
 traced once with JAX arrays for every per-episode array and the rule functions run on
 them (``dilemmas.models.xp``); every episode plays every round, and the rounds after an
-episode's end are not recorded (nothing of them is kept). The compiled program is kept for the next batch
-of the same parameters and size. Called round by round instead (``start``, ``play_round``
+episode's end are not recorded (nothing of them is kept). The compiled program is kept for
+the next batch of the same parameters and size. Called round by round instead (``start``, ``play_round``
 or ``begin_round``, ``decide``, ``take``, ``resolve``, ``keep``, as ``dilemmas.envs.vector``
 does), the engine runs the same methods on numpy arrays and drops the episodes that end.
 
