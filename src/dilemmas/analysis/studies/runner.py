@@ -195,6 +195,8 @@ def play(function, tasks, backend, workers, scheduler):
     elif backend == "local":
         context = multiprocessing.get_context(
             "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn")
+        if context.get_start_method() == "forkserver":
+            context.set_forkserver_preload(["dilemmas.analysis.studies.fork_server"])
         with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                  initializer=_worker_start, initargs=(os.getpid(),)) as pool:
             futures = [pool.submit(function, task) for task in tasks]
