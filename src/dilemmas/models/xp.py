@@ -39,7 +39,7 @@ def fori(lower: int, upper: int, body, carry, xp):
 
 
 def counts_per_row(indices, length: int):
-    """``(E, length)``: how often each of ``0 .. length - 1`` appears in each row of
+    """``(E, length)``: how often each of ``range(length)`` appears in each row of
     ``indices`` ``(E, k)`` (numpy's ``bincount`` per row; a scatter-add with JAX)."""
     episodes = indices.shape[0]
     if isinstance(indices, np.ndarray):

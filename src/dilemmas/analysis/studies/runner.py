@@ -43,6 +43,7 @@ backend, number of workers and batch size gives the same rows.
 """
 
 import ctypes
+import importlib
 import json
 import multiprocessing
 import os
@@ -196,9 +197,11 @@ def play(function, tasks, backend, workers, scheduler):
         context = multiprocessing.get_context(
             "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn")
         if context.get_start_method() == "forkserver":
-            context.set_forkserver_preload(["dilemmas.analysis.studies.fork_server"])
+            context.set_forkserver_preload(["__main__", "dilemmas.analysis.studies.fork_server"])
+        # the workers import every module that registered a game, as this process did
+        games = sorted({game.model.__module__ for game in GAMES.values()} - {"__main__"})
         with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                 initializer=_worker_start, initargs=(os.getpid(),)) as pool:
+                                 initializer=_worker_start, initargs=(os.getpid(), games)) as pool:
             futures = [pool.submit(function, task) for task in tasks]
             try:
                 for future in as_completed(futures):
@@ -211,10 +214,13 @@ def play(function, tasks, backend, workers, scheduler):
         yield from _play_on_dask(function, tasks, workers, scheduler)
 
 
-def _worker_start(parent: int) -> None:
-    """A local worker ignores Ctrl-C (its main process stops the pool) and, on Linux, is
-    killed if the process that started it dies (the fork server, which ends with the main
-    process), so no orphan goes on writing."""
+def _worker_start(parent: int, games: list[str]) -> None:
+    """A local worker imports the modules of the games its main process registered (a game
+    of another package registers when its module is imported), ignores Ctrl-C (its main
+    process stops the pool) and, on Linux, is killed if the process that started it dies
+    (the fork server, which ends with the main process), so no orphan goes on writing."""
+    for module in games:
+        importlib.import_module(module)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         prctl = ctypes.CDLL(None, use_errno=True).prctl
