@@ -29,7 +29,6 @@ Choices the sources leave open, made here (also in the rules' last section):
   ``model.random``. Both are seeded by ``model.seed``, which replays a run exactly.
 """
 
-
 import numpy as np
 
 from dilemmas.models import validation as check
@@ -125,13 +124,14 @@ class BucketBrigadeModel(PhasedModel):
 
     @property
     def houses(self) -> np.ndarray:
-        """The house states (SAFE 0, BURNING 1, RUINED 2), a view of the one row of
-        ``state``; assigning a sequence sets them."""
+        """The house states (SAFE 0, BURNING 1, RUINED 2), the one row of ``state``;
+        assigning a sequence gives ``state`` a new array (the rules never change one in
+        place, so the night's ``start`` keeps the houses it opened with)."""
         return self.state[0]
 
     @houses.setter
     def houses(self, states):
-        self.state[0] = states
+        self.state = np.array([states], dtype=self.state.dtype)
 
     # --- Phase 1: observe -------------------------------------------------------------
     def observe(self):
