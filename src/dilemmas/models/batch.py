@@ -32,8 +32,10 @@ a population with a behaviour that cannot decide on arrays (``unable`` names the
 
 import copy
 import math
+import os
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -243,6 +245,7 @@ class Program:
     def __init__(self, engine: BatchEngine, episodes: int):
         import jax
 
+        _keep_compiled_programs(jax)
         self.engine = copy.copy(engine)
         self.engine.rng = None
         self.engine.episodes, self.engine.ids = episodes, np.arange(episodes)
@@ -334,6 +337,16 @@ class Program:
             agent[name] = values
         return Rows(episodes, episode, steps, model, np.repeat(episode, seats),
                     np.repeat(steps, seats), agent)
+
+
+def _keep_compiled_programs(jax) -> None:
+    """JAX's persistent compilation cache, in ``$XDG_CACHE_HOME/dilemmas/jax`` (default
+    ``~/.cache``), unless the user chose one: every process (each of a study's workers, each
+    command) then loads a program another one compiled instead of compiling it again."""
+    if jax.config.jax_compilation_cache_dir is None:
+        home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        jax.config.update("jax_compilation_cache_dir", str(home / "dilemmas" / "jax"))
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
 
 
 def padded(episodes: int) -> int:
