@@ -128,18 +128,18 @@ def rewards(before, after, owns, working, work_costs, weights, spec: bool, final
     house that became SAFE tonight, minus (``spec``) ``alpha_own`` per owned house SAFE at
     the start of the night and not now. The town term ``gamma * town - lambda_own * (owned
     houses RUINED)`` is paid every night under the reference rules, and once, on the last
-    night, under this project's. ``owns`` is ``ownership``; ``weights`` holds the
-    parameters named in ``WEIGHTS``."""
+    night, under this project's. ``owns`` is ``ownership``; ``work_costs`` the array of
+    each seat's ``c_i``; ``weights`` the numbers of the parameters named in ``WEIGHTS``."""
     xp = namespace(before, after, working)
-    r_rest, alpha_own, A, L, gamma, lambda_own = (float(w) for w in weights)
+    r_rest, alpha_own, A, L, gamma, lambda_own = weights
     n = after.shape[1]
     was, now = before == SAFE, after == SAFE
-    change = (now & ~was).astype(int) - ((was & ~now) if spec else 0)
-    gained = (change[:, None, :] * owns).sum(axis=2)
+    change = now * 1 - was if spec else (now & ~was) * 1
+    gained = change @ owns.T
     lost = after == RUINED
-    ruined = (lost[:, None, :] & owns).sum(axis=2)
+    ruined = (lost * 1) @ owns.T
     town = (A * now.sum(axis=1) - L * lost.sum(axis=1)) / n
-    paid = xp.where(working, -xp.asarray(work_costs), r_rest)
+    paid = xp.where(working, -work_costs, r_rest)
     night_rewards = paid + alpha_own * gained
     term = gamma * town[:, None] - lambda_own * ruined
     if not spec:

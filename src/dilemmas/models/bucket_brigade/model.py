@@ -47,6 +47,7 @@ class BucketBrigadeModel(PhasedModel):
     """
 
     model_reporters = MODEL_REPORTERS
+    array_reporters = staticmethod(arrays.reporters)
     agent_reporters = AGENT_REPORTERS
     parameters = PARAMETERS
 
@@ -108,7 +109,7 @@ class BucketBrigadeModel(PhasedModel):
         self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
         self.initial_locations = tuple(agent.house for agent in self.seats)
         self.work_cost_array = np.array(self.work_costs, dtype=float)
-        self.weights = np.array([getattr(self, name) for name in arrays.WEIGHTS], dtype=float)
+        self.weights = tuple(float(getattr(self, name)) for name in arrays.WEIGHTS)
         # Tonight's decisions as the rules' arrays hold them, shape (1, num_agents).
         self.locations = np.array([self.initial_locations])
         self.signalled = self.working = self.lied = np.zeros(self.locations.shape, dtype=bool)
@@ -238,11 +239,9 @@ class BucketBrigadeModel(PhasedModel):
         self._report(burning_at_start=BURNING in self.observation.houses)
 
     def _report(self, burning_at_start):
-        """The model reporters, as attributes (``arrays.reporters``)."""
-        row = arrays.reporters(self.night, self.state, self.signalled, self.working, self.lied,
-                               np.array([burning_at_start]), self.tally, self.A, self.L, self.c)
-        for name, value in row.items():
-            setattr(self, name, value[0].item())
+        """The model reporters of the night (``arrays.reporters``)."""
+        self.report(self.night, self.state, self.signalled, self.working, self.lied,
+                    np.array([burning_at_start]), self.tally, self.A, self.L, self.c)
 
     # --- Phase 9: terminate -----------------------------------------------------------
     def terminate(self):

@@ -39,6 +39,7 @@ class FirefightingGraphModel(PhasedModel):
     """Firefighters who each visit one of their houses per step, on a row or a grid."""
 
     model_reporters = MODEL_REPORTERS
+    array_reporters = staticmethod(arrays.reporters)
     agent_reporters = AGENT_REPORTERS
     parameters = PARAMETERS
 
@@ -149,14 +150,12 @@ class FirefightingGraphModel(PhasedModel):
         """Ends when every house is at 0, or after exactly ``max_steps`` steps; the model
         reporters of the step (``arrays.reporters``)."""
         self._report()
-        if arrays.ends(self.total_fire, self.t, self.max_steps):
+        if arrays.ends(arrays.totals(self.levels[None]), self.t, self.max_steps)[0]:
             self.running = False
 
     def _report(self):
-        """The model reporters, as attributes (``step`` is ``t``, its counter)."""
-        row = arrays.reporters(self.t, self.levels[None], self.crew_counts,
-                               self.observations[None], self.rewards[None])
-        del row["step"]
-        for name, value in row.items():
-            setattr(self, name, value[0].item())
+        """The model reporters of the step (``arrays.reporters``; ``step`` is read from
+        ``t``, its counter)."""
+        self.report(self.t, self.levels[None].copy(), self.crew_counts, self.observations[None],
+                    self.rewards[None])
 
