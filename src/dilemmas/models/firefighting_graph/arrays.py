@@ -59,11 +59,12 @@ def transition(levels, crew_counts, table: Tables, uniforms):
     ``levels``) decides whether it happens; ``crew_counts`` ``(E, houses)`` are the
     firefighters at each house (``crews``). Returns the new levels."""
     xp = namespace(levels, uniforms)
-    episodes, rows, cols = levels.shape
     lit = levels > 0
-    padded = xp.pad(lit, ((0, 0), (1, 1), (1, 1)))
-    near = (padded[:, :-2, 1:-1] | padded[:, 2:, 1:-1]
-            | padded[:, 1:-1, :-2] | padded[:, 1:-1, 2:])
+    edge_row, edge_col = xp.zeros_like(lit[:, :1]), xp.zeros_like(lit[:, :, :1])
+    near = (xp.concatenate((edge_row, lit[:, :-1]), axis=1)           # the house above burns
+            | xp.concatenate((lit[:, 1:], edge_row), axis=1)          # below
+            | xp.concatenate((edge_col, lit[:, :, :-1]), axis=2)      # left
+            | xp.concatenate((lit[:, :, 1:], edge_col), axis=2))      # right
     crew = xp.asarray(table.crew_case)[crew_counts]
     case = crew.reshape(levels.shape) + (lit * 2 + near)
     happens = uniforms < xp.asarray(table.probability)[case]
@@ -74,7 +75,8 @@ def transition(levels, crew_counts, table: Tables, uniforms):
 def at_visited(levels, visited):
     """``(E, firefighters)``: the level of the house each firefighter visits."""
     xp = namespace(levels, visited)
-    return xp.take_along_axis(levels.reshape(levels.shape[0], -1), visited, axis=1)
+    episodes = levels.shape[0]
+    return levels.reshape(episodes, -1)[xp.arange(episodes)[:, None], visited]
 
 
 def observe(levels, visited, table: Tables, uniforms):
