@@ -1,13 +1,15 @@
 """The batch engines play the Mesa models' games: statistical parity, reporter by reporter.
 
 Bucket Brigade's and the Firefighting Graph's batch engines (``dilemmas.models.batch``,
-``dilemmas.models.bucket_brigade.batch``, ``dilemmas.models.firefighting_graph.batch``) play many episodes at
-once with the Mesa models' rule functions but not their random numbers (one generator shared
-by the batch, behaviours drawing with numpy), so the two agree in distribution, not draw for
-draw. For each configuration below this file plays ``M`` Mesa episodes (seeds ``0 .. M-1``,
-``collect_data=True``, read from the DataCollector) and one batch of ``B`` episodes (fixed
-seed), and compares, for every model reporter and the numeric agent reporters (per seat),
-the per-episode summaries that describe their distribution:
+``dilemmas.models.bucket_brigade.batch``, ``dilemmas.models.firefighting_graph.batch``) play
+many episodes at once with the Mesa models' rule functions but not their random numbers (one
+generator shared by the batch, behaviours drawing with numpy), so the two agree in
+distribution, not draw for draw. For each configuration below this file plays ``M`` Mesa
+episodes (seeds ``0 .. M-1``, ``collect_data=True``, read from the DataCollector) and one
+batch of ``B`` episodes (fixed seed) on each of the engine's two paths (compiled by JAX, and
+round by round on numpy: ``BatchEngine.run(compiled)``), and compares, for every model
+reporter and the numeric agent reporters (per seat), the per-episode summaries that describe
+their distribution:
 
 * ``final``: the value of the episode's last row;
 * ``mean``: the mean over the episode's rows (NaN rows left out);
@@ -122,10 +124,12 @@ def summary_names(game: str, parameters: dict) -> list[str]:
 
 
 #: Every statistical comparison in this file that should pass: the summaries of every
-#: configuration and one chi-square test of the length distribution per configuration, and
+#: configuration on both paths and one chi-square test of the length distribution per configuration, and
 #: those of test_comparisons_pass_on_two_batches (one more Bucket Brigade configuration).
+#: Each configuration is compared twice: its batch compiled by JAX and played on numpy.
+PATHS = {"compiled": True, "numpy": False}
 PLANNED = sum(len(summary_names(game, parameters)) + 1
-              for _, game, parameters, _, _ in CONFIGS + [CONFIGS[0]])
+              for _, game, parameters, _, _ in CONFIGS * len(PATHS) + [CONFIGS[0]])
 #: Bonferroni: each two-sided comparison at level FAMILY_ALPHA / PLANNED.
 ALPHA = FAMILY_ALPHA / PLANNED
 Z = float(stats.norm.ppf(1 - ALPHA / 2))
@@ -189,13 +193,15 @@ def mesa_sample(config_id: str) -> Sample:
     return Sample(model, agent, starts)
 
 
-def batch_rows(game: str, parameters: dict, episodes: int, seed: int, agents=True):
+def batch_rows(game: str, parameters: dict, episodes: int, seed: int, agents=True,
+               compiled=True):
     return GAMES[game].batch(episodes, np.random.default_rng(seed), agents=agents,
-                             **parameters).run()
+                             **parameters).run(compiled)
 
 
-def batch_sample(game: str, parameters: dict, episodes: int, seed: int = BATCH_SEED) -> Sample:
-    rows = batch_rows(game, parameters, episodes, seed)
+def batch_sample(game: str, parameters: dict, episodes: int, seed: int = BATCH_SEED,
+                 compiled=True) -> Sample:
+    rows = batch_rows(game, parameters, episodes, seed, compiled=compiled)
     starts = rows.bounds(rows.episode)
     seats = len(GAMES[game].model(**parameters, collect_data=False, rng=0).seats)
     assert len(rows.agent_episode) == seats * len(rows.episode)
@@ -206,9 +212,9 @@ def batch_sample(game: str, parameters: dict, episodes: int, seed: int = BATCH_S
     return Sample(rows.model, agent, starts)
 
 
-def batch_sample_of(config_id: str) -> Sample:
+def batch_sample_of(config_id: str, compiled=True) -> Sample:
     _, game, parameters, _, episodes = BY_ID[config_id]
-    return batch_sample(game, parameters, episodes)
+    return batch_sample(game, parameters, episodes, compiled=compiled)
 
 
 def _per_episode_mean(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -336,19 +342,20 @@ def test_planned_comparisons():
     print(f"\n{len(CONFIGS)} configurations, {PLANNED} comparisons, Z = {Z:.3f}")
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("config_id", [config[0] for config in CONFIGS])
-def test_parity(config_id):
+def test_parity(config_id, path):
     _, game, parameters, _, _ = BY_ID[config_id]
     if parameters.get("population") == HEURISTIC_MIX and not _heuristics_batch():
         pytest.skip("the heuristic archetypes have no batch_decide yet")
     began = time.perf_counter()
-    mesa, batch = mesa_sample(config_id), batch_sample_of(config_id)
+    mesa, batch = mesa_sample(config_id), batch_sample_of(config_id, PATHS[path])
     results = compare(game, mesa, batch)
     assert [r["name"] for r in results[:-1]] == summary_names(game, parameters)
     seconds = time.perf_counter() - began
     worst = max(results, key=lambda r: r["ratio"])
-    print(f"\n{config_id}: M={mesa.episodes} B={batch.episodes} largest |diff|/tolerance "
-          f"{worst['ratio']:.3f} ({worst['name']}), {seconds:.1f} s")
+    print(f"\n{config_id} ({path}): M={mesa.episodes} B={batch.episodes} largest "
+          f"|diff|/tolerance {worst['ratio']:.3f} ({worst['name']}), {seconds:.1f} s")
     failed = [describe(r) for r in results if not r["ok"]]
     assert not failed, f"{config_id} ({parameters}): Z={Z:.3f}\n" + "\n".join(failed)
 
@@ -427,12 +434,13 @@ def _check_nan_structure(game, columns: dict, starts: np.ndarray, where: str):
         assert np.array_equal(np.isnan(rate), step == 0), where
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("game,parameters", STRUCTURE)
-def test_structure(game, parameters):
+def test_structure(game, parameters, path):
     """Every DataCollector column is an engine column, with a compatible dtype and NaN (or
     None) in the same places; Steps count each episode's collections from 0; the fast
     reading of the DataCollector this file uses agrees with its DataFrames."""
-    rows = batch_rows(game, parameters, 300, seed=3)
+    rows = batch_rows(game, parameters, 300, seed=3, compiled=PATHS[path])
     starts = rows.bounds(rows.episode)
     assert np.array_equal(rows.step, np.concatenate(
         [np.arange(e - s) for s, e in zip(starts[:-1], starts[1:])]))
@@ -502,6 +510,7 @@ def _all_arrays(rows) -> dict:
     return out
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("game,parameters", [
     (BB, dict(rules="spec", population="random")),
     (BB, dict(rules="reference", scenario="hard", population="always_work")),
@@ -510,13 +519,14 @@ def _all_arrays(rows) -> dict:
     (FG, dict(layout="grid", n_width=3, n_height=3, population="belief_tracker",
               max_steps=15)),
 ])
-def test_determinism(game, parameters):
+def test_determinism(game, parameters, path):
     """The same seed and parameters give identical rows; another seed gives others."""
     if parameters.get("population") == HEURISTIC_MIX and not _heuristics_batch():
         pytest.skip("the heuristic archetypes have no batch_decide yet")
-    first = _all_arrays(batch_rows(game, parameters, 500, seed=11))
-    again = _all_arrays(batch_rows(game, parameters, 500, seed=11))
-    other = _all_arrays(batch_rows(game, parameters, 500, seed=12))
+    compiled = PATHS[path]
+    first = _all_arrays(batch_rows(game, parameters, 500, seed=11, compiled=compiled))
+    again = _all_arrays(batch_rows(game, parameters, 500, seed=11, compiled=compiled))
+    other = _all_arrays(batch_rows(game, parameters, 500, seed=12, compiled=compiled))
     assert list(first) == list(again) == list(other)
     for name in first:
         assert _same(first[name], again[name]), name

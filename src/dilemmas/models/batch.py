@@ -74,6 +74,11 @@ class Group:
     memory: dict
 
 
+#: Batches of fewer episodes play on numpy, round by round, unless ``run(compiled=True)``:
+#: compiling a program takes about 2 s on a CPU, longer than such a batch plays on numpy.
+COMPILED_FROM = 1024
+
+
 class BatchEngine:
     """The shared part of a game's batch engine: parameters, groups of seats, random
     numbers, the compiled run and the dropping of finished episodes.
@@ -149,9 +154,14 @@ class BatchEngine:
             starts = getattr(group.behaviour, "batch_memory", None)
             group.memory = dict(starts(self, group)) if starts else {}
 
-    def run(self) -> "Rows":
-        """Play every episode to its end, compiled by JAX; the recorded rows, episode by
-        episode."""
+    def run(self, compiled: bool | None = None) -> "Rows":
+        """Play every episode to its end; the recorded rows, episode by episode.
+        ``compiled``: by JAX (True) or round by round on numpy (False); by default, JAX
+        from ``COMPILED_FROM`` episodes on."""
+        if compiled is None:
+            compiled = self.episodes >= COMPILED_FROM
+        if not compiled:
+            return self._run_on_numpy()
         import jax
 
         program = Program.of(self, padded(self.episodes))
@@ -162,7 +172,27 @@ class BatchEngine:
         while not bool(carry["done"][:self.episodes].all()):
             carry, rows = program.rounds(carry)
             rounds.append(jax.device_get(rows))
-        return program.rows(rounds, self.episodes)
+        return collected(program.engine, rounds, self.episodes)
+
+    def _run_on_numpy(self) -> "Rows":
+        """``run()`` round by round on numpy, every episode playing every round as in the
+        compiled program (what an ended episode plays is not recorded)."""
+        self.start()
+        done = np.zeros(self.episodes, dtype=bool)
+        rounds = [self.rows()]
+        while not done.all():
+            playing = ~done
+            done = done | self.play_round()
+            rounds.append(_as_chunk({**self.rows(), "playing": playing}))
+        return collected(self, rounds, self.episodes)
+
+    def rows(self) -> dict:
+        """The rows of the current state: ``{"model": model_row()}``, and ``"agent"`` when
+        agents are collected."""
+        rows = {"model": self.model_row()}
+        if self.collect_agents:
+            rows["agent"] = self.agent_row()
+        return rows
 
     def keep(self, playing: np.ndarray) -> None:
         """Drop the episodes that ended from every per-episode array."""
@@ -270,12 +300,6 @@ class Program:
                 "memory": [group.memory for group in engine.groups],
                 "key": engine.key, "t": engine.t, "done": done}
 
-    def _rows(self, engine) -> dict:
-        rows = {"model": engine.model_row()}
-        if engine.collect_agents:
-            rows["agent"] = engine.agent_row()
-        return rows
-
     def _first(self, key):
         import jax.numpy as jnp
 
@@ -283,7 +307,7 @@ class Program:
                              "memory": [{} for _ in self.engine.groups]})
         engine.start()
         done = jnp.zeros(engine.episodes, dtype=bool)
-        return self._carry(engine, done), self._rows(engine)
+        return self._carry(engine, done), engine.rows()
 
     def _rounds(self, carry):
         import jax
@@ -294,49 +318,56 @@ class Program:
             playing = ~carry["done"]
             ended = engine.play_round()
             after = self._carry(engine, carry["done"] | ended)
-            return after, {**self._rows(engine), "playing": playing}
+            return after, {**engine.rows(), "playing": playing}
 
         return jax.lax.scan(one, carry, length=self.engine.chunk)
 
-    def rows(self, rounds: list, episodes: int) -> "Rows":
-        """The rows of ``first`` and every ``rounds`` call -> ``Rows``: the rounds the first
-        ``episodes`` episodes played, episode by episode, in the dtypes of the Mesa model's
-        columns."""
-        engine = self.engine
-        first, later = rounds[0], rounds[1:]
-        playing = np.concatenate([np.ones((1, engine.episodes), dtype=bool)]
-                                 + [r["playing"] for r in later])  # (rounds + 1, E)
-        playing[:, episodes:] = False
-        mask = playing.T
-        steps = np.broadcast_to(np.arange(len(playing))[:, None], playing.shape).T[mask]
-        episode = np.broadcast_to(np.arange(engine.episodes)[:, None], mask.shape)[mask]
+def collected(engine: BatchEngine, rounds: list, episodes: int) -> "Rows":
+    """The rows of ``engine`` (a batch of ``engine.episodes``) after its start and every round
+    (``BatchEngine.rows``; each later one with ``playing``, which episodes played the round;
+    a compiled program's stacked by ``chunk``) -> ``Rows``: the rounds the first
+    ``episodes`` episodes played, episode by episode, in the dtypes of the Mesa model's
+    columns."""
+    first, later = rounds[0], rounds[1:]
+    playing = np.concatenate([np.ones((1, engine.episodes), dtype=bool)]
+                             + [r["playing"] for r in later])  # (rounds + 1, E)
+    playing[:, episodes:] = False
+    mask = playing.T
+    steps = np.broadcast_to(np.arange(len(playing))[:, None], playing.shape).T[mask]
+    episode = np.broadcast_to(np.arange(engine.episodes)[:, None], mask.shape)[mask]
 
-        def gather(part):
-            columns = {}
-            order = list(getattr(engine.model, f"{part}_reporters"))  # JAX sorts dict keys
-            for name in sorted(first[part], key=order.index):
-                value = first[part][name]
-                stacked = np.concatenate([np.asarray(value)[None]]
-                                         + [np.asarray(r[part][name]) for r in later])
-                columns[name] = _as_mesa(np.moveaxis(stacked, 0, 1)[mask])
-            return columns
+    def gather(part):
+        columns = {}
+        order = list(getattr(engine.model, f"{part}_reporters"))  # JAX sorts dict keys
+        for name in sorted(first[part], key=order.index):
+            value = first[part][name]
+            stacked = np.concatenate([np.asarray(value)[None]]
+                                     + [np.asarray(r[part][name]) for r in later])
+            columns[name] = _as_mesa(np.moveaxis(stacked, 0, 1)[mask])
+        return columns
 
-        model = gather("model")
-        if not engine.collect_agents:
-            return Rows(episodes, episode, steps, model)
-        seats = len(engine.model.seats)
-        agent = {"AgentID": np.tile([a.unique_id for a in engine.model.seats], len(steps))}
-        behaviours = np.array([a.behaviour for a in engine.model.seats], dtype=object)
-        agent["behaviour"] = np.tile(behaviours, len(steps))
-        first_round = np.repeat(steps == 0, seats)
-        for name, values in gather("agent").items():
-            values = values.reshape(-1)
-            if name in engine.labels:
-                values = np.where(first_round, None,
-                                  np.array(engine.labels[name], dtype=object)[values.astype(int)])
-            agent[name] = values
-        return Rows(episodes, episode, steps, model, np.repeat(episode, seats),
-                    np.repeat(steps, seats), agent)
+    model = gather("model")
+    if not engine.collect_agents:
+        return Rows(episodes, episode, steps, model)
+    seats = len(engine.model.seats)
+    agent = {"AgentID": np.tile([a.unique_id for a in engine.model.seats], len(steps))}
+    behaviours = np.array([a.behaviour for a in engine.model.seats], dtype=object)
+    agent["behaviour"] = np.tile(behaviours, len(steps))
+    first_round = np.repeat(steps == 0, seats)
+    for name, values in gather("agent").items():
+        values = values.reshape(-1)
+        if name in engine.labels:
+            values = np.where(first_round, None,
+                              np.array(engine.labels[name], dtype=object)[values.astype(int)])
+        agent[name] = values
+    return Rows(episodes, episode, steps, model, np.repeat(episode, seats),
+                np.repeat(steps, seats), agent)
+
+
+def _as_chunk(rows: dict) -> dict:
+    """One round's rows as a compiled chunk of one round (a leading axis of length 1)."""
+    return {name: _as_chunk(value) if isinstance(value, dict) else np.asarray(value)[None]
+            for name, value in rows.items()}
 
 
 def _keep_compiled_programs(jax) -> None:
