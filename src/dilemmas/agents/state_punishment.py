@@ -37,6 +37,21 @@ from dilemmas.models.state_punishment.rules import (ACTION_BY_EFFECT, AGENT_CHAN
                                                     KIND_CHANNEL, KINDS, MOVES, VALUE, WALL)
 
 
+def _seat_value(field: str, meaning: str) -> property:
+    """An agent's entry of a per-seat field of its model's ``state``
+    (``dilemmas.models.state_punishment.arrays.State``); setting it gives the model a new
+    state."""
+    def get(agent):
+        return getattr(agent.model.state, field)[0, agent.seat].item()
+
+    def put(agent, value):
+        values = getattr(agent.model.state, field).copy()
+        values[0, agent.seat] = value
+        agent.model.state = agent.model.state._replace(**{field: values})
+
+    return property(get, put, doc=meaning)
+
+
 class StatePunishmentAgent(CellAgent):
     """A forager in seat ``seat``, playing in world ``seat mod num_worlds``."""
 
@@ -46,11 +61,13 @@ class StatePunishmentAgent(CellAgent):
         super().__init__(model)
         self.seat = seat
         self.world = seat % model.num_worlds
-        self.reward = 0.0
-        self.collected = 0
-        self.votes_up = self.votes_down = 0
-        self.harm_received = 0.0
-        self.pending_harm = 0.0
+
+    reward = _seat_value("reward", "cumulative reward")
+    collected = _seat_value("collected", "resources it collected")
+    votes_up = _seat_value("votes_up", "votes to increase it cast")
+    votes_down = _seat_value("votes_down", "votes to decrease it cast")
+    harm_received = _seat_value("harm_received", "harm put on its ledger, applied or not")
+    pending_harm = _seat_value("pending_harm", "its ledger: harm not yet applied")
 
     def act(self):
         """Choose an action; the model applies it (docs/rules/state_punishment.md, "Round", 2)."""

@@ -48,6 +48,7 @@ from types import SimpleNamespace
 from typing import ClassVar
 
 import mesa
+import numpy as np
 
 from dilemmas.models.population import parse_population
 from dilemmas.models import validation as check
@@ -105,6 +106,16 @@ def _columns(reporters):
     return dict(reporters) if isinstance(reporters, dict) else {name: name for name in reporters}
 
 
+def _first_numbers(row: dict) -> dict:
+    """Column -> the first episode's value, as a Python number (numpy holds some as Python
+    numbers already: State Punishment's exact ``p`` beyond 64 bits)."""
+    numbers = {}
+    for column, values in row.items():
+        value = values[0]
+        numbers[column] = value.item() if isinstance(value, np.generic) else value
+    return numbers
+
+
 class Reported:
     """A model reporter of a game whose reporters are array functions: read from the row
     that ``array_reporters`` gives for the inputs of the model's last ``report``, computed
@@ -118,6 +129,24 @@ class Reported:
         if model is None:
             return self
         return model.reported()[self.column]
+
+
+class Live:
+    """A model reporter read as the model stands now, mid-round too: from
+    ``array_reporters(*model.reporter_inputs())``, computed again only when the model's
+    ``state`` is another object (a model whose rules replace ``state`` on every change)."""
+
+    def __set_name__(self, owner, name):
+        self.column = name
+
+    def __get__(self, model, owner=None):
+        if model is None:
+            return self
+        cached = model.__dict__.get("_live")
+        if cached is None or cached[0] is not model.state:
+            row = type(model).array_reporters(*model.reporter_inputs())
+            cached = model._live = (model.state, _first_numbers(row))
+        return cached[1][self.column]
 
 
 class PhasedModel(mesa.Model):
@@ -192,7 +221,7 @@ class PhasedModel(mesa.Model):
         ``report``."""
         if self._reported is None:
             row = type(self).array_reporters(*self._report_inputs)
-            self._reported = {column: value[0].item() for column, value in row.items()}
+            self._reported = _first_numbers(row)
         return self._reported
 
     def seat_behaviours(self, seats: int) -> list[type]:
