@@ -14,6 +14,7 @@ from dilemmas.models.bucket_brigade import rules as bucket_brigade
 from dilemmas.models.firefighting_graph import rules as firefighting_graph
 from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
 from dilemmas.models.stag_hunt.model import StagHuntModel
+from dilemmas.models.state_punishment import rules as state_punishment
 from dilemmas.models.state_punishment.model import StatePunishmentModel
 from dilemmas.registry import Benchmark, Game, register
 
@@ -47,7 +48,8 @@ register(Game(
 
 register(Game(
     name="state_punishment", title="State Punishment", model=StatePunishmentModel,
-    round="turn",
+    round="turn", rules_version=state_punishment.RULES_VERSION,
+    batch="dilemmas.models.state_punishment.batch:StatePunishmentBatch",
     benchmarks=[Benchmark("random"), Benchmark("observing every action", observe=True)],
     dilemma=("civic_voter", "greedy_forager"),
     **contributions("state_punishment")))

@@ -97,6 +97,12 @@ class RandomAgent(StatePunishmentAgent):
         names = self.model.action_names
         return names[int(self.model.random.random() * len(names))]
 
+    @classmethod
+    def batch_decide(cls, batch, group, phase):
+        """The same choice for the seat acting in each episode (``batch.acting``)."""
+        count = len(batch.model.action_names)
+        return (batch.draw(batch.acting.shape) * count).astype(int)
+
 
 class ScriptedForager(StatePunishmentAgent):
     """Reading the observation: what is visible, where, and how to step toward it."""

@@ -118,6 +118,10 @@ class BatchEngine:
             raise ValueError(f"population={self.model.population!r}: {unable(self.model)} "
                              f"cannot play in the {game.title} batch engine; use the Mesa "
                              f"model ({game.model.__name__})")
+        refused = self.refusal(self.model)
+        if refused:
+            raise ValueError(f"{refused}: the {game.title} batch engine cannot play it; use the "
+                             f"Mesa model ({game.model.__name__})")
         self.rng = rng
         self.xp = np
         self.key = None  # a JAX key while run() traces the engine
@@ -129,6 +133,12 @@ class BatchEngine:
             seats = np.array([i for i, kind in enumerate(behaviours) if kind is cls])
             self.groups.append(Group(cls, seats, {}))
         self.collect_agents = agents
+
+    @classmethod
+    def refusal(cls, model) -> str | None:
+        """Why the engine cannot play ``model``'s parameters (None: it can), beside the
+        behaviours that cannot decide on arrays (``unable``)."""
+        return None
 
     @property
     def size(self) -> int:

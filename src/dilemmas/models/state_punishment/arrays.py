@@ -254,45 +254,46 @@ def codes(state: State, rules: Rules):
     wall, 2..6 resources A..E, ``7 + s`` the agent in seat ``s``."""
     xp = namespace(state.resource)
     cells = xp.where(inside(rules), xp.where(state.resource > 0, state.resource + 1, EMPTY),
-                     WALL)
+                     WALL).astype(xp.int8)
     episodes, k = state.row.shape
     return set_at(cells, (xp.arange(episodes)[:, None], rules.world_of, state.row, state.col),
-                  AGENT_CHANNEL + xp.arange(k))
+                  (AGENT_CHANNEL + xp.arange(k)).astype(xp.int8))
 
 
 def windows(cells, state: State, rules: Rules, radius: int, seats):
-    """``(E, len(seats), 2r + 1, 2r + 1)``: the channels of the window of radius ``r``
-    centred on each of ``seats`` ("Observations"); cells off the grid read as walls."""
-    xp = namespace(cells)
+    """``(E, n, 2r + 1, 2r + 1)``: the channels of the window of radius ``r`` centred on
+    each of the ``n`` seats of every episode (``seats`` ``(E, n)``) ("Observations"); cells
+    off the grid read as walls."""
+    xp = namespace(cells, seats)
+    episodes = xp.arange(cells.shape[0])[:, None]
     offsets = xp.arange(-radius, radius + 1)
-    rows = state.row[:, seats, None] + offsets
-    cols = state.col[:, seats, None] + offsets
+    rows = state.row[episodes, seats][..., None] + offsets
+    cols = state.col[episodes, seats][..., None] + offsets
     on_grid = (((rows >= 0) & (rows < rules.height))[..., :, None]
                & ((cols >= 0) & (cols < rules.width))[..., None, :])
-    seen = cells[xp.arange(cells.shape[0])[:, None, None, None],
-                 xp.asarray(rules.world_of)[seats][None, :, None, None],
+    seen = cells[episodes[..., None, None], xp.asarray(rules.world_of)[seats][..., None, None],
                  xp.clip(rows, 0, rules.height - 1)[..., :, None],
                  xp.clip(cols, 0, rules.width - 1)[..., None, :]]
     return xp.where(on_grid, seen, WALL)
 
 
-def views(state: State, rules: Rules, radius: int, full_view: bool, composite: bool,
-          seats=None):
-    """The float32 one-hot views of ``seats`` (default: every seat), ``(E, seats, rows,
-    cols, 7 + k)`` ("Observations"): the window of radius ``radius``, or with ``full_view``
-    the seat's whole world; with ``composite``, ``(E, seats, k, rows, cols, 7 + k)``: the
-    seat's own view, then every other seat's in seat order."""
-    xp = namespace(state.row)
+def views(state: State, rules: Rules, radius: int, full_view: bool, composite: bool, seats):
+    """The float32 one-hot views of the ``n`` seats ``seats`` ``(E, n)`` of every episode
+    ("Observations"), ``(E, n, rows, cols, 7 + k)``: the window of radius ``radius``, or with
+    ``full_view`` the seat's whole world; with ``composite``, ``(E, n, k, rows, cols, 7 +
+    k)``: the seat's own view, then every other seat's in seat order."""
+    xp = namespace(state.row, seats)
     k = state.row.shape[1]
-    seats = np.arange(k) if seats is None else np.asarray(seats)
-    shown = np.array([[s, *(o for o in range(k) if o != s)] for s in seats]) if composite \
-        else seats
+    if composite:  # the seat, then the others in seat order
+        others = xp.arange(k - 1)
+        seats = xp.concatenate((seats[..., None], others + (others >= seats[..., None])), axis=-1)
     cells = codes(state, rules)
+    shown = seats.reshape(seats.shape[0], -1)
     if full_view:
-        channels = cells[:, xp.asarray(rules.world_of)[shown]]
+        channels = cells[xp.arange(cells.shape[0])[:, None], xp.asarray(rules.world_of)[shown]]
     else:
-        channels = windows(cells, state, rules, radius, shown.ravel())
-        channels = channels.reshape(*state.row.shape[:1], *shown.shape, *channels.shape[-2:])
+        channels = windows(cells, state, rules, radius, shown)
+    channels = channels.reshape(*seats.shape, *channels.shape[-2:])
     return (channels[..., None] == xp.arange(AGENT_CHANNEL + k)).astype(xp.float32)
 
 

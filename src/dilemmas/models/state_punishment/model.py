@@ -209,7 +209,7 @@ class StatePunishmentModel(PhasedModel):
         "Observations"; ``arrays.views``)."""
         self._load()
         view = arrays.views(self.state, self.rules, self.vision_radius, self.full_view,
-                            self.composite_views, seats=[agent.seat])[0, 0]
+                            self.composite_views, np.array([[agent.seat]]))[0, 0]
         features = np.array([self.punishment_level, agent.pending_harm,
                              self.observation_rng.random()])
         return Observation(view, features)
