@@ -1,15 +1,14 @@
 """The batch engines play the Mesa models' games: statistical parity, reporter by reporter.
 
-Bucket Brigade's and the Firefighting Graph's batch engines (``dilemmas.models.batch``,
-``dilemmas.models.bucket_brigade.batch``, ``dilemmas.models.firefighting_graph.batch``) play
-many episodes at once with the Mesa models' rule functions but not their random numbers (one
-generator shared by the batch, behaviours drawing with numpy), so the two agree in
-distribution, not draw for draw. For each configuration below this file plays ``M`` Mesa
-episodes (seeds ``0 .. M-1``, ``collect_data=True``, read from the DataCollector) and one
-batch of ``B`` episodes (fixed seed) on each of the engine's two paths (compiled by JAX, and
-round by round on numpy: ``BatchEngine.run(compiled)``), and compares, for every model
-reporter and the numeric agent reporters (per seat), the per-episode summaries that describe
-their distribution:
+The batch engines of Bucket Brigade, the Firefighting Graph and State Punishment
+(``dilemmas.models.batch``, ``dilemmas.models.<game>.batch``) play many episodes at once with
+the Mesa models' rule functions but not their random numbers (one generator shared by the
+batch, behaviours drawing with numpy), so the two agree in distribution, not draw for draw.
+For each configuration below this file plays ``M`` Mesa episodes (seeds ``0 .. M-1``,
+``collect_data=True``, read from the DataCollector) and one batch of ``B`` episodes (fixed
+seed) on each of the engine's two paths (compiled by JAX, and round by round on numpy:
+``BatchEngine.run(compiled)``), and compares, for every model reporter and the numeric agent
+reporters (per seat), the per-episode summaries that describe their distribution:
 
 * ``final``: the value of the episode's last row;
 * ``mean``: the mean over the episode's rows (NaN rows left out);
@@ -45,16 +44,17 @@ from scipy import stats
 import dilemmas.agents.bucket_brigade as bb_agents
 from dilemmas.registry import GAMES
 
-BB, FG = "bucket_brigade", "firefighting_graph"
+BB, FG, SP = "bucket_brigade", "firefighting_graph", "state_punishment"
 
 #: Family-wise rate of false failures of all the statistical comparisons in this file.
 FAMILY_ALPHA = 1e-3
 #: Numeric agent reporters compared, per seat.
-AGENT_REPORTERS = {BB: ("reward", "lied"), FG: ("reward", "observation")}
+AGENT_REPORTERS = {BB: ("reward", "lied"), FG: ("reward", "observation"),
+                   SP: ("reward", "collected", "votes_up", "votes_down", "harm_received")}
 #: Model reporters that may be NaN.
-NAN_REPORTERS = {BB: ("cooperation_rate",), FG: ("flame_rate",)}
+NAN_REPORTERS = {BB: ("cooperation_rate",), FG: ("flame_rate",), SP: ()}
 BATCH_SEED = 20240601
-BB_M, FG_M = 1000, 300  # Mesa episodes per configuration
+BB_M, FG_M, SP_M = 1000, 300, 300  # Mesa episodes per configuration
 B, FG_B = 10000, 5000  # batch episodes per configuration
 
 HEURISTIC_MIX = "firefighter:2,free_rider:2"
@@ -72,6 +72,10 @@ def _fg(name, layout, preset, population, **more):
     size = dict(n_width=3, n_height=3) if layout == "grid" else {}
     return (name, FG, dict(layout=layout, **size, preset=preset, population=population, **more),
             FG_M, FG_B)
+
+
+def _sp(name, population, **more):
+    return (name, SP, dict(population=population, max_steps=30, **more), SP_M, FG_B)
 
 
 #: (id, game, parameters, M Mesa episodes, B batch episodes).
@@ -101,6 +105,16 @@ CONFIGS = [
     # p_ignite=0.1: some grid episodes end before max_steps (none do with the preset's 0.8).
     _fg("fg-grid-oliehoek-random", "grid", "oliehoek", "random", p_ignite=0.1, max_steps=40),
     _fg("fg-grid-oliehoek-belief", "grid", "oliehoek", "belief_tracker", max_steps=30),
+    # State Punishment: both action and punishment modes, both activations, a taboo subset,
+    # two worlds, the full view, scripted and random populations (cut at 30 turns).
+    _sp("sp-default-random", "random"),
+    _sp("sp-default-mix", "civic_voter:2,greedy_forager:1"),
+    _sp("sp-composite-stochastic-mix", "civic_voter:1,greedy_forager:2",
+        action_mode="composite", punishment_mode="stochastic", initial_punishment=0.5),
+    _sp("sp-worlds-sequential-random", "random", num_agents=4, num_worlds=2,
+        activation="sequential", taboo="ABD", spawn_prob=0.1),
+    _sp("sp-full-view-greedy", "greedy_forager", full_view=True, width=8, height=7,
+        initial_resources=8),
 ]
 BY_ID = {config[0]: config for config in CONFIGS}
 
@@ -388,6 +402,15 @@ def test_power_firefighting_graph_p_ignite():
     assert detected
 
 
+def test_power_state_punishment_spawn_prob():
+    """spawn_prob 0.05 (Mesa, the default) against 0.07 (batch) is detected."""
+    results = _power("sp-default-random", spawn_prob=0.07)
+    detected = [r for r in results if not r["ok"]]
+    print(f"\nspawn_prob 0.05 vs 0.07: {len(detected)} comparisons fail, largest ratio "
+          f"{max(r['ratio'] for r in results):.2f}: " + "; ".join(r["name"] for r in detected))
+    assert detected
+
+
 def test_comparisons_pass_on_two_batches():
     """The comparison itself does not fail two samples from one distribution that are
     independent draws of the same engine (a check of the statistics, not of the engine)."""
@@ -406,6 +429,7 @@ STRUCTURE = [
     (FG, dict(layout="row", preset="oliehoek", population="random")),
     (FG, dict(layout="grid", n_width=3, n_height=3, preset="cognac",
               population="belief_tracker", max_steps=12)),
+    (SP, dict(population="civic_voter:2,greedy_forager:1", max_steps=12)),
 ]
 
 
@@ -418,8 +442,11 @@ def _kind(dtype) -> str:
 
 def _check_nan_structure(game, columns: dict, starts: np.ndarray, where: str):
     """cooperation_rate NaN exactly on a night that began with nothing BURNING (night 0
-    included), and equal to work_rate otherwise; flame_rate NaN exactly at Step 0."""
+    included), and equal to work_rate otherwise; flame_rate NaN exactly at Step 0; State
+    Punishment has no NaN."""
     step = np.concatenate([np.arange(e - s) for s, e in zip(starts[:-1], starts[1:])])
+    if game == SP:
+        return
     if game == BB:
         burning = np.asarray(columns["burning"])
         began_burning = np.zeros(len(step), dtype=bool)
@@ -518,6 +545,7 @@ def _all_arrays(rows) -> dict:
     (FG, dict(preset="oliehoek", population="random")),
     (FG, dict(layout="grid", n_width=3, n_height=3, population="belief_tracker",
               max_steps=15)),
+    (SP, dict(population="civic_voter:1,greedy_forager:2", max_steps=15)),
 ])
 def test_determinism(game, parameters, path):
     """The same seed and parameters give identical rows; another seed gives others."""

@@ -343,6 +343,11 @@ def test_games_and_populations_it_cannot_play_are_refused():
     for name in without:
         with pytest.raises(ValueError, match="has no batch engine"):
             vector_env(name, 4)
+    unobserved = [name for name, game in GAMES.items()
+                  if game.batch is not None and not hasattr(game.interface, "batch_observe")]
+    for name in unobserved:  # State Punishment's engine has no vectorised observations yet
+        with pytest.raises(ValueError, match="no observations over its batch engine"):
+            vector_env(name, 4)
     with pytest.raises(ValueError, match="is not a registered game"):
         vector_env("chess", 4)
     with pytest.raises(ValueError, match=r"\['q_learning'\] cannot decide on arrays"):

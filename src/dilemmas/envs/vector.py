@@ -66,9 +66,12 @@ class VectorDilemmaEnv:
         if game not in GAMES:
             raise ValueError(f"game={game!r} is not a registered game; allowed: {sorted(GAMES)}")
         self.game = GAMES[game]
-        with_engine = sorted(name for name, entry in GAMES.items() if entry.batch is not None)
-        if self.game.batch is None:
-            raise ValueError(f"game={game!r} has no batch engine, so no vectorised environment "
+        with_engine = sorted(name for name, entry in GAMES.items() if entry.batch is not None
+                             and hasattr(entry.interface, "batch_observe"))
+        if self.game.batch is None or not hasattr(self.game.interface, "batch_observe"):
+            reason = "no batch engine" if self.game.batch is None else \
+                "no observations over its batch engine's arrays yet"
+            raise ValueError(f"game={game!r} has {reason}, so no vectorised environment "
                              f"(games with one: {with_engine}); use dilemmas.parallel_env")
         if type(num_envs) is not int or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} is invalid: must be an integer >= 1")
