@@ -54,6 +54,7 @@ def temporary_files(folder):
 
 SLOW = """\
 game = "state_punishment"
+engine = "model"
 seed = 11
 replicates = 6
 collect = ["model", "agent"]

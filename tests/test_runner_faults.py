@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 KEYS = {"model": ["run_id", "Step"], "agent": ["run_id", "Step", "AgentID"]}
 SLOW = """\
 game = "state_punishment"
+engine = "model"
 seed = 3
 replicates = 30
 collect = ["model", "agent"]
