@@ -54,6 +54,12 @@ from dilemmas.envs.parallel import _refuse
 from dilemmas.registry import GAMES
 
 
+def vectorised(game) -> bool:
+    """Whether a registered game (``dilemmas.registry.Game``) has a vectorised environment:
+    a batch engine, and observations over its arrays (its interface's ``batch_observe``)."""
+    return game.batch is not None and hasattr(game.interface, "batch_observe")
+
+
 def vector_env(game: str, num_envs: int, *, seed=None, **parameters) -> "VectorDilemmaEnv":
     """``num_envs`` episodes of a game with a batch engine at once (module docstring)."""
     return VectorDilemmaEnv(game, num_envs, seed=seed, **parameters)
@@ -66,9 +72,8 @@ class VectorDilemmaEnv:
         if game not in GAMES:
             raise ValueError(f"game={game!r} is not a registered game; allowed: {sorted(GAMES)}")
         self.game = GAMES[game]
-        with_engine = sorted(name for name, entry in GAMES.items() if entry.batch is not None
-                             and hasattr(entry.interface, "batch_observe"))
-        if self.game.batch is None or not hasattr(self.game.interface, "batch_observe"):
+        with_engine = sorted(name for name, entry in GAMES.items() if vectorised(entry))
+        if not vectorised(self.game):
             reason = "no batch engine" if self.game.batch is None else \
                 "no observations over its batch engine's arrays yet"
             raise ValueError(f"game={game!r} has {reason}, so no vectorised environment "
