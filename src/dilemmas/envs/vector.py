@@ -56,8 +56,8 @@ from dilemmas.registry import GAMES
 
 def vectorised(game) -> bool:
     """Whether a registered game (``dilemmas.registry.Game``) has a vectorised environment:
-    a batch engine, and observations over its arrays (its interface's ``batch_observe``)."""
-    return game.batch is not None and hasattr(game.interface, "batch_observe")
+    whether it has a batch engine."""
+    return game.batch is not None
 
 
 def vector_env(game: str, num_envs: int, *, seed=None, **parameters) -> "VectorDilemmaEnv":
@@ -74,9 +74,7 @@ class VectorDilemmaEnv:
         self.game = GAMES[game]
         with_engine = sorted(name for name, entry in GAMES.items() if vectorised(entry))
         if not vectorised(self.game):
-            reason = "no batch engine" if self.game.batch is None else \
-                "no observations over its batch engine's arrays yet"
-            raise ValueError(f"game={game!r} has {reason}, so no vectorised environment "
+            raise ValueError(f"game={game!r} has no batch engine, so no vectorised environment "
                              f"(games with one: {with_engine}); use dilemmas.parallel_env")
         if type(num_envs) is not int or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} is invalid: must be an integer >= 1")

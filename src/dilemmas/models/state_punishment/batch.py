@@ -46,6 +46,11 @@ class StatePunishmentBatch(BatchEngine):
         for name, value in state._asdict().items():
             setattr(self, name, value)
 
+    @property
+    def rewards(self):
+        """Each agent's cumulative reward ``(E, k)``."""
+        return self.reward
+
     def setup(self):
         model, rules = self.model, self.model.rules
         cells = (self.size, rules.worlds, (rules.height - 2) * (rules.width - 2))
