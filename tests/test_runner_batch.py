@@ -6,8 +6,9 @@ version of a folder, and the results helpers and ``dilemmas summary`` on what it
 
 The Mesa model's path under the same faults: tests/test_runner.py, test_runner_faults.py.
 Behaviours used here are the ones that have had ``batch_decide`` from the start (random,
-always_work, always_rest; random, fixed0, fixed1, belief_tracker), so these tests do not
-depend on which other behaviours can play in a batch.
+always_work, always_rest; random, fixed0, fixed1, belief_tracker), and State Punishment's
+(random, civic_voter, greedy_forager), so these tests do not depend on which other
+behaviours can play in a batch.
 """
 
 import json
@@ -48,6 +49,12 @@ def fg(name="fg", replicates=3, collect=("model",), engine="auto", **sweep):
     sweep = sweep or {"population": ["belief_tracker", "random:5,fixed0:5"]}
     return Study(game="firefighting_graph", name=name, seed=7, replicates=replicates,
                  collect=collect, sweep=sweep, engine=engine, fixed={"max_steps": 20})
+
+
+def sp(name="sp", replicates=3, collect=("model",), engine="auto", **sweep):
+    sweep = sweep or {"population": ["random", "civic_voter:2,greedy_forager:1"]}
+    return Study(game="state_punishment", name=name, seed=7, replicates=replicates,
+                 collect=collect, sweep=sweep, engine=engine, fixed={"max_steps": 15})
 
 
 def rows(folder, levels=("model", "agent")):
@@ -104,6 +111,11 @@ def test_the_batch_engine_plays_exactly_the_studies_it_can(tmp_path):
         "fg_with_q_learning": (fg(name="fg_with_q_learning",
                                   population=["belief_tracker:5,q_learning:5"]), False),
         "fg_forced_model": (fg(name="fg_forced_model", engine="model"), False),
+        "sp_scripted": (sp(name="sp_scripted"), True),
+        "sp_with_q_learning": (sp(name="sp_with_q_learning",
+                                  population=["random:2,q_learning:1"]), False),
+        "sp_exact_p_beyond_32_bits": (sp(name="sp_exact_p_beyond_32_bits",
+                                         population=["random"], vote_step=[1e-12]), False),
         "stag_hunt": (Study(game="stag_hunt", name="stag_hunt", replicates=2,
                             fixed={"max_steps": 5}), False),
     }
@@ -120,6 +132,7 @@ def test_the_batch_engine_plays_exactly_the_studies_it_can(tmp_path):
         assert definition.get("rules_version", 1) == GAMES[study.game].rules_version, name
     assert GAMES["bucket_brigade"].rules_version == 3
     assert GAMES["firefighting_graph"].rules_version == 2
+    assert GAMES["state_punishment"].rules_version == 2
     bb_json = json.loads((tmp_path / "bb_random" / "study.json").read_text())
     assert bb_json["rules_version"] == 3 and bb_json["engine"] == "batch"
     fg_json = json.loads((tmp_path / "fg_forced_model" / "study.json").read_text())
@@ -138,7 +151,8 @@ def test_the_engine_is_part_of_the_study(tmp_path):
 
 # --- (b) The same columns and types as the model's path --------------------------------------
 
-@pytest.mark.parametrize("make", [bb, fg], ids=["bucket_brigade", "firefighting_graph"])
+@pytest.mark.parametrize("make", [bb, fg, sp],
+                         ids=["bucket_brigade", "firefighting_graph", "state_punishment"])
 def test_batch_rows_have_the_columns_and_arrow_types_of_model_rows(tmp_path, make):
     collect = ("model", "agent")
     folders = {engine: run_study(make(name=f"s_{engine}", replicates=3, collect=collect,
