@@ -560,3 +560,25 @@ def test_determinism(game, parameters, path):
         assert _same(first[name], again[name]), name
     assert not all(_same(first[name], other[name]) for name in first)
     assert not _same(first["model:mean_reward"], other["model:mean_reward"])
+
+
+def test_state_punishment_engine_holds_p_in_32_bits_and_refuses_more():
+    """p is a count of units of 1/D in JAX's 32-bit integers: the engine plays D = 10**9
+    (with the votes of civic voters p stays inside [0, 1]) and refuses a D for which p plus a
+    step could pass 2**31, naming why; the Mesa model plays those too."""
+    parameters = dict(population="civic_voter", max_steps=15, initial_punishment=0.5)
+    rows = GAMES[SP].batch(1024, np.random.default_rng(0), vote_step=1e-9,
+                           **parameters).run(compiled=True)
+    level = rows.model["punishment_level"]
+    assert (level >= 0).all() and (level <= 1).all()
+    assert rows.model["cumulative_votes_up"].max() + rows.model["cumulative_votes_down"].max() > 0
+    with pytest.raises(ValueError, match="more than 32-bit integers count"):
+        GAMES[SP].batch(8, np.random.default_rng(0), vote_step=1e-10, **parameters)
+    # D = 2 * 10**9 fits 32 bits, but p (up to D) plus a step of 0.9 D does not
+    tight = {**parameters, "initial_punishment": 5e-10, "vote_step": 0.9}
+    with pytest.raises(ValueError, match="more than 32-bit integers count"):
+        GAMES[SP].batch(8, np.random.default_rng(0), **tight)
+    for given in (dict(parameters, vote_step=1e-10), tight):
+        model = GAMES[SP].model(rng=0, **given)
+        model.run_model()
+        assert 0 <= model.p_units <= model.denominator

@@ -29,8 +29,9 @@ class StatePunishmentBatch(BatchEngine):
 
     @classmethod
     def refusal(cls, model):
-        """``p`` is held in 32-bit integers (JAX's), so its denominator must fit one."""
-        if model.denominator > 2**31 - 1:
+        """``p`` is held in 32-bit integers (JAX's), where ``p`` plus a vote step, up to twice
+        the denominator, must fit."""
+        if model.denominator > 2**30:
             return (f"initial_punishment={model.initial_punishment!r} and vote_step="
                     f"{model.vote_step!r} hold p in units of 1/{model.denominator}, more than "
                     "32-bit integers count")
