@@ -2,9 +2,11 @@
 episodes through the runner.
 
 For each target of the array engine (Bucket Brigade with ``random`` agents, N = 4; the
-Firefighting Graph row of 10 and 5 x 5 grid, ``random``), in one process pinned to one
-core: rounds per second of the batch engine playing ``--episodes`` episodes at once (the
-whole ``run()``: starting, every round, and gathering the rows of every episode), then of
+Firefighting Graph row of 10 and 5 x 5 grid, ``random``; State Punishment's defaults,
+``random``, and again with every agent building its observation before each of its
+decisions), in one process pinned to one core: rounds per second of the batch engine playing ``--episodes`` episodes at once (the
+whole ``run()``: starting, every round, and gathering the rows of every episode; compiled
+once before the clock starts, on JAX's default device, which the output names), then of
 the Mesa model playing episodes one after another with its DataCollector on, as a study
 does (building each model included), each for about ``--seconds``. ``speed-up`` is their
 ratio. Then ``--study`` episodes of a Bucket Brigade study (``random``, model rows of every
@@ -26,12 +28,42 @@ import time
 
 import numpy as np
 
+OBSERVING = "observing_random"
 TARGETS = (
     ("bucket_brigade", "Bucket Brigade, N=4, random", {"population": "random"}),
     ("firefighting_graph", "Firefighting Graph, row of 10, random", {"population": "random"}),
     ("firefighting_graph", "Firefighting Graph, 5 x 5 grid, random",
      {"population": "random", "layout": "grid"}),
+    ("state_punishment", "State Punishment, random", {"population": "random"}),
+    ("state_punishment", "State Punishment, random, observing", {"population": OBSERVING}),
 )
+
+
+def observing_behaviour() -> None:
+    """``OBSERVING``, for this benchmark process only: State Punishment's ``random``, building
+    the acting agent's observation (its view, ``arrays.views``) before each decision, in the
+    model (``observe()``) as in the engine; the engine's decision depends on the view, so
+    that the compiler cannot leave it out."""
+    import dilemmas.agents.state_punishment as agents
+    from dilemmas import GAMES
+    from dilemmas.models.state_punishment import arrays
+
+    class ObservingRandomAgent(agents.RandomAgent):
+        behaviour = OBSERVING
+
+        def choose_action(self):
+            self.observe()
+            return super().choose_action()
+
+        @classmethod
+        def batch_decide(cls, batch, group, phase):
+            model = batch.model
+            views = arrays.views(batch.current, model.rules, model.vision_radius,
+                                 model.full_view, model.composite_views, batch.acting[:, None])
+            seen = views.sum(axis=tuple(range(1, views.ndim)))
+            return batch.xp.where(seen > 0, super().batch_decide(batch, group, phase), 0)
+
+    GAMES["state_punishment"].behaviours[OBSERVING] = ObservingRandomAgent
 
 
 def pin_to_one_core() -> None:
@@ -43,7 +75,7 @@ def engine_rate(game, parameters, episodes: int, seconds: float) -> float:
     """Rounds per second of whole batches of ``episodes``, repeated for about ``seconds``."""
     from dilemmas import GAMES
 
-    GAMES[game].batch(10, np.random.default_rng(0), **parameters).run()  # load compiled code
+    GAMES[game].batch(episodes, np.random.default_rng(0), **parameters).run()  # compile
     rounds, spent, seed = 0, 0.0, 0
     while spent < seconds:
         start = time.perf_counter()
@@ -95,6 +127,9 @@ def main():
     parser.add_argument("--one-study", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     pin_to_one_core()
+    observing_behaviour()
+    import jax
+
     if args.one_study:
         print(json.dumps(study(args.one_study)))
         return
@@ -104,7 +139,9 @@ def main():
         model = model_rate(game, parameters, args.seconds)
         print(f"{label:<40} {batch:>11,.0f} {model:>11,.0f} {batch / model:>7,.0f}x",
               flush=True)
-    print(f"(rounds per second; engine: batches of {args.episodes:,} episodes)")
+    print(f"(rounds per second; engine: batches of {args.episodes:,} episodes, compiled by JAX "
+          f"on {jax.devices()[0].device_kind}, {jax.devices()[0].platform}; the Mesa model on "
+          f"one core)")
     print(f"\n{'runner, Bucket Brigade study':<40} {'seconds':>8} {'episodes/s':>11} "
           f"{'peak MB':>8}")
     for episodes in (args.study // 10, args.study):

@@ -17,7 +17,7 @@ machine's drift from second to second falls on all three alike. Run: ``make benc
 ``.venv/bin/python benchmarks/env.py [--games NAME ...] [--seconds S] [--repeats N]
 [--envs N]``.
 
-For each game with a batch engine, a second line measures the vectorised environment
+For each game with a vectorised environment, a second line measures it
 (``dilemmas.envs.vector``) on ``--envs`` episodes (default 1000), random allowed actions drawn
 for all of them at once, measured in the same turns: ``env steps/s`` counts a
 ``step()`` of the ``--envs`` episodes as that many environment steps (comparable to the line
@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from dilemmas import GAMES, parallel_env
-from dilemmas.envs.vector import vector_env
+from dilemmas.envs.vector import vector_env, vectorised
 
 
 def chooser(seed=0):
@@ -96,19 +96,20 @@ def main():
     print(f"{'rounds/s, DataCollector off':<28} {'model':>8} {'model+policy':>12} {'env':>8} "
           f"{'env steps/s':>11} {'cost':>5}")
     for name in args.games:
-        game, runs, vectorised = GAMES[name], [], []
+        game, runs, vectorised_runs = GAMES[name], [], []
         for _ in range(args.repeats):
             runs.append((model_rounds(game, args.seconds, population="random"),
                          model_rounds(game, args.seconds, population="policy",
                                       policy=chooser()),
                          *env_rounds(game, args.seconds)))
-            if game.batch is not None:
-                vectorised.append(vector_steps(game, args.seconds, args.envs))
+            if vectorised(game):
+                vectorised_runs.append(vector_steps(game, args.seconds, args.envs))
         alone, observing, env, steps = np.median(runs, axis=0)
         print(f"{game.title:<28} {alone:>8,.0f} {observing:>12,.0f} {env:>8,.0f} "
               f"{steps:>11,.0f} {1 - env / observing:>5.0%}", flush=True)
-        if vectorised:
-            rate, agents = np.median([rate for rate, _ in vectorised]), vectorised[0][1]
+        if vectorised_runs:
+            rate = np.median([rate for rate, _ in vectorised_runs])
+            agents = vectorised_runs[0][1]
             print(f"{'  vectorised, ' + f'{args.envs:,} episodes':<28} {'':>8} {'':>12} "
                   f"{'':>8} {rate:>11,.0f} {rate / steps:>4.0f}x, "
                   f"{rate * agents:,.0f} agent steps/s", flush=True)

@@ -1,10 +1,11 @@
-"""Bucket Brigade: every behaviour's ``batch_decide`` makes its Mesa decisions.
+"""Bucket Brigade: every behaviour's ``batch_decide`` makes its Mesa decisions, with numpy
+arrays as with JAX arrays.
 
 A behaviour that defines ``batch_decide`` plays in the batch engine
 (``dilemmas.models.bucket_brigade.batch``); it must decide, for every episode at once, exactly what
 its Mesa ``choose_signal`` / ``choose_action`` decide for that episode's observation. Each
 test builds random observations (fixed seeds), hands them to ``batch_decide`` through a fake
-batch (``types.SimpleNamespace``) whose ``rng`` returns prepared arrays of uniform numbers,
+batch (``types.SimpleNamespace``) whose ``draw`` returns prepared arrays of uniform numbers,
 and to the Mesa agents through ``model.observation`` with ``model.random`` replaced by a
 script that returns, in the order the Mesa code draws them, the numbers the batch used for
 that episode and seat (``randrange(m)`` gives ``int(u * m)`` of its scripted ``u``). The
@@ -114,10 +115,12 @@ def mesa_observation(obs, e, tonight):
         signals=tuple(word[bool(s)] for s in obs.signals[e]) if tonight else None)
 
 
-def fake_batch(model, obs, *arrays):
-    return SimpleNamespace(houses=obs.houses, locations=obs.locations,
-                           last_work=obs.last_work, signals=obs.signals, model=model,
-                           size=len(obs.houses), t=1, rng=ScriptedGenerator(*arrays))
+def fake_batch(model, obs, *arrays, xp=np):
+    rng = ScriptedGenerator(*arrays)
+    return SimpleNamespace(houses=xp.asarray(obs.houses), locations=xp.asarray(obs.locations),
+                           last_work=xp.asarray(obs.last_work), signals=xp.asarray(obs.signals),
+                           model=model, size=len(obs.houses), t=1, xp=xp, rng=rng,
+                           draw=lambda shape: xp.asarray(rng.random(shape)))
 
 
 # --- the scripts: which prepared number the Mesa code draws when (the documented mapping) --
@@ -243,6 +246,32 @@ def groups_of(model):
     kinds = [type(agent) for agent in model.seats]
     return [Group(cls, np.array([i for i, kind in enumerate(kinds) if kind is cls]), {})
             for cls in dict.fromkeys(kinds)]
+
+
+@pytest.mark.parametrize("name", BATCHED)
+def test_jax_decisions_equal_numpy_decisions(name):
+    """The same ``batch_decide`` traced by JAX (as the batch engine runs it) decides as with
+    numpy on the same observations and numbers (JAX computes in float32: the prepared
+    numbers are float32 values, so both compare the same numbers)."""
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng([7, BATCHED.index(name)])
+    for n, k, kappa in CONFIGS:
+        model = model_for(name, n, k, kappa)
+        obs = observations(rng, n, k, EPISODES)
+        signal_shape, act_shape = shapes(model.seats[0].__class__, EPISODES, k)
+        drawn = [rng.random(shape).astype(np.float32).astype(float)
+                 for shape in (signal_shape, act_shape) if shape is not None]
+        (group,) = groups_of(model)
+        decided = {}
+        for xp in (np, jnp):
+            batch = fake_batch(model, obs, *drawn, xp=xp)
+            group.memory = {}
+            decided[xp] = [np.asarray(a) for phase in ("signal", "act")
+                           for a in np.atleast_1d(group.behaviour.batch_decide(batch, group,
+                                                                               phase))]
+        for a, b in zip(decided[np], decided[jnp]):
+            assert np.array_equal(a, b)
 
 
 @pytest.mark.parametrize("name", BATCHED)

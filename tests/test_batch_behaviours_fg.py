@@ -65,6 +65,9 @@ def test_batch_decisions_equal_the_mesa_decisions_step_by_step(behaviour, config
     first = models[0]
     seats = np.arange(first.n_agents)
     group = Group(type(first.seats[0]), seats, {})
+    memory = getattr(group.behaviour, "batch_memory", None)
+    if memory:
+        group.memory = memory(SimpleNamespace(size=len(models), model=first, xp=np), group)
     chosen = {}
     for model in models:
         model.random = Recorder(model.random)
@@ -78,8 +81,8 @@ def test_batch_decisions_equal_the_mesa_decisions_step_by_step(behaviour, config
             model.step()
         drawn = np.array([model.random.drawn for model in models]) if behaviour == "random" \
             else None
-        batch = SimpleNamespace(size=len(models), model=first, observations=seen, t=step,
-                                rng=Replay(drawn))
+        batch = SimpleNamespace(size=len(models), model=first, observations=seen, t=step + 1,
+                                xp=np, draw=Replay(drawn).random)
         decided = group.behaviour.batch_decide(batch, group, "choose")
         expected = np.array([chosen[model] for model in models])
         assert decided.tolist() == expected.tolist(), f"step {step + 1}"

@@ -1,13 +1,14 @@
 """The batch engines play the Mesa models' games: statistical parity, reporter by reporter.
 
-Bucket Brigade's and the Firefighting Graph's batch engines (``dilemmas.models.batch``,
-``dilemmas.models.bucket_brigade.batch``, ``dilemmas.models.firefighting_graph.batch``) play many episodes at
-once with the Mesa models' rule functions but not their random numbers (one generator shared
-by the batch, behaviours drawing with numpy), so the two agree in distribution, not draw for
-draw. For each configuration below this file plays ``M`` Mesa episodes (seeds ``0 .. M-1``,
+The batch engines of Bucket Brigade, the Firefighting Graph and State Punishment
+(``dilemmas.models.batch``, ``dilemmas.models.<game>.batch``) play many episodes at once with
+the Mesa models' rule functions but not their random numbers (one generator shared by the
+batch, behaviours drawing with numpy), so the two agree in distribution, not draw for draw.
+For each configuration below this file plays ``M`` Mesa episodes (seeds ``0 .. M-1``,
 ``collect_data=True``, read from the DataCollector) and one batch of ``B`` episodes (fixed
-seed), and compares, for every model reporter and the numeric agent reporters (per seat),
-the per-episode summaries that describe their distribution:
+seed) on each of the engine's two paths (compiled by JAX, and round by round on numpy:
+``BatchEngine.run(compiled)``), and compares, for every model reporter and the numeric agent
+reporters (per seat), the per-episode summaries that describe their distribution:
 
 * ``final``: the value of the episode's last row;
 * ``mean``: the mean over the episode's rows (NaN rows left out);
@@ -43,16 +44,17 @@ from scipy import stats
 import dilemmas.agents.bucket_brigade as bb_agents
 from dilemmas.registry import GAMES
 
-BB, FG = "bucket_brigade", "firefighting_graph"
+BB, FG, SP = "bucket_brigade", "firefighting_graph", "state_punishment"
 
 #: Family-wise rate of false failures of all the statistical comparisons in this file.
 FAMILY_ALPHA = 1e-3
 #: Numeric agent reporters compared, per seat.
-AGENT_REPORTERS = {BB: ("reward", "lied"), FG: ("reward", "observation")}
+AGENT_REPORTERS = {BB: ("reward", "lied"), FG: ("reward", "observation"),
+                   SP: ("reward", "collected", "votes_up", "votes_down", "harm_received")}
 #: Model reporters that may be NaN.
-NAN_REPORTERS = {BB: ("cooperation_rate",), FG: ("flame_rate",)}
+NAN_REPORTERS = {BB: ("cooperation_rate",), FG: ("flame_rate",), SP: ()}
 BATCH_SEED = 20240601
-BB_M, FG_M = 1000, 300  # Mesa episodes per configuration
+BB_M, FG_M, SP_M = 1000, 300, 300  # Mesa episodes per configuration
 B, FG_B = 10000, 5000  # batch episodes per configuration
 
 HEURISTIC_MIX = "firefighter:2,free_rider:2"
@@ -70,6 +72,10 @@ def _fg(name, layout, preset, population, **more):
     size = dict(n_width=3, n_height=3) if layout == "grid" else {}
     return (name, FG, dict(layout=layout, **size, preset=preset, population=population, **more),
             FG_M, FG_B)
+
+
+def _sp(name, population, **more):
+    return (name, SP, dict(population=population, max_steps=30, **more), SP_M, FG_B)
 
 
 #: (id, game, parameters, M Mesa episodes, B batch episodes).
@@ -99,6 +105,16 @@ CONFIGS = [
     # p_ignite=0.1: some grid episodes end before max_steps (none do with the preset's 0.8).
     _fg("fg-grid-oliehoek-random", "grid", "oliehoek", "random", p_ignite=0.1, max_steps=40),
     _fg("fg-grid-oliehoek-belief", "grid", "oliehoek", "belief_tracker", max_steps=30),
+    # State Punishment: both action and punishment modes, both activations, a taboo subset,
+    # two worlds, the full view, scripted and random populations (cut at 30 turns).
+    _sp("sp-default-random", "random"),
+    _sp("sp-default-mix", "civic_voter:2,greedy_forager:1"),
+    _sp("sp-composite-stochastic-mix", "civic_voter:1,greedy_forager:2",
+        action_mode="composite", punishment_mode="stochastic", initial_punishment=0.5),
+    _sp("sp-worlds-sequential-random", "random", num_agents=4, num_worlds=2,
+        activation="sequential", taboo="ABD", spawn_prob=0.1),
+    _sp("sp-full-view-greedy", "greedy_forager", full_view=True, width=8, height=7,
+        initial_resources=8),
 ]
 BY_ID = {config[0]: config for config in CONFIGS}
 
@@ -122,10 +138,12 @@ def summary_names(game: str, parameters: dict) -> list[str]:
 
 
 #: Every statistical comparison in this file that should pass: the summaries of every
-#: configuration and one chi-square test of the length distribution per configuration, and
+#: configuration on both paths and one chi-square test of the length distribution per configuration, and
 #: those of test_comparisons_pass_on_two_batches (one more Bucket Brigade configuration).
+#: Each configuration is compared twice: its batch compiled by JAX and played on numpy.
+PATHS = {"compiled": True, "numpy": False}
 PLANNED = sum(len(summary_names(game, parameters)) + 1
-              for _, game, parameters, _, _ in CONFIGS + [CONFIGS[0]])
+              for _, game, parameters, _, _ in CONFIGS * len(PATHS) + [CONFIGS[0]])
 #: Bonferroni: each two-sided comparison at level FAMILY_ALPHA / PLANNED.
 ALPHA = FAMILY_ALPHA / PLANNED
 Z = float(stats.norm.ppf(1 - ALPHA / 2))
@@ -189,13 +207,15 @@ def mesa_sample(config_id: str) -> Sample:
     return Sample(model, agent, starts)
 
 
-def batch_rows(game: str, parameters: dict, episodes: int, seed: int, agents=True):
+def batch_rows(game: str, parameters: dict, episodes: int, seed: int, agents=True,
+               compiled=True):
     return GAMES[game].batch(episodes, np.random.default_rng(seed), agents=agents,
-                             **parameters).run()
+                             **parameters).run(compiled)
 
 
-def batch_sample(game: str, parameters: dict, episodes: int, seed: int = BATCH_SEED) -> Sample:
-    rows = batch_rows(game, parameters, episodes, seed)
+def batch_sample(game: str, parameters: dict, episodes: int, seed: int = BATCH_SEED,
+                 compiled=True) -> Sample:
+    rows = batch_rows(game, parameters, episodes, seed, compiled=compiled)
     starts = rows.bounds(rows.episode)
     seats = len(GAMES[game].model(**parameters, collect_data=False, rng=0).seats)
     assert len(rows.agent_episode) == seats * len(rows.episode)
@@ -206,9 +226,9 @@ def batch_sample(game: str, parameters: dict, episodes: int, seed: int = BATCH_S
     return Sample(rows.model, agent, starts)
 
 
-def batch_sample_of(config_id: str) -> Sample:
+def batch_sample_of(config_id: str, compiled=True) -> Sample:
     _, game, parameters, _, episodes = BY_ID[config_id]
-    return batch_sample(game, parameters, episodes)
+    return batch_sample(game, parameters, episodes, compiled=compiled)
 
 
 def _per_episode_mean(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -336,19 +356,20 @@ def test_planned_comparisons():
     print(f"\n{len(CONFIGS)} configurations, {PLANNED} comparisons, Z = {Z:.3f}")
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("config_id", [config[0] for config in CONFIGS])
-def test_parity(config_id):
+def test_parity(config_id, path):
     _, game, parameters, _, _ = BY_ID[config_id]
     if parameters.get("population") == HEURISTIC_MIX and not _heuristics_batch():
         pytest.skip("the heuristic archetypes have no batch_decide yet")
     began = time.perf_counter()
-    mesa, batch = mesa_sample(config_id), batch_sample_of(config_id)
+    mesa, batch = mesa_sample(config_id), batch_sample_of(config_id, PATHS[path])
     results = compare(game, mesa, batch)
     assert [r["name"] for r in results[:-1]] == summary_names(game, parameters)
     seconds = time.perf_counter() - began
     worst = max(results, key=lambda r: r["ratio"])
-    print(f"\n{config_id}: M={mesa.episodes} B={batch.episodes} largest |diff|/tolerance "
-          f"{worst['ratio']:.3f} ({worst['name']}), {seconds:.1f} s")
+    print(f"\n{config_id} ({path}): M={mesa.episodes} B={batch.episodes} largest "
+          f"|diff|/tolerance {worst['ratio']:.3f} ({worst['name']}), {seconds:.1f} s")
     failed = [describe(r) for r in results if not r["ok"]]
     assert not failed, f"{config_id} ({parameters}): Z={Z:.3f}\n" + "\n".join(failed)
 
@@ -381,6 +402,15 @@ def test_power_firefighting_graph_p_ignite():
     assert detected
 
 
+def test_power_state_punishment_spawn_prob():
+    """spawn_prob 0.05 (Mesa, the default) against 0.07 (batch) is detected."""
+    results = _power("sp-default-random", spawn_prob=0.07)
+    detected = [r for r in results if not r["ok"]]
+    print(f"\nspawn_prob 0.05 vs 0.07: {len(detected)} comparisons fail, largest ratio "
+          f"{max(r['ratio'] for r in results):.2f}: " + "; ".join(r["name"] for r in detected))
+    assert detected
+
+
 def test_comparisons_pass_on_two_batches():
     """The comparison itself does not fail two samples from one distribution that are
     independent draws of the same engine (a check of the statistics, not of the engine)."""
@@ -399,6 +429,7 @@ STRUCTURE = [
     (FG, dict(layout="row", preset="oliehoek", population="random")),
     (FG, dict(layout="grid", n_width=3, n_height=3, preset="cognac",
               population="belief_tracker", max_steps=12)),
+    (SP, dict(population="civic_voter:2,greedy_forager:1", max_steps=12)),
 ]
 
 
@@ -411,8 +442,11 @@ def _kind(dtype) -> str:
 
 def _check_nan_structure(game, columns: dict, starts: np.ndarray, where: str):
     """cooperation_rate NaN exactly on a night that began with nothing BURNING (night 0
-    included), and equal to work_rate otherwise; flame_rate NaN exactly at Step 0."""
+    included), and equal to work_rate otherwise; flame_rate NaN exactly at Step 0; State
+    Punishment has no NaN."""
     step = np.concatenate([np.arange(e - s) for s, e in zip(starts[:-1], starts[1:])])
+    if game == SP:
+        return
     if game == BB:
         burning = np.asarray(columns["burning"])
         began_burning = np.zeros(len(step), dtype=bool)
@@ -427,12 +461,13 @@ def _check_nan_structure(game, columns: dict, starts: np.ndarray, where: str):
         assert np.array_equal(np.isnan(rate), step == 0), where
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("game,parameters", STRUCTURE)
-def test_structure(game, parameters):
+def test_structure(game, parameters, path):
     """Every DataCollector column is an engine column, with a compatible dtype and NaN (or
     None) in the same places; Steps count each episode's collections from 0; the fast
     reading of the DataCollector this file uses agrees with its DataFrames."""
-    rows = batch_rows(game, parameters, 300, seed=3)
+    rows = batch_rows(game, parameters, 300, seed=3, compiled=PATHS[path])
     starts = rows.bounds(rows.episode)
     assert np.array_equal(rows.step, np.concatenate(
         [np.arange(e - s) for s, e in zip(starts[:-1], starts[1:])]))
@@ -502,6 +537,7 @@ def _all_arrays(rows) -> dict:
     return out
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("game,parameters", [
     (BB, dict(rules="spec", population="random")),
     (BB, dict(rules="reference", scenario="hard", population="always_work")),
@@ -509,16 +545,40 @@ def _all_arrays(rows) -> dict:
     (FG, dict(preset="oliehoek", population="random")),
     (FG, dict(layout="grid", n_width=3, n_height=3, population="belief_tracker",
               max_steps=15)),
+    (SP, dict(population="civic_voter:1,greedy_forager:2", max_steps=15)),
 ])
-def test_determinism(game, parameters):
+def test_determinism(game, parameters, path):
     """The same seed and parameters give identical rows; another seed gives others."""
     if parameters.get("population") == HEURISTIC_MIX and not _heuristics_batch():
         pytest.skip("the heuristic archetypes have no batch_decide yet")
-    first = _all_arrays(batch_rows(game, parameters, 500, seed=11))
-    again = _all_arrays(batch_rows(game, parameters, 500, seed=11))
-    other = _all_arrays(batch_rows(game, parameters, 500, seed=12))
+    compiled = PATHS[path]
+    first = _all_arrays(batch_rows(game, parameters, 500, seed=11, compiled=compiled))
+    again = _all_arrays(batch_rows(game, parameters, 500, seed=11, compiled=compiled))
+    other = _all_arrays(batch_rows(game, parameters, 500, seed=12, compiled=compiled))
     assert list(first) == list(again) == list(other)
     for name in first:
         assert _same(first[name], again[name]), name
     assert not all(_same(first[name], other[name]) for name in first)
     assert not _same(first["model:mean_reward"], other["model:mean_reward"])
+
+
+def test_state_punishment_engine_holds_p_in_32_bits_and_refuses_more():
+    """p is a count of units of 1/D in JAX's 32-bit integers: the engine plays D = 10**9
+    (with the votes of civic voters p stays inside [0, 1]) and refuses a D for which p plus a
+    step could pass 2**31, naming why; the Mesa model plays those too."""
+    parameters = dict(population="civic_voter", max_steps=15, initial_punishment=0.5)
+    rows = GAMES[SP].batch(1024, np.random.default_rng(0), vote_step=1e-9,
+                           **parameters).run(compiled=True)
+    level = rows.model["punishment_level"]
+    assert (level >= 0).all() and (level <= 1).all()
+    assert rows.model["cumulative_votes_up"].max() + rows.model["cumulative_votes_down"].max() > 0
+    with pytest.raises(ValueError, match="more than 32-bit integers count"):
+        GAMES[SP].batch(8, np.random.default_rng(0), vote_step=1e-10, **parameters)
+    # D = 2 * 10**9 fits 32 bits, but p (up to D) plus a step of 0.9 D does not
+    tight = {**parameters, "initial_punishment": 5e-10, "vote_step": 0.9}
+    with pytest.raises(ValueError, match="more than 32-bit integers count"):
+        GAMES[SP].batch(8, np.random.default_rng(0), **tight)
+    for given in (dict(parameters, vote_step=1e-10), tight):
+        model = GAMES[SP].model(rng=0, **given)
+        model.run_model()
+        assert 0 <= model.p_units <= model.denominator

@@ -165,10 +165,11 @@ def test_a_failed_write_leaves_the_existing_file_whole(tmp_path, monkeypatch):
 @pytest.mark.parametrize("recorded", [1, None])
 def test_a_replay_of_other_rules_is_read_but_not_played_again(replay_file, recorded):
     """A replay recorded under rules version 1 (or before versions were recorded) loads, but
-    its seed plays another episode under version 2, so replaying it is refused by name."""
+    its seed plays another episode under versions 2 and 3, so replaying it is refused by
+    name."""
     replay_file, _ = replay_file
     data = json.loads(replay_file.read_text())
-    assert data["rules_version"] == 2
+    assert data["rules_version"] == 3
     if recorded is None:
         del data["rules_version"]
     else:
@@ -176,5 +177,16 @@ def test_a_replay_of_other_rules_is_read_but_not_played_again(replay_file, recor
     replay_file.write_text(json.dumps(data))
     loaded = load_replay(replay_file)
     with pytest.raises(ReplayError, match="recorded under version 1 of the rules.*plays "
-                                          "version 2"):
+                                          "version 3"):
         replay_model(loaded)
+
+
+def test_a_replay_of_version_2_plays_again_under_version_3(replay_file):
+    """Version 3 changed only the batch engine's numbers: a replay recorded under version 2
+    plays its episode again, night for night."""
+    replay_file, model = replay_file
+    data = json.loads(replay_file.read_text())
+    data["rules_version"] = 2
+    replay_file.write_text(json.dumps(data))
+    again = replay_model(load_replay(replay_file))
+    assert to_replay(again)["nights"] == to_replay(model)["nights"]

@@ -39,6 +39,7 @@ population = ["random", "firefighter:2,liar:2"]
 
 SP = """\
 game = "state_punishment"
+engine = "model"
 seed = 9
 replicates = 2
 

@@ -37,8 +37,8 @@ COMPARISONS = sum(len(entry["statistics"]) for entry in STORED["configurations"]
 Z = norm.ppf(1 - 1e-3 / (2 * COMPARISONS))
 
 
-def test_the_game_records_rules_version_2():
-    assert RULES_VERSION == 2 and GAMES["bucket_brigade"].rules_version == 2
+def test_the_game_records_rules_version_3():
+    assert RULES_VERSION == 3 and GAMES["bucket_brigade"].rules_version == 3
 
 
 def disagreements(before: dict, after: dict) -> list[str]:

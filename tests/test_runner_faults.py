@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 KEYS = {"model": ["run_id", "Step"], "agent": ["run_id", "Step", "AgentID"]}
 SLOW = """\
 game = "state_punishment"
+engine = "model"
 seed = 3
 replicates = 30
 collect = ["model", "agent"]
@@ -142,6 +143,20 @@ def start(study_file, out, *extra):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def pool_processes() -> set[int]:
+    """The processes running a multiprocessing fork server or one of its workers (their
+    command line is the server's)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and b"multiprocessing.forkserver" in (
+                    entry / "cmdline").read_bytes():
+                found.add(int(entry.name))
+        except OSError:  # ended meanwhile
+            pass
+    return found
+
+
 def wait_for(condition, process, what, seconds=60):
     deadline = time.monotonic() + seconds
     while not condition():
@@ -180,8 +195,10 @@ def test_killing_the_main_process_stops_its_workers_and_frees_the_folder(tmp_pat
     study_file = tmp_path / "slow.toml"
     study_file.write_text(LONG)
     folder = tmp_path / "out" / "slow"
+    before = pool_processes()
     process = start(study_file, tmp_path / "out", "--workers", str(workers), "--batch-size", "1")
     wait_for(lambda: recorded(folder) >= 2, process, "recorded batch")
+    assert pool_processes() - before, "the pool's fork server and workers are not seen"
     process.send_signal(signal.SIGKILL)      # the main process only, not its group
     process.wait()
     time.sleep(0.5)                          # a surviving worker would write within this
@@ -189,6 +206,7 @@ def test_killing_the_main_process_stops_its_workers_and_frees_the_folder(tmp_pat
     time.sleep(1.5)
     assert sorted(p.name for p in (folder / "runs").iterdir()) == files, \
         "a worker went on writing after its main process died"
+    assert not pool_processes() - before, "the fork server or a worker outlived the main process"
     study = Study.from_file(study_file)
     resumed = run_study(study, tmp_path / "out", workers=2, progress=False)   # not locked
     assert resumed.already_done >= 2 and resumed.already_done + resumed.played == 300

@@ -10,9 +10,11 @@ dashboard modules that a registration names.
 from pathlib import Path
 
 from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
-from dilemmas.models.bucket_brigade.rules import RULES_VERSION
+from dilemmas.models.bucket_brigade import rules as bucket_brigade
+from dilemmas.models.firefighting_graph import rules as firefighting_graph
 from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
 from dilemmas.models.stag_hunt.model import StagHuntModel
+from dilemmas.models.state_punishment import rules as state_punishment
 from dilemmas.models.state_punishment.model import StatePunishmentModel
 from dilemmas.registry import Benchmark, Game, register
 
@@ -39,14 +41,15 @@ def contributions(name: str) -> dict:
 register(Game(
     name="bucket_brigade", title="Bucket Brigade", model=BucketBrigadeModel, round="night",
     batch="dilemmas.models.bucket_brigade.batch:BucketBrigadeBatch",
-    rules_version=RULES_VERSION,
+    rules_version=bucket_brigade.RULES_VERSION, model_versions=bucket_brigade.MODEL_VERSIONS,
     benchmarks=[Benchmark(f"{n} agents", {"num_agents": n}) for n in (4, 10)],
     dilemma=("firefighter", "free_rider"),
     **contributions("bucket_brigade")))
 
 register(Game(
     name="state_punishment", title="State Punishment", model=StatePunishmentModel,
-    round="turn",
+    round="turn", rules_version=state_punishment.RULES_VERSION,
+    batch="dilemmas.models.state_punishment.batch:StatePunishmentBatch",
     benchmarks=[Benchmark("random"), Benchmark("observing every action", observe=True)],
     dilemma=("civic_voter", "greedy_forager"),
     **contributions("state_punishment")))
@@ -61,6 +64,8 @@ register(Game(
     name="firefighting_graph", title="Firefighting Graph", model=FirefightingGraphModel,
     round="step",
     batch="dilemmas.models.firefighting_graph.batch:FirefightingGraphBatch",
+    rules_version=firefighting_graph.RULES_VERSION,
+    model_versions=firefighting_graph.MODEL_VERSIONS,
     benchmarks=[Benchmark("row, 10 firefighters"),
                 Benchmark("grid 5 x 5", {"layout": "grid"}),
                 Benchmark("grid 50 x 50", {"layout": "grid", "n_width": 50, "n_height": 50})],

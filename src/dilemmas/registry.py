@@ -28,6 +28,9 @@ whatever the game contributes besides its model:
   episodes at once with the model's own rule functions; None for a game played by its model only;
 * ``rules_version``: the version of its rules that results record (1 until a change of
   the rules changes the results of the same parameters and seed);
+* ``model_versions``: the rules versions whose Mesa-model episodes its model plays again
+  number for number (a version may change only the batch engine's); ``(rules_version,)``
+  unless given;
 * ``benchmarks``: the configurations its benchmark plays;
 * ``rules``: its rules document, whose DataCollector columns the contract suite checks.
 
@@ -93,13 +96,14 @@ class Game:
                  figures, view, study, rules, training=None, benchmarks=(),
                  round: str = "round",
                  interface=None, dilemma: tuple[str, str] | None = None, ranges=None,
-                 batch=None, rules_version: int = 1):
+                 batch=None, rules_version: int = 1, model_versions=None):
         self.name, self.title, self.model, self.round = name, title, model, round
         self.references = {"behaviours": behaviours, "statistics": statistics,
                            "ranges": {} if ranges is None else ranges,
                            "figures": figures, "view": view, "interface": interface,
                            "batch": batch}
         self.rules_version = rules_version
+        self.model_versions = (rules_version,) if model_versions is None else model_versions
         self.study, self.rules = Path(study), Path(rules)
         self.training = None if training is None else Path(training)
         self.benchmarks = tuple(benchmarks)

@@ -39,6 +39,7 @@ import numpy as np
 
 from dilemmas.agents.policy import take_decision
 from dilemmas.models.bucket_brigade.rules import BURNING, REST, WORK
+from dilemmas.models.xp import namespace
 
 
 def ring_distance(a: int, b: int, n: int) -> int:
@@ -58,15 +59,16 @@ def nearest_fire(houses, location: int) -> int | None:
     return best
 
 
-def nearest_fires(houses: np.ndarray, locations: np.ndarray) -> np.ndarray:
-    """``nearest_fire`` for arrays: ``houses`` ``(E, n)``, ``locations`` ``(E, k)`` ->
-    ``(E, k)`` houses, -1 where nothing burns."""
+def nearest_fires(houses, locations):
+    """``nearest_fire`` for arrays (numpy or JAX): ``houses`` ``(E, n)``, ``locations``
+    ``(E, k)`` -> ``(E, k)`` houses, -1 where nothing burns."""
+    xp = namespace(houses, locations)
     n = houses.shape[1]
-    distance = np.abs(locations[:, :, None] - np.arange(n)) % n
-    distance = np.minimum(distance, n - distance)
-    distance = np.where(houses[:, None, :] == BURNING, distance, n)
+    distance = xp.abs(locations[:, :, None] - xp.arange(n)) % n
+    distance = xp.minimum(distance, n - distance)
+    distance = xp.where(houses[:, None, :] == BURNING, distance, n)
     nearest = distance.argmin(axis=2)
-    return np.where((houses == BURNING).any(axis=1)[:, None], nearest, -1)
+    return xp.where((houses == BURNING).any(axis=1)[:, None], nearest, -1)
 
 
 class BucketBrigadeAgent(mesa.Agent):
@@ -83,7 +85,11 @@ class BucketBrigadeAgent(mesa.Agent):
         self.signal = None
         self.mode = None
         self.lied = False
-        self.reward = 0.0
+
+    @property
+    def reward(self) -> float:
+        """Cumulative reward (the model's ``tally``)."""
+        return self.model.tally.rewards[0, self.seat].item()
 
     def choose_signal(self) -> str:
         """WORK or REST, from ``model.observation`` (tonight's signals not yet known)."""
@@ -113,9 +119,9 @@ class RandomAgent(BucketBrigadeAgent):
         (``dilemmas.models.bucket_brigade.batch``), from the same uniform numbers."""
         shape = (batch.size, len(group.seats))
         if phase == "signal":
-            return batch.rng.random(shape) < 0.5
-        draws = batch.rng.random((*shape, 2))
-        return (draws[..., 0] * batch.model.num_houses).astype(np.int64), draws[..., 1] < 0.5
+            return batch.draw(shape) < 0.5
+        draws = batch.draw((*shape, 2))
+        return (draws[..., 0] * batch.model.num_houses).astype(int), draws[..., 1] < 0.5
 
 
 class AlwaysWorkAgent(BucketBrigadeAgent):
@@ -138,10 +144,10 @@ class AlwaysWorkAgent(BucketBrigadeAgent):
         """``choose_signal`` / ``choose_action`` for every episode of a batch."""
         fire = (batch.houses == BURNING).any(axis=1)
         if phase == "signal":
-            return np.broadcast_to(fire[:, None], (batch.size, len(group.seats)))
+            return batch.xp.broadcast_to(fire[:, None], (batch.size, len(group.seats)))
         here = batch.locations[:, group.seats]
         target = nearest_fires(batch.houses, here)
-        return np.where(target < 0, here, target), target >= 0
+        return batch.xp.where(target < 0, here, target), target >= 0
 
 
 class AlwaysRestAgent(BucketBrigadeAgent):
@@ -158,7 +164,7 @@ class AlwaysRestAgent(BucketBrigadeAgent):
     @staticmethod
     def batch_decide(batch, group, phase):
         """``choose_signal`` / ``choose_action`` for every episode of a batch."""
-        rest = np.zeros((batch.size, len(group.seats)), dtype=bool)
+        rest = batch.xp.zeros((batch.size, len(group.seats)), dtype=bool)
         return rest if phase == "signal" else (batch.locations[:, group.seats], rest)
 
 
@@ -224,14 +230,14 @@ class HeuristicAgent(BucketBrigadeAgent):
         (``dilemmas.models.bucket_brigade.batch``): the same decisions from the same uniform
         numbers.
 
-        Random numbers, one fixed array per phase from ``batch.rng`` (``E`` episodes, ``k``
+        Random numbers, one fixed array per phase from ``batch.draw`` (``E`` episodes, ``k``
         seats of the group), each number standing for one ``model.random`` draw of the Mesa
         methods:
 
-        * ``signal``: ``u = batch.rng.random((E, k, 2))``; ``u[..., 0]`` is the intent draw
+        * ``signal``: ``u = batch.draw((E, k, 2))``; ``u[..., 0]`` is the intent draw
           (used only in an episode where something burns, where ``choose_signal`` draws it)
           and ``u[..., 1]`` the honesty draw.
-        * ``act``: ``u = batch.rng.random((E, k, 3))``, used only where something burns;
+        * ``act``: ``u = batch.draw((E, k, 3))``, used only where something burns;
           ``u[..., 0]`` is the exploration draw, ``u[..., 1]`` chooses the fire when exploring
           (the ``int(u * number of fires)``-th burning house in index order: uniform, as
           ``random.randrange(len(fires))`` is, though not from the same number),
@@ -244,61 +250,63 @@ class HeuristicAgent(BucketBrigadeAgent):
         with the same float operations in the same order as ``_score`` (``exp`` of the
         helper counts through ``math.exp``), so ties break as in the Mesa methods.
         """
-        p = cls.params
-        seats = np.asarray(group.seats)
+        p, xp = cls.params, batch.xp
+        seats = group.seats
         size, k = batch.size, len(seats)
         houses = batch.houses
         n = houses.shape[1]
         burning = houses == BURNING  # (E, n)
         fire = burning.any(axis=1)  # (E,)
-        owned = (np.arange(n) % batch.model.num_agents) == seats[:, None]  # (k, n)
+        owned = batch.model.owns[seats]  # (k, n)
         if phase == "signal":
-            u = batch.rng.random((size, k, 2))
+            u = batch.draw((size, k, 2))
             w0 = p["work_tendency"]
-            w = np.where((burning[:, None, :] & owned).any(axis=2),
+            w = xp.where((burning[:, None, :] & owned).any(axis=2),
                          w0 + (1 - w0) * p["own_house_priority"], w0)
-            w = np.where(batch.last_work[:, seats], w * (1 - p["fatigue"]), w)
+            w = xp.where(batch.last_work[:, seats], w * (1 - p["fatigue"]), w)
             intent = fire[:, None] & (u[..., 0] < w)
             group.memory["intent"] = intent
-            return np.where(u[..., 1] < p["honesty"], intent, ~intent)
+            return xp.where(u[..., 1] < p["honesty"], intent, ~intent)
 
-        u = batch.rng.random((size, k, 3))
+        u = batch.draw((size, k, 3))
         intent = group.memory["intent"]
         here = batch.locations[:, seats]
         kappa = batch.model.kappa
         num_agents = batch.locations.shape[1]
         # exp(-kappa*m) for m = 0 .. num_agents helpers, as math.exp computes it.
-        decay = np.array([math.exp(-kappa * m) for m in range(num_agents + 1)])
+        decay = xp.asarray([math.exp(-kappa * m) for m in range(num_agents + 1)])
         # Helpers: the WORK signallers expected at each fire, less the agent itself.
         expected = nearest_fires(houses, batch.locations)  # (E, N), -1 without fire
         signalled = batch.signals & (expected >= 0)
-        at = np.zeros((size, n), dtype=np.int64)
-        rows = np.broadcast_to(np.arange(size)[:, None], expected.shape)
-        np.add.at(at, (rows[signalled], expected[signalled]), 1)
-        mine = signalled[:, seats][:, :, None] & (expected[:, seats][:, :, None] == np.arange(n))
-        helpers = at[:, None, :] - mine  # (E, k, n)
+        heading = signalled[:, :, None] & (expected[:, :, None] == xp.arange(n))  # (E, N, n)
+        helpers = heading.sum(axis=1)[:, None, :] - heading[:, seats]  # (E, k, n)
         # Score of every house (only fires count).
-        distance = np.abs(here[:, :, None] - np.arange(n)) % n
-        distance = np.minimum(distance, n - distance)
+        distance = xp.abs(here[:, :, None] - xp.arange(n)) % n
+        distance = xp.minimum(distance, n - distance)
         next_to_own = ~owned & (np.roll(owned, 1, axis=1) | np.roll(owned, -1, axis=1))
         score = (p["own_house_priority"] * owned.astype(float)
                  + p["neighbor_help"] * next_to_own.astype(float)
                  + p["altruism"] * (~owned).astype(float)
                  + p["coordination"] * decay[helpers]
                  - p["risk_aversion"] * distance / (n // 2))
-        best = np.where(burning[:, None, :], score, -np.inf).argmax(axis=2)
+        best = xp.where(burning[:, None, :], score, -xp.inf).argmax(axis=2)
         # Exploration: the int(u * fires)-th fire in index order.
         count = burning.sum(axis=1)  # (E,)
-        pick = (u[..., 1] * count[:, None]).astype(np.int64)  # (E, k)
-        rank = np.cumsum(burning, axis=1) - 1  # (E, n): index of each fire among the fires
+        pick = (u[..., 1] * count[:, None]).astype(int)  # (E, k)
+        rank = xp.cumsum(burning, axis=1) - 1  # (E, n): index of each fire among the fires
         explored = (burning[:, None, :] & (rank[:, None, :] == pick[:, :, None])).argmax(axis=2)
-        target = np.where(u[..., 0] < p["exploration"], explored, best)
+        target = xp.where(u[..., 0] < p["exploration"], explored, best)
         # Mode: the intent, flipped against the cover the signals give the target.
-        cover = 1 - decay[np.take_along_axis(helpers, target[:, :, None], axis=2)[..., 0]]
-        working = np.where(intent, ~(u[..., 2] < p["rest_bias"] * cover),
+        cover = 1 - decay[xp.take_along_axis(helpers, target[:, :, None], axis=2)[..., 0]]
+        working = xp.where(intent, ~(u[..., 2] < p["rest_bias"] * cover),
                            u[..., 2] < p["altruism"] * (1 - cover))
-        working &= fire[:, None]
-        return np.where(working, target, here).astype(np.int64), working
+        working = working & fire[:, None]
+        return xp.where(working, target, here), working
+
+    @staticmethod
+    def batch_memory(batch, group):
+        """The intent of the signal phase, for the act phase (none yet)."""
+        return {"intent": batch.xp.zeros((batch.size, len(group.seats)), dtype=bool)}
 
     def _score(self, house, here, helpers):
         n = self.model.num_houses

@@ -77,8 +77,8 @@ class RandomAgent(FirefighterAgent):
     def batch_decide(batch, group, phase):
         """``choose_action`` for every episode of a batch
         (``dilemmas.models.firefighting_graph.batch``), from the same uniform numbers."""
-        draws = batch.rng.random((batch.size, len(group.seats)))
-        return (draws * batch.model.n_actions).astype(np.int64)
+        draws = batch.draw((batch.size, len(group.seats)))
+        return (draws * batch.model.n_actions).astype(int)
 
 
 class Fixed0Agent(FirefighterAgent):
@@ -91,7 +91,7 @@ class Fixed0Agent(FirefighterAgent):
 
     @staticmethod
     def batch_decide(batch, group, phase):
-        return np.zeros((batch.size, len(group.seats)), dtype=np.int64)
+        return batch.xp.zeros((batch.size, len(group.seats)), dtype=int)
 
 
 class Fixed1Agent(FirefighterAgent):
@@ -104,7 +104,7 @@ class Fixed1Agent(FirefighterAgent):
 
     @staticmethod
     def batch_decide(batch, group, phase):
-        return np.ones((batch.size, len(group.seats)), dtype=np.int64)
+        return batch.xp.ones((batch.size, len(group.seats)), dtype=int)
 
 
 class BeliefTrackerAgent(FirefighterAgent):
@@ -141,31 +141,36 @@ class BeliefTrackerAgent(FirefighterAgent):
                 self.beliefs[action] = belief + (1 - belief) * model.p_ignite
 
     @staticmethod
+    def batch_memory(batch, group):
+        """The beliefs ``(episodes, seats, actions)`` at the prior, and the first action
+        (the shared house: 1 in an even column, else 0)."""
+        model, xp = batch.model, batch.xp
+        prior = model.max_fire_level / (model.max_fire_level + 1)
+        columns = group.seats if model.layout == "row" else group.seats % model.n_width
+        return {"beliefs": xp.full((batch.size, len(group.seats), model.n_actions), prior),
+                "last": xp.broadcast_to(xp.asarray(np.where(columns % 2 == 0, 1, 0)),
+                                        (batch.size, len(group.seats)))}
+
+    @staticmethod
     def batch_decide(batch, group, phase):
-        """``choose_action`` for every episode of a batch: the beliefs ``(episodes, seats,
-        actions)`` and last actions live in ``group.memory``; the same arithmetic, in the
-        same order, as the agent's."""
-        model, memory = batch.model, group.memory
-        if "beliefs" not in memory:  # the first step: go to the shared house
-            prior = model.max_fire_level / (model.max_fire_level + 1)
-            memory["beliefs"] = np.full((batch.size, len(group.seats), model.n_actions), prior)
-            columns = group.seats if model.layout == "row" else group.seats % model.n_width
-            memory["last"] = np.broadcast_to(np.where(columns % 2 == 0, 1, 0),
-                                             (batch.size, len(group.seats))).copy()
-            return memory["last"]
+        """``choose_action`` for every episode of a batch: the beliefs and last actions live
+        in ``group.memory`` (``batch_memory``); the same arithmetic, in the same order, as
+        the agent's. On the first step, the first action."""
+        model, memory, xp = batch.model, group.memory, batch.xp
         beliefs, last = memory["beliefs"], memory["last"]
         flame = batch.observations[:, group.seats] == 1
         p_fire, p_calm = model.p_observe[2], model.p_observe[0]
-        burning = np.where(flame, p_fire, 1 - p_fire)
-        calm = np.where(flame, p_calm, 1 - p_calm)
-        visited = np.arange(model.n_actions) == last[..., None]
+        burning = xp.where(flame, p_fire, 1 - p_fire)
+        calm = xp.where(flame, p_calm, 1 - p_calm)
+        visited = xp.arange(model.n_actions) == last[..., None]
         total = beliefs * burning[..., None] + (1 - beliefs) * calm[..., None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            seen = np.where(total != 0, beliefs * burning[..., None] / total, beliefs)
-        beliefs = np.where(visited, seen, beliefs + (1 - beliefs) * model.p_ignite)
-        alarmed = np.take_along_axis(beliefs, last[..., None], 2)[..., 0] >= 0.5
-        memory["beliefs"] = beliefs
-        memory["last"] = np.where(alarmed, beliefs.argmin(axis=2), last)
+        seen = xp.where(total != 0, beliefs * burning[..., None] / xp.where(total != 0, total, 1),
+                        beliefs)
+        updated = xp.where(visited, seen, beliefs + (1 - beliefs) * model.p_ignite)
+        alarmed = xp.take_along_axis(updated, last[..., None], 2)[..., 0] >= 0.5
+        first = batch.t == 1
+        memory["beliefs"] = xp.where(first, beliefs, updated)
+        memory["last"] = xp.where(first | ~alarmed, last, updated.argmin(axis=2))
         return memory["last"]
 
 

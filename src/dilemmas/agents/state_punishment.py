@@ -33,8 +33,42 @@ import numpy as np
 from mesa.discrete_space import CellAgent
 
 from dilemmas.agents.policy import take_decision
-from dilemmas.models.state_punishment.rules import (ACTION_BY_EFFECT, AGENT_CHANNEL, HARM,
-                                                    KIND_CHANNEL, KINDS, MOVES, VALUE, WALL)
+from dilemmas.models.state_punishment import arrays
+from dilemmas.models.state_punishment.rules import (ACTION_BY_EFFECT, ACTION_MODES, AGENT_CHANNEL,
+                                                    HARM, KIND_CHANNEL, KINDS, MOVES, VALUE, WALL)
+
+
+def action_of(mode: str, move: str | None, vote: int) -> str:
+    """The action of ``mode`` for a move (or None) and a vote (-1, 0, +1): in ``"simple"``
+    mode a vote takes the place of the move; in ``"composite"`` mode it goes with the move,
+    and without a move it cannot be cast (``"noop"``)."""
+    by_effect = ACTION_BY_EFFECT[mode]
+    if mode == "simple":
+        return by_effect[(None, vote) if vote else (move, 0)]
+    return by_effect[(move, vote) if move else (None, 0)]
+
+
+def action_table(mode: str) -> np.ndarray:
+    """``table[move, vote + 1]``: the index in ``mode``'s actions of ``action_of`` for move
+    ``move`` (0..3 in the order of ``MOVES``, 4: none) and ``vote``."""
+    names = ACTION_MODES[mode]
+    return np.array([[names.index(action_of(mode, move, vote)) for vote in (-1, 0, 1)]
+                     for move in (*MOVES, None)])
+
+
+def _seat_value(field: str, meaning: str) -> property:
+    """An agent's entry of a per-seat field of its model's ``state``
+    (``dilemmas.models.state_punishment.arrays.State``); setting it gives the model a new
+    state."""
+    def get(agent):
+        return getattr(agent.model.state, field)[0, agent.seat].item()
+
+    def put(agent, value):
+        values = getattr(agent.model.state, field).copy()
+        values[0, agent.seat] = value
+        agent.model.state = agent.model.state._replace(**{field: values})
+
+    return property(get, put, doc=meaning)
 
 
 class StatePunishmentAgent(CellAgent):
@@ -46,11 +80,13 @@ class StatePunishmentAgent(CellAgent):
         super().__init__(model)
         self.seat = seat
         self.world = seat % model.num_worlds
-        self.reward = 0.0
-        self.collected = 0
-        self.votes_up = self.votes_down = 0
-        self.harm_received = 0.0
-        self.pending_harm = 0.0
+
+    reward = _seat_value("reward", "cumulative reward")
+    collected = _seat_value("collected", "resources it collected")
+    votes_up = _seat_value("votes_up", "votes to increase it cast")
+    votes_down = _seat_value("votes_down", "votes to decrease it cast")
+    harm_received = _seat_value("harm_received", "harm put on its ledger, applied or not")
+    pending_harm = _seat_value("pending_harm", "its ledger: harm not yet applied")
 
     def act(self):
         """Choose an action; the model applies it (docs/rules/state_punishment.md, "Round", 2)."""
@@ -65,10 +101,7 @@ class StatePunishmentAgent(CellAgent):
 
     def action_name(self, move: str | None, vote: int) -> str:
         """The action of the current mode for a move (or None) and a vote (-1, 0, +1)."""
-        by_effect = ACTION_BY_EFFECT[self.model.action_mode]
-        if self.model.action_mode == "simple":  # a vote takes the place of the move
-            return by_effect[(None, vote) if vote else (move, 0)]
-        return by_effect[(move, vote) if move else (None, 0)]
+        return action_of(self.model.action_mode, move, vote)
 
 
 class RandomAgent(StatePunishmentAgent):
@@ -79,6 +112,12 @@ class RandomAgent(StatePunishmentAgent):
     def choose_action(self):
         names = self.model.action_names
         return names[int(self.model.random.random() * len(names))]
+
+    @classmethod
+    def batch_decide(cls, batch, group, phase):
+        """The same choice for the seat acting in each episode (``batch.acting``)."""
+        count = len(batch.model.action_names)
+        return (batch.draw(batch.acting.shape) * count).astype(int)
 
 
 class ScriptedForager(StatePunishmentAgent):
@@ -129,6 +168,85 @@ class ScriptedForager(StatePunishmentAgent):
         """A uniformly random move among ``free`` ones, or None when there is none."""
         return free[int(self.model.random.random() * len(free))] if free else None
 
+    # --- The same rules for the seat acting in each episode of a batch -----------------
+    # Moves are numbered in the order of MOVES (0 up, 1 down, 2 left, 3 right), 4 is none;
+    # the view is its cells' channels, ``(E, rows, cols)``.
+
+    @staticmethod
+    def batch_read(batch):
+        """``(view, me_row, me_col, d_row, d_col, p, harm)`` of the acting seats: their own
+        view's channels, their place in it, every cell's offset from there, ``p`` and their
+        ledger."""
+        xp, model, state = batch.xp, batch.model, batch.current
+        seat = batch.acting[:, None]
+        cells = arrays.codes(state, model.rules)
+        episodes = xp.arange(seat.shape[0])
+        if model.full_view:
+            view = cells[episodes, xp.asarray(model.rules.world_of)[batch.acting]]
+            me_row, me_col = state.row[episodes, batch.acting], state.col[episodes, batch.acting]
+        else:
+            view = arrays.windows(cells, state, model.rules, model.vision_radius, seat)[:, 0]
+            me_row = me_col = xp.full(seat.shape[0], model.vision_radius)
+        rows, cols = xp.arange(view.shape[1]), xp.arange(view.shape[2])
+        d_row = rows[None, :, None] - me_row[:, None, None] + 0 * cols[None, None, :]
+        d_col = cols[None, None, :] - me_col[:, None, None] + 0 * rows[None, :, None]
+        p = arrays.punishment_level(state, model.denominator)
+        return (view, me_row, me_col, d_row, d_col, p,
+                state.pending_harm[episodes, batch.acting])
+
+    @staticmethod
+    def batch_net_values(batch, p):
+        """``(E, 5)``: each kind's net value at ``p``."""
+        model, xp = batch.model, batch.xp
+        taboo = xp.asarray([kind in model.taboo for kind in KINDS])
+        return xp.asarray([VALUE[kind] for kind in KINDS]) + xp.where(
+            taboo, model.punishment_magnitude * p[:, None], 0.0)
+
+    @staticmethod
+    def batch_free(batch, view, me_row, me_col, avoid):
+        """``(E, 4)``: whether each move is free (``free_moves``); ``avoid`` ``(E, 5)``."""
+        xp = batch.xp
+        episodes = xp.arange(view.shape[0])
+        free = []
+        for d_row, d_col in MOVES.values():
+            row, col = me_row + d_row, me_col + d_col
+            outside = (row < 0) | (row >= view.shape[1]) | (col < 0) | (col >= view.shape[2])
+            there = view[episodes, xp.clip(row, 0, view.shape[1] - 1),
+                         xp.clip(col, 0, view.shape[2] - 1)]
+            kind = xp.clip(there - KIND_CHANNEL["A"], 0, len(KINDS) - 1)
+            avoided = (there >= KIND_CHANNEL["A"]) & (there < AGENT_CHANNEL) \
+                & avoid[episodes, kind]
+            free.append(outside | ~((there == WALL) | avoided | (there >= AGENT_CHANNEL)))
+        return xp.stack(free, axis=1)
+
+    @staticmethod
+    def batch_random_move(batch, free):
+        """``(E,)``: a uniformly random free move, 4 when none is free (``random_move``)."""
+        xp = batch.xp
+        count = free.sum(axis=1)
+        pick = (batch.draw(count.shape) * count).astype(int)
+        rank = xp.cumsum(free, axis=1) - 1
+        chosen = xp.argmax(free & (rank == pick[:, None]), axis=1)
+        return xp.where(count > 0, chosen, 4)
+
+    @classmethod
+    def batch_step_toward(cls, batch, free, d_row, d_col):
+        """``(E,)``: the free move toward the offsets, rows first, else a random free move
+        (``step_toward``)."""
+        xp = batch.xp
+        episodes = xp.arange(free.shape[0])
+        vertical = xp.where(d_row < 0, 0, 1)
+        horizontal = xp.where(d_col < 0, 2, 3)
+        random = cls.batch_random_move(batch, free)
+        return xp.where((d_row != 0) & free[episodes, vertical], vertical,
+                        xp.where((d_col != 0) & free[episodes, horizontal], horizontal, random))
+
+    @staticmethod
+    def batch_action(batch, move, vote):
+        """``(E,)``: the action index for a move (0..4) and a vote (-1, 0, +1)."""
+        table = batch.xp.asarray(action_table(batch.model.action_mode))
+        return table[move, vote + 1]
+
 
 class GreedyForagerAgent(ScriptedForager):
     """Goes for the best visible value net of expected punishment. Its rules:
@@ -149,6 +267,28 @@ class GreedyForagerAgent(ScriptedForager):
         deterred = any(VALUE[kind] > 0 and kind in self.model.taboo
                        and self.net_value(kind, p) <= 0 for kind, _, _ in seen)
         return self.action_name(move, -1 if deterred and p > 0 else 0)
+
+    @classmethod
+    def batch_decide(cls, batch, group, phase):
+        """``choose_action`` for the seat acting in each episode: the best visible net value
+        (ties to the nearest, then the smallest ``d_row``, then ``d_col``)."""
+        xp, model = batch.xp, batch.model
+        view, me_row, me_col, d_row, d_col, p, _ = cls.batch_read(batch)
+        net = cls.batch_net_values(batch, p)
+        avoid = net <= 0
+        visible = (view >= KIND_CHANNEL["A"]) & (view < AGENT_CHANNEL)
+        kind = xp.clip(view - KIND_CHANNEL["A"], 0, len(KINDS) - 1)
+        episodes = xp.arange(view.shape[0])[:, None, None]
+        worth = xp.where(visible, net[episodes, kind], -xp.inf)
+        best = _first_of(xp, visible, (-worth, xp.abs(d_row) + xp.abs(d_col), d_row, d_col))
+        target_row, target_col = (xp.where(best, d, 0).sum(axis=(1, 2)) for d in (d_row, d_col))
+        chosen = xp.where(best, worth, -xp.inf).max(axis=(1, 2))
+        free = cls.batch_free(batch, view, me_row, me_col, avoid)
+        move = xp.where(chosen > 0, cls.batch_step_toward(batch, free, target_row, target_col),
+                        cls.batch_random_move(batch, free))
+        positive = xp.asarray([VALUE[k] > 0 and k in model.taboo for k in KINDS])
+        deterred = (visible & (positive & avoid)[episodes, kind]).any(axis=(1, 2))
+        return cls.batch_action(batch, move, xp.where(deterred & (p > 0), -1, 0))
 
 
 class CivicVoterAgent(ScriptedForager):
@@ -176,6 +316,38 @@ class CivicVoterAgent(ScriptedForager):
         else:
             move = self.random_move(self.free_moves(view, me, avoid))
         return self.action_name(move, vote)
+
+    @classmethod
+    def batch_decide(cls, batch, group, phase):
+        """``choose_action`` for the seat acting in each episode: the nearest wanted
+        resource (ties to the smallest ``d_row``, then ``d_col``)."""
+        xp = batch.xp
+        view, me_row, me_col, d_row, d_col, p, harm = cls.batch_read(batch)
+        vote = xp.where((harm >= cls.HARM_HIGH) & (p < 1), 1,
+                        xp.where((harm == 0) & (p >= 0.5), -1, 0))
+        harmful = xp.asarray([HARM[kind] > cls.HARM_TOLERATED for kind in KINDS])
+        avoid = harmful | (cls.batch_net_values(batch, p) <= 0)
+        kind = xp.clip(view - KIND_CHANNEL["A"], 0, len(KINDS) - 1)
+        episodes = xp.arange(view.shape[0])[:, None, None]
+        wanted = ((view >= KIND_CHANNEL["A"]) & (view < AGENT_CHANNEL)
+                  & ~avoid[episodes, kind])
+        target = _first_of(xp, wanted, (xp.abs(d_row) + xp.abs(d_col), d_row, d_col))
+        target_row, target_col = (xp.where(target, d, 0).sum(axis=(1, 2)) for d in (d_row, d_col))
+        free = cls.batch_free(batch, view, me_row, me_col, avoid)
+        move = xp.where(wanted.any(axis=(1, 2)),
+                        cls.batch_step_toward(batch, free, target_row, target_col),
+                        cls.batch_random_move(batch, free))
+        return cls.batch_action(batch, move, vote)
+
+
+def _first_of(xp, candidates, keys):
+    """``(E, rows, cols)``: the one candidate cell of each episode that comes first by
+    ``keys`` (each ``(E, rows, cols)``, the smallest first, the next key breaking ties);
+    all False where there is no candidate."""
+    for key in keys:
+        lowest = xp.where(candidates, key, xp.inf).min(axis=(1, 2), keepdims=True)
+        candidates = candidates & (key == lowest)
+    return candidates
 
 
 class PolicyAgent(StatePunishmentAgent):

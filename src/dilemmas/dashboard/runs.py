@@ -255,7 +255,7 @@ def _refusal(run_id: str, game: Game, engine: str, version: int) -> str | None:
                 "share one random generator, so its seed alone does not play it again: "
                 "batch-engine runs are shown from their stored rows only and cannot be "
                 "replayed as a world")
-    if version != game.rules_version:
+    if version not in game.model_versions:
         return (f"run {run_id} was played under version {version} of the {game.name} rules "
                 f"and this code plays version {game.rules_version}, whose random numbers "
                 "differ: it is shown from its stored rows only and cannot be replayed as a "

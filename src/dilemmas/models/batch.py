@@ -1,8 +1,8 @@
 """Many episodes at once: the batch engine every array game shares.
 
-A game whose rules are written over arrays of episodes (``models/<game>_arrays.py``)
+A game whose rules are written over arrays of episodes (``models/<game>/arrays.py``)
 registers a batch engine (``Game.batch``, a subclass of :class:`BatchEngine` in
-``models/<game>_batch.py``). It plays ``episodes`` episodes of one parameter set together,
+``models/<game>/batch.py``). It plays ``episodes`` episodes of one parameter set together,
 round by round, with the same rule functions the game's Mesa model calls for its one
 episode, and with behaviours that decide for all episodes at once: a behaviour class that
 defines ``batch_decide`` (see each game's agents module) can play in a batch. The engine
@@ -10,20 +10,37 @@ records the model reporters after construction and after every round of every ep
 exactly the columns the model's DataCollector would collect (``Step`` counts the
 collections), and with ``agents=True`` the agent reporters too.
 
-The results agree with the Mesa model's in distribution, not draw for draw: the episodes
-share one generator (``rng``), so each episode's numbers depend on the others in its batch.
-A batch is reproducible from its seed, its parameters and its number of episodes.
+``run()`` plays the whole batch compiled by JAX (``jit`` and ``lax.scan``, on the default
+JAX device: a CPU, or a GPU where the CUDA plugin is installed): the engine's methods are
+traced once with JAX arrays for every per-episode array and the rule functions run on
+them (``dilemmas.models.xp``); every episode plays every round, and the rounds after an
+episode's end are not recorded (nothing of them is kept). The compiled program is kept for
+the next batch of the same parameters and size. Called round by round instead (``start``, ``play_round``
+or ``begin_round``, ``decide``, ``take``, ``resolve``, ``keep``, as ``dilemmas.envs.vector``
+does), the engine runs the same methods on numpy arrays and drops the episodes that end.
+
+Randomness: every number comes from ``draw(shape)``, uniform in [0, 1): from the numpy
+generator ``rng`` round by round, from a JAX key derived from ``rng`` in ``run()``. The
+episodes share it, so the results agree with the Mesa model's in distribution, not draw for
+draw; a batch is reproducible from its seed, its parameters and its number of episodes, on
+a given JAX backend.
 
 ``BatchEngine(episodes, rng, **parameters)`` checks the parameters by building the game's
 Mesa model once (so the two take the same parameters and mean the same by them) and refuses
 a population with a behaviour that cannot decide on arrays (``unable`` names them).
 """
 
+import copy
+import math
+import os
+from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from dilemmas.models.phases import AgentPhase
+from dilemmas.models.xp import set_at
 from dilemmas.registry import GAMES
 
 
@@ -57,26 +74,37 @@ class Group:
     memory: dict
 
 
+#: Batches of fewer episodes play on numpy, round by round, unless ``run(compiled=True)``:
+#: compiling a program takes about 2 s on a CPU, longer than such a batch plays on numpy.
+COMPILED_FROM = 1024
+
+
 class BatchEngine:
-    """The shared part of a game's batch engine: parameters, groups of seats, recording
-    and the dropping of finished episodes.
+    """The shared part of a game's batch engine: parameters, groups of seats, random
+    numbers, the compiled run and the dropping of finished episodes.
 
     A subclass sets ``game`` (the registered name), lists in ``state`` the names of its
     per-episode arrays (first axis: the episodes still playing) and in ``decisions`` the
-    round's decision phases, and defines ``start()`` (the arrays after construction),
+    round's decision phases, and defines ``setup()`` (the arrays after construction),
     ``blank(phase)`` (the arrays a phase's decisions fill, ``(episodes, seats)`` each),
     ``take(phase, decisions)`` (the decisions take effect), ``resolve()`` (the rest of the
     round; returns the mask of the episodes that ended), ``model_row()`` (the model
-    reporters of the episodes still playing, name -> array) and, for agent rows,
-    ``agent_row()``. A round is ``begin_round()``, then ``decide`` and ``take`` for each
-    decision phase, then ``resolve()`` (``play_round``); an environment that supplies some
-    seats' decisions itself (``external=True``: the ``policy`` seats) plays the same calls
-    (``dilemmas.envs.vector``).
+    reporters, name -> ``(episodes,)`` array) and ``agent_row()`` (the numeric agent
+    reporters, name -> ``(episodes, seats)``); ``labels`` names the agent reporters recorded
+    as words (reporter -> the words for False and True; None before the first round).
+    Every method builds new arrays with ``self.xp`` (numpy or ``jax.numpy``) and never
+    changes one in place, so that JAX can trace it. A round is ``begin_round()``, then
+    ``decide`` and ``take`` for each decision phase, then ``resolve()`` (``play_round``); an
+    environment that supplies some seats' decisions itself (``external=True``: the ``policy``
+    seats) plays the same calls (``dilemmas.envs.vector``).
     """
 
     game: str = ""
     state: tuple[str, ...] = ()
     decisions: tuple[str, ...] = ()
+    labels: dict[str, tuple[str, str]] = {}
+    #: Rounds per compiled call of ``run()``, between looks at which episodes still play.
+    chunk = 4
 
     def __init__(self, episodes: int, rng: np.random.Generator, *, agents: bool = False,
                  external: bool = False, **parameters):
@@ -90,7 +118,13 @@ class BatchEngine:
             raise ValueError(f"population={self.model.population!r}: {unable(self.model)} "
                              f"cannot play in the {game.title} batch engine; use the Mesa "
                              f"model ({game.model.__name__})")
+        refused = self.refusal(self.model)
+        if refused:
+            raise ValueError(f"{refused}: the {game.title} batch engine cannot play it; use the "
+                             f"Mesa model ({game.model.__name__})")
         self.rng = rng
+        self.xp = np
+        self.key = None  # a JAX key while run() traces the engine
         self.episodes = episodes
         self.ids = np.arange(episodes)  # the episodes still playing
         self.t = 0
@@ -99,36 +133,76 @@ class BatchEngine:
             seats = np.array([i for i, kind in enumerate(behaviours) if kind is cls])
             self.groups.append(Group(cls, seats, {}))
         self.collect_agents = agents
-        self.agent_ids = np.array([agent.unique_id for agent in self.model.seats])
-        self._model_rows: list[tuple[np.ndarray, dict]] = []
-        self._agent_rows: list[tuple[np.ndarray, dict]] = []
+
+    @classmethod
+    def refusal(cls, model) -> str | None:
+        """Why the engine cannot play ``model``'s parameters (None: it can), beside the
+        behaviours that cannot decide on arrays (``unable``)."""
+        return None
 
     @property
     def size(self) -> int:
         """Episodes still playing."""
         return len(self.ids)
 
-    def run(self) -> "Rows":
-        """Play every episode to its end; the recorded rows, episode by episode."""
-        self.start()
-        self._record()
-        while self.size:
-            ended = self.play_round()
-            self._record()
-            if ended.any():
-                self.keep(~ended)
-        return Rows(self.episodes, *_stack(self._model_rows, self.episodes),
-                    *(_stack(self._agent_rows, self.episodes) if self.collect_agents
-                      else (None, None, None)))
+    def draw(self, shape) -> np.ndarray:
+        """Uniform numbers in [0, 1) of ``shape``."""
+        if self.key is None:
+            return self.rng.random(shape)
+        import jax
 
-    def _record(self):
-        self._model_rows.append((self.ids, self.model_row()))
+        self.key, key = jax.random.split(self.key)
+        # drawn flat: XLA generates a flat array several times faster than a narrow one
+        return jax.random.uniform(key, (math.prod(shape),)).reshape(shape)
+
+    def start(self) -> None:
+        """The arrays after construction (``setup()``) and each group's memory as its
+        behaviour starts it (``batch_memory(batch, group)``, for behaviours that carry
+        arrays from one decision to the next)."""
+        self.setup()
+        for group in self.groups:
+            starts = getattr(group.behaviour, "batch_memory", None)
+            group.memory = dict(starts(self, group)) if starts else {}
+
+    def run(self, compiled: bool | None = None) -> "Rows":
+        """Play every episode to its end; the recorded rows, episode by episode.
+        ``compiled``: by JAX (True) or round by round on numpy (False); by default, JAX
+        from ``COMPILED_FROM`` episodes on."""
+        if compiled is None:
+            compiled = self.episodes >= COMPILED_FROM
+        if not compiled:
+            return self._run_on_numpy()
+        import jax
+
+        program = Program.of(self, padded(self.episodes))
+        seeds = self.rng.integers(0, 2**32, size=2)
+        carry, first = program.first(jax.random.fold_in(jax.random.key(int(seeds[0])),
+                                                        int(seeds[1])))
+        rounds = [jax.device_get(first)]
+        while not bool(carry["done"][:self.episodes].all()):
+            carry, rows = program.rounds(carry)
+            rounds.append(jax.device_get(rows))
+        return collected(program.engine, rounds, self.episodes)
+
+    def _run_on_numpy(self) -> "Rows":
+        """``run()`` round by round on numpy, every episode playing every round as in the
+        compiled program (what an ended episode plays is not recorded)."""
+        self.start()
+        done = np.zeros(self.episodes, dtype=bool)
+        rounds = [self.rows()]
+        while not done.all():
+            playing = ~done
+            done = done | self.play_round()
+            rounds.append(_as_chunk({**self.rows(), "playing": playing}))
+        return collected(self, rounds, self.episodes)
+
+    def rows(self) -> dict:
+        """The rows of the current state: ``{"model": model_row()}``, and ``"agent"`` when
+        agents are collected."""
+        rows = {"model": self.model_row()}
         if self.collect_agents:
-            seats = len(self.model.seats)
-            row = {"AgentID": np.tile(self.agent_ids, self.size)}
-            row.update({name: np.asarray(values).reshape(-1)
-                        for name, values in self.agent_row().items()})
-            self._agent_rows.append((np.repeat(self.ids, seats), row))
+            rows["agent"] = self.agent_row()
+        return rows
 
     def keep(self, playing: np.ndarray) -> None:
         """Drop the episodes that ended from every per-episode array."""
@@ -154,15 +228,17 @@ class BatchEngine:
         """Every seat's decision in ``phase``: each behaviour's ``batch_decide`` for its seats
         (a tuple of arrays shaped like ``blank(phase)``, or one array); the seats of
         behaviours without one take theirs from ``supplied`` (arrays like ``blank``)."""
-        decided = self.blank(phase) if supplied is None else tuple(np.array(a) for a in supplied)
+        decided = self.blank(phase) if supplied is None else tuple(supplied)
         for group in self.groups:
             if group.behaviour.behaviour != "policy":
                 chosen = group.behaviour.batch_decide(self, group, phase)
-                for target, part in zip(decided, chosen if isinstance(chosen, tuple) else (chosen,)):
-                    target[:, group.seats] = part
+                decided = tuple(
+                    set_at(target, (slice(None), group.seats), part)
+                    for target, part in zip(decided, chosen if isinstance(chosen, tuple)
+                                            else (chosen,)))
         return decided
 
-    def start(self):
+    def setup(self):
         raise NotImplementedError
 
     def blank(self, phase: str) -> tuple:
@@ -178,32 +254,156 @@ class BatchEngine:
         raise NotImplementedError
 
     def agent_row(self) -> dict:
-        """Agent reporter -> ``(episodes playing, seats)`` array."""
+        """Numeric agent reporter -> ``(episodes playing, seats)`` array."""
         raise NotImplementedError
 
 
-def _stack(rows, episodes: int):
-    """Rows recorded round by round -> (episode of each row, Step of each row, columns), in
-    episode order and, within an episode, in Step order (agents in seat order). Each round
-    recorded the episodes playing in increasing order, so a row's place is known without
-    sorting: its episode's first row plus the rows of its earlier rounds."""
-    counts = [np.bincount(ids, minlength=episodes) for ids, _ in rows]
-    first = np.concatenate(([0], np.cumsum(sum(counts))[:-1]))
-    total = sum(len(ids) for ids, _ in rows)
-    episode, step = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
-    columns = {}
-    placed = np.zeros(episodes, dtype=np.int64)  # rows of each episode placed so far
-    for t, ((ids, values), count) in enumerate(zip(rows, counts)):
-        rank = np.arange(len(ids)) - np.searchsorted(ids, ids)  # seat, for agent rows
-        places = first[ids] + placed[ids] + rank
-        episode[places], step[places] = ids, t
-        for name, value in values.items():
-            value = np.asarray(value)
-            if name not in columns:
-                columns[name] = np.empty(total, dtype=value.dtype)
-            columns[name][places] = value
-        placed += count
-    return episode, step, columns
+class Program:
+    """A batch engine's rounds compiled by JAX, for one game, parameter set, number of
+    episodes and choice of agent rows (``Program.of`` keeps the last few).
+
+    ``first(key)`` -> ``(carry, rows)``: the arrays after ``start()`` and their rows;
+    ``rounds(carry)`` -> ``(carry, rows)``: ``BatchEngine.chunk`` more rounds, ``rows``
+    stacked round by round with ``playing`` (which episodes played each round). The carry
+    holds every per-episode array, each group's memory, the key, ``t`` and ``done``.
+    """
+
+    kept: "OrderedDict[tuple, Program]" = OrderedDict()
+
+    @classmethod
+    def of(cls, engine: BatchEngine, episodes: int) -> "Program":
+        """The program of ``engine``'s game and parameters for ``episodes`` episodes."""
+        key = (type(engine), repr(sorted(engine.parameters.items())), episodes,
+               engine.collect_agents)
+        if key not in cls.kept:
+            cls.kept[key] = cls(engine, episodes)
+            while len(cls.kept) > 16:
+                cls.kept.popitem(last=False)
+        cls.kept.move_to_end(key)
+        return cls.kept[key]
+
+    def __init__(self, engine: BatchEngine, episodes: int):
+        import jax
+
+        _keep_compiled_programs(jax)
+        self.engine = copy.copy(engine)
+        self.engine.rng = None
+        self.engine.episodes, self.engine.ids = episodes, np.arange(episodes)
+        self.first = jax.jit(self._first)
+        self.rounds = jax.jit(self._rounds)
+
+    def _bind(self, carry) -> BatchEngine:
+        import jax.numpy as jnp
+
+        engine = copy.copy(self.engine)
+        engine.xp = jnp
+        engine.key, engine.t = carry["key"], carry["t"]
+        for name, value in carry["state"].items():
+            setattr(engine, name, value)
+        engine.groups = [Group(g.behaviour, g.seats, dict(memory))
+                         for g, memory in zip(self.engine.groups, carry["memory"])]
+        return engine
+
+    @staticmethod
+    def _carry(engine, done) -> dict:
+        return {"state": {name: getattr(engine, name) for name in engine.state},
+                "memory": [group.memory for group in engine.groups],
+                "key": engine.key, "t": engine.t, "done": done}
+
+    def _first(self, key):
+        import jax.numpy as jnp
+
+        engine = self._bind({"key": key, "t": jnp.int32(0), "state": {},
+                             "memory": [{} for _ in self.engine.groups]})
+        engine.start()
+        done = jnp.zeros(engine.episodes, dtype=bool)
+        return self._carry(engine, done), engine.rows()
+
+    def _rounds(self, carry):
+        import jax
+        import jax.numpy as jnp
+
+        def one(carry, _):
+            engine = self._bind(carry)
+            playing = ~carry["done"]
+            ended = engine.play_round()
+            after = self._carry(engine, carry["done"] | ended)
+            return after, {**engine.rows(), "playing": playing}
+
+        return jax.lax.scan(one, carry, length=self.engine.chunk)
+
+def collected(engine: BatchEngine, rounds: list, episodes: int) -> "Rows":
+    """The rows of ``engine`` (a batch of ``engine.episodes``) after its start and every round
+    (``BatchEngine.rows``; each later one with ``playing``, which episodes played the round;
+    a compiled program's stacked by ``chunk``) -> ``Rows``: the rounds the first
+    ``episodes`` episodes played, episode by episode, in the dtypes of the Mesa model's
+    columns."""
+    first, later = rounds[0], rounds[1:]
+    playing = np.concatenate([np.ones((1, engine.episodes), dtype=bool)]
+                             + [r["playing"] for r in later])  # (rounds + 1, E)
+    playing[:, episodes:] = False
+    mask = playing.T
+    steps = np.broadcast_to(np.arange(len(playing))[:, None], playing.shape).T[mask]
+    episode = np.broadcast_to(np.arange(engine.episodes)[:, None], mask.shape)[mask]
+
+    def gather(part):
+        columns = {}
+        order = list(getattr(engine.model, f"{part}_reporters"))  # JAX sorts dict keys
+        for name in sorted(first[part], key=order.index):
+            value = first[part][name]
+            stacked = np.concatenate([np.asarray(value)[None]]
+                                     + [np.asarray(r[part][name]) for r in later])
+            columns[name] = _as_mesa(np.moveaxis(stacked, 0, 1)[mask])
+        return columns
+
+    model = gather("model")
+    if not engine.collect_agents:
+        return Rows(episodes, episode, steps, model)
+    seats = len(engine.model.seats)
+    agent = {"AgentID": np.tile([a.unique_id for a in engine.model.seats], len(steps))}
+    behaviours = np.array([a.behaviour for a in engine.model.seats], dtype=object)
+    agent["behaviour"] = np.tile(behaviours, len(steps))
+    first_round = np.repeat(steps == 0, seats)
+    for name, values in gather("agent").items():
+        values = values.reshape(-1)
+        if name in engine.labels:
+            values = np.where(first_round, None,
+                              np.array(engine.labels[name], dtype=object)[values.astype(int)])
+        agent[name] = values
+    return Rows(episodes, episode, steps, model, np.repeat(episode, seats),
+                np.repeat(steps, seats), agent)
+
+
+def _as_chunk(rows: dict) -> dict:
+    """One round's rows as a compiled chunk of one round (a leading axis of length 1)."""
+    return {name: _as_chunk(value) if isinstance(value, dict) else np.asarray(value)[None]
+            for name, value in rows.items()}
+
+
+def _keep_compiled_programs(jax) -> None:
+    """JAX's persistent compilation cache, in ``$XDG_CACHE_HOME/dilemmas/jax`` (default
+    ``~/.cache``), unless the user chose one: every process (each of a study's workers, each
+    command) then loads a program another one compiled instead of compiling it again."""
+    if jax.config.jax_compilation_cache_dir is None:
+        home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        jax.config.update("jax_compilation_cache_dir", str(home / "dilemmas" / "jax"))
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+
+
+def padded(episodes: int) -> int:
+    """The number of episodes a batch of ``episodes`` plays compiled: the next power of two
+    up to 1,024, then the next multiple of 1,024, so that batches of nearby sizes share one
+    compiled program (the extra episodes are played and dropped)."""
+    return 1 << (episodes - 1).bit_length() if episodes <= 1024 else -(-episodes // 1024) * 1024
+
+
+def _as_mesa(values: np.ndarray) -> np.ndarray:
+    """Floats as float64 and integers as int64, as the Mesa model's Python numbers are."""
+    if values.dtype.kind == "f":
+        return values.astype(np.float64)
+    if values.dtype.kind in "iu":
+        return values.astype(np.int64)
+    return values
 
 
 @dataclass

@@ -48,6 +48,7 @@ from types import SimpleNamespace
 from typing import ClassVar
 
 import mesa
+import numpy as np
 
 from dilemmas.models.population import parse_population
 from dilemmas.models import validation as check
@@ -105,6 +106,49 @@ def _columns(reporters):
     return dict(reporters) if isinstance(reporters, dict) else {name: name for name in reporters}
 
 
+def _first_numbers(row: dict) -> dict:
+    """Column -> the first episode's value, as a Python number (numpy holds some as Python
+    numbers already: State Punishment's exact ``p`` beyond 64 bits)."""
+    numbers = {}
+    for column, values in row.items():
+        value = values[0]
+        numbers[column] = value.item() if isinstance(value, np.generic) else value
+    return numbers
+
+
+class Reported:
+    """A model reporter of a game whose reporters are array functions: read from the row
+    that ``array_reporters`` gives for the inputs of the model's last ``report``, computed
+    once, on the first read after that report (a model that sets an attribute of the same
+    name itself, such as a counter, is read as it set it)."""
+
+    def __init__(self, column: str):
+        self.column = column
+
+    def __get__(self, model, owner=None):
+        if model is None:
+            return self
+        return model.reported()[self.column]
+
+
+class Live:
+    """A model reporter read as the model stands now, mid-round too: from
+    ``array_reporters(*model.reporter_inputs())``, computed again only when the model's
+    ``state`` is another object (a model whose rules replace ``state`` on every change)."""
+
+    def __set_name__(self, owner, name):
+        self.column = name
+
+    def __get__(self, model, owner=None):
+        if model is None:
+            return self
+        cached = model.__dict__.get("_live")
+        if cached is None or cached[0] is not model.state:
+            row = type(model).array_reporters(*model.reporter_inputs())
+            cached = model._live = (model.state, _first_numbers(row))
+        return cached[1][self.column]
+
+
 class PhasedModel(mesa.Model):
     """A Mesa model whose ``step()`` runs the phases its class declares, in order, and whose
     DataCollector columns are declared too: ``model_reporters`` and ``agent_reporters`` name
@@ -118,6 +162,10 @@ class PhasedModel(mesa.Model):
     parameters: ClassVar[Parameters] = Parameters(())
     #: The game's registration (``dilemmas.registry.Game``), set by ``register``.
     game: ClassVar = None
+    #: A game whose model reporters are one array function (its ``arrays.reporters``:
+    #: inputs of ``E`` episodes -> column -> ``(E,)`` array) names it here; its model then
+    #: calls ``report(*inputs)`` after each round, and each reporter attribute reads it.
+    array_reporters: ClassVar = None
 
     def __init__(self, *, rng=None, collect_data=True):
         self.collect_data = check.boolean("collect_data", collect_data)
@@ -136,6 +184,10 @@ class PhasedModel(mesa.Model):
         the declared defaults, then ``collect_data`` and ``rng`` (for ``inspect``, editor
         help and ``mesa.batch_run``)."""
         super().__init_subclass__(**kwargs)
+        if "array_reporters" in cls.__dict__:
+            for column, attribute in _columns(cls.model_reporters).items():
+                if attribute not in cls.__dict__:
+                    setattr(cls, attribute, Reported(column))
         if "parameters" in cls.__dict__:
             keyword = inspect.Parameter.KEYWORD_ONLY
             cls.__signature__ = inspect.Signature(
@@ -158,6 +210,19 @@ class PhasedModel(mesa.Model):
                             f"{', '.join(self.parameters.names)}")
         return SimpleNamespace(**self.parameters.check(
             given, behaviours=self.game.behaviours, game=self.game.name))
+
+    def report(self, *inputs) -> None:
+        """The model reporters are now ``array_reporters(*inputs)`` for this one episode
+        (arrays the model no longer changes), computed when first read."""
+        self._report_inputs, self._reported = inputs, None
+
+    def reported(self) -> dict:
+        """Column -> value (a Python number) of the model reporters as of the last
+        ``report``."""
+        if self._reported is None:
+            row = type(self).array_reporters(*self._report_inputs)
+            self._reported = _first_numbers(row)
+        return self._reported
 
     def seat_behaviours(self, seats: int) -> list[type]:
         """The behaviour class of each of ``seats`` seats, from ``population``."""

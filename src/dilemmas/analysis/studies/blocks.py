@@ -1,16 +1,18 @@
 """Playing a study on a game's batch engine: its runs in fixed blocks of episodes.
 
-When a study is played by a batch engine (``Study.batch``, ``dilemmas.analysis.studies.study``), the
-runner (``dilemmas.analysis.studies.runner``) cuts each parameter combination's replicates into
-blocks of ``BLOCK`` (``AGENT_BLOCK`` when agents are collected): replicates 0 .. BLOCK-1, then the
-next ``BLOCK``, and so on. A block is played in one go by the engine
-(``dilemmas.models.batch.BatchEngine``), seeded with the seeds of all its runs
-(``numpy.random.default_rng([seed, ...])``), so a run's rows depend on its block, which is
-fixed by the study, and on nothing else: every backend, number of workers and resumption
-gives the same rows. A task plays one block or several small ones and writes them to one
-file, exactly as a batch of runs on the model is written (``dilemmas.analysis.studies.runner``): the
-same columns, the same manifest line; only the runs not yet done are written. A block that raises
-records each of its runs in ``failed/``, and the others go on.
+When a study is played by a batch engine (``Study.batch``,
+``dilemmas.analysis.studies.study``), the runner (``dilemmas.analysis.studies.runner``) cuts
+each parameter combination's replicates into blocks of ``BLOCK`` (``AGENT_BLOCK`` when agents
+are collected): replicates 0 .. BLOCK-1, then the next ``BLOCK``, and so on. A block is played
+in one go by the engine (``dilemmas.models.batch.BatchEngine``), seeded with the seeds of all
+its runs (``numpy.random.default_rng([seed, ...])``), so a run's rows depend on its block,
+which is fixed by the study, and on nothing else: every backend, number of workers and
+resumption gives the same rows (a block of fewer than ``dilemmas.models.batch.COMPILED_FROM``
+episodes plays on numpy, a larger one compiled by JAX). A task plays one block or several
+small ones and writes them to one file, exactly as a batch of runs on the model is written
+(``dilemmas.analysis.studies.runner``): the same columns, the same manifest line; only the
+runs not yet done are written. A block that raises records each of its runs in ``failed/``,
+and the others go on.
 """
 
 from pathlib import Path

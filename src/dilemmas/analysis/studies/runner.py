@@ -33,7 +33,8 @@ their batch) and die with the main process if it is killed. A study's size is ch
 before anything is built (``dilemmas.analysis.studies.study``, ``max_runs``).
 
 Backends: ``"local"`` -- a process pool on this machine (``workers`` processes, default every
-core; forked on Linux, so the workers start without importing anything again);
+core; started by a fork server on Linux and spawned elsewhere, never forked from the main
+process, whose threads -- JAX's among them -- would deadlock a forked child);
 ``"dask"`` -- ``dask.distributed``: a ``Client`` to the scheduler at ``scheduler`` (its
 workers must see ``out`` at the same path), or a ``LocalCluster`` of ``workers`` processes
 on 127.0.0.1 that the runner starts and stops; ``"serial"`` -- this process, one batch after
@@ -42,6 +43,7 @@ backend, number of workers and batch size gives the same rows.
 """
 
 import ctypes
+import importlib
 import json
 import multiprocessing
 import os
@@ -66,8 +68,7 @@ MAX_BATCH = 50
 
 
 class Progress(tqdm):
-    """tqdm without its monitor thread, so the local pool forks a process with no thread of
-    ours running (numpy's own idle threads still make Python warn about fork)."""
+    """tqdm without its monitor thread (no thread of ours runs beside the pool)."""
 
     monitor_interval = 0
 
@@ -194,9 +195,13 @@ def play(function, tasks, backend, workers, scheduler):
         yield from map(function, tasks)
     elif backend == "local":
         context = multiprocessing.get_context(
-            "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+            "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn")
+        if context.get_start_method() == "forkserver":
+            context.set_forkserver_preload(["__main__", "dilemmas.analysis.studies.fork_server"])
+        # the workers import every module that registered a game, as this process did
+        games = sorted({game.model.__module__ for game in GAMES.values()} - {"__main__"})
         with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                 initializer=_worker_start, initargs=(os.getpid(),)) as pool:
+                                 initializer=_worker_start, initargs=(os.getpid(), games)) as pool:
             futures = [pool.submit(function, task) for task in tasks]
             try:
                 for future in as_completed(futures):
@@ -209,14 +214,20 @@ def play(function, tasks, backend, workers, scheduler):
         yield from _play_on_dask(function, tasks, workers, scheduler)
 
 
-def _worker_start(parent: int) -> None:
-    """A local worker ignores Ctrl-C (its main process stops the pool) and, on Linux, is
-    killed if its main process dies, so no orphan goes on writing."""
+def _worker_start(parent: int, games: list[str]) -> None:
+    """A local worker imports the modules of the games its main process registered (a game
+    of another package registers when its module is imported), ignores Ctrl-C (its main
+    process stops the pool) and, on Linux, is killed if the process that started it dies
+    (the fork server, which ends with the main process), so no orphan goes on writing."""
+    for module in games:
+        importlib.import_module(module)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         prctl = ctypes.CDLL(None, use_errno=True).prctl
         prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        if os.getppid() != parent:  # the main process died before that took effect
+        try:
+            os.kill(parent, 0)
+        except ProcessLookupError:  # the main process died before that took effect
             os._exit(1)
 
 

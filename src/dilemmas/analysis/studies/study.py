@@ -178,7 +178,7 @@ class Study:
                 swept = {key: combination[key] for key in self.sweep}
                 raise StudyError(f"{where}: {error}"
                                  + (f" (in the combination {swept})" if swept else "")) from None
-            batch = batch and not unable(model)
+            batch = batch and not unable(model) and GAMES[self.game].batch.refusal(model) is None
         object.__setattr__(self, "batch", batch)
 
     @classmethod

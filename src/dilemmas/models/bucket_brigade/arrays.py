@@ -1,36 +1,38 @@
 """The Bucket Brigade night over arrays of episodes: the one implementation of its rules.
 
-docs/rules/bucket_brigade.md, "Round", phases 4-8, "Rewards" and "Termination". Every
-function takes the house states of ``E`` episodes as an int8 array ``houses`` of shape
-``(E, num_houses)`` (SAFE 0, BURNING 1, RUINED 2) and changes it in place or returns
-per-episode results, so ``BucketBrigadeModel`` plays one episode with ``E = 1`` and
-``dilemmas.models.bucket_brigade.batch`` plays thousands at once with the same code. The functions
-are compiled by Numba, so a loop over houses costs what it would in C, for one episode as
-for many.
+docs/rules/bucket_brigade.md, "Round", phases 4-8, "Rewards", "Termination" and "Data
+collected". Every function is pure: it takes the house states of ``E`` episodes as an int8
+array ``houses`` of shape ``(E, num_houses)`` (SAFE 0, BURNING 1, RUINED 2) and returns new
+arrays, written with what numpy and ``jax.numpy`` share (``dilemmas.models.xp``). So
+``BucketBrigadeModel`` plays one episode with numpy arrays and ``E = 1``, and the batch
+engine (``dilemmas.models.bucket_brigade.batch``) plays thousands at once with the same
+functions compiled by JAX.
 
-Randomness comes in as arrays of uniform numbers in [0, 1) that the caller draws from the
-model's own generator (``model.rng``), one per chance the rules give, whether or not that
-chance comes up tonight: ``extinguish`` one per house (``(E, num_houses)``), ``spread`` two
-per house (``(E, num_houses, 2)``: its chance from its left neighbour, ``FROM_LEFT``, and
-from its right one, ``FROM_RIGHT``), ``spark`` one per house. Each chance has its own
-number, so it has the probability the rules give it whatever happens elsewhere (rules
-version 2; docs/rules/bucket_brigade.md, "Random numbers").
+Randomness comes in as arrays of uniform numbers in [0, 1) that the caller draws (the Mesa
+model from ``model.rng``, the engine from its JAX key), one per chance the rules give,
+whether or not that chance comes up tonight: ``extinguish`` one per house (``(E,
+num_houses)``), ``spread`` two per house (``(E, num_houses, 2)``: its chance from its left
+neighbour, ``FROM_LEFT``, and from its right one, ``FROM_RIGHT``), ``spark`` one per house.
+Each chance has its own number, so it has the probability the rules give it whatever
+happens elsewhere (docs/rules/bucket_brigade.md, "Random numbers").
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+
+from dilemmas.models.xp import fori, namespace, python_sum, set_at
 
 SAFE, BURNING, RUINED = 0, 1, 2
 #: Which of a house's two numbers in ``spread`` decides which neighbour's chance.
 FROM_LEFT, FROM_RIGHT = 0, 1
-compiled = njit(cache=True, nogil=True)
 
 
 def ownership(num_houses: int, num_agents: int) -> np.ndarray:
-    """``owner[h]``: house ``h`` belongs to seat ``h mod num_agents``."""
-    return np.arange(num_houses) % num_agents
+    """``owns[i, h]``: house ``h`` belongs to seat ``i``, that is ``h mod num_agents == i``
+    (``(num_agents, num_houses)`` booleans)."""
+    return np.arange(num_houses) % num_agents == np.arange(num_agents)[:, None]
 
 
 def extinguish_probabilities(kappa: float, num_agents: int) -> np.ndarray:
@@ -39,167 +41,159 @@ def extinguish_probabilities(kappa: float, num_agents: int) -> np.ndarray:
     return np.array([1 - math.exp(-kappa * k) for k in range(num_agents + 1)])
 
 
-@compiled
-def ignite(uniforms, fires):
+def ignite(uniforms, fires: int):
     """The houses at the start: ``fires`` of them BURNING, chosen uniformly without
     replacement in each episode (those with the ``fires`` smallest of one uniform number
     per house)."""
-    houses = np.zeros(uniforms.shape, dtype=np.int8)
-    for e in range(uniforms.shape[0]):
-        for h in np.argsort(uniforms[e], kind="mergesort")[:fires]:
-            houses[e, h] = BURNING
-    return houses
+    xp = namespace(uniforms)
+    rank = xp.argsort(xp.argsort(uniforms, axis=1, stable=True), axis=1, stable=True)
+    return xp.where(rank < fires, BURNING, SAFE).astype(xp.int8)
 
 
-@compiled
+def workers_at(locations, working, num_houses: int):
+    """``(E, num_houses)``: the agents WORKing at each house (``locations`` and ``working``
+    are ``(E, num_agents)``)."""
+    xp = namespace(locations, working)
+    return ((locations[:, :, None] == xp.arange(num_houses)) & working[:, :, None]).sum(axis=1)
+
+
 def extinguish(houses, locations, working, p_extinguish, uniforms):
-    """Phase 4: with ``k`` agents WORKing at a BURNING house (``locations`` and ``working``
-    are ``(E, num_agents)``), it becomes SAFE if its number is below ``1 - exp(-kappa * k)``
-    (``p_extinguish[k]``)."""
-    episodes, n = houses.shape
-    workers = np.zeros(n, dtype=np.int64)
-    for e in range(episodes):
-        workers[:] = 0
-        for i in range(locations.shape[1]):
-            if working[e, i]:
-                workers[locations[e, i]] += 1
-        for h in range(n):
-            if houses[e, h] == BURNING and workers[h] and uniforms[e, h] < p_extinguish[workers[h]]:
-                houses[e, h] = SAFE
+    """Phase 4: with ``k`` agents WORKing at a BURNING house, it becomes SAFE if its number
+    is below ``1 - exp(-kappa * k)`` (``p_extinguish[k]``)."""
+    xp = namespace(houses, uniforms)
+    workers = workers_at(locations, working, houses.shape[1])
+    saved = (houses == BURNING) & (uniforms < xp.asarray(p_extinguish)[workers])
+    return xp.where(saved, SAFE, houses)
 
 
-@compiled
-def spread(houses, beta, spec, uniforms, spreaders):
+def spread(houses, beta, spec: bool, uniforms):
     """Phase 5: a SAFE house catches fire from a spreading neighbour if its number for that
     neighbour (``FROM_LEFT``: house ``h - 1``; ``FROM_RIGHT``: house ``h + 1``) is below
-    ``beta``.
+    ``beta``. Returns the houses and the spreaders (for ``burn_out``).
 
-    ``spec``: the spreaders are the houses BURNING at the start of the phase (written into
-    ``spreaders``), and a house lit now does not spread tonight. Reference rules: the houses
-    take their turns in index order, and a house BURNING when its turn comes spreads, left
-    neighbour first, so fire runs along the ring in one night."""
-    episodes, n = houses.shape
-    for e in range(episodes):
-        for h in range(n):
-            spreaders[e, h] = houses[e, h] == BURNING
-        for h in range(n):
-            if spreaders[e, h] if spec else houses[e, h] == BURNING:
-                left, right = (h - 1) % n, (h + 1) % n
-                if houses[e, left] == SAFE and uniforms[e, left, FROM_RIGHT] < beta:
-                    houses[e, left] = BURNING
-                if houses[e, right] == SAFE and uniforms[e, right, FROM_LEFT] < beta:
-                    houses[e, right] = BURNING
+    ``spec``: the spreaders are the houses BURNING at the start of the phase, and a house
+    lit now does not spread tonight. Reference rules: the houses take their turns in index
+    order, and a house BURNING when its turn comes spreads, left neighbour first, so fire
+    runs along the ring in one night."""
+    xp = namespace(houses, uniforms)
+    spreaders = houses == BURNING
+    caught = uniforms < beta
+    if spec:
+        from_left = xp.concatenate((spreaders[:, -1:], spreaders[:, :-1]), axis=1)
+        from_right = xp.concatenate((spreaders[:, 1:], spreaders[:, :1]), axis=1)
+        lit = (from_left & caught[..., FROM_LEFT]) | (from_right & caught[..., FROM_RIGHT])
+        return xp.where(lit & (houses == SAFE), BURNING, houses), spreaders
+    n = houses.shape[1]
+
+    def turn(h, houses):
+        here = houses[:, h] == BURNING
+        for neighbour, side in (((h - 1) % n, FROM_RIGHT), ((h + 1) % n, FROM_LEFT)):
+            lit = here & (houses[:, neighbour] == SAFE) & caught[:, neighbour, side]
+            houses = set_at(houses, (slice(None), neighbour),
+                            xp.where(lit, BURNING, houses[:, neighbour]))
+        return houses
+
+    return fori(0, n, turn, houses, xp), spreaders
 
 
-@compiled
-def burn_out(houses, spreaders, spec):
+def burn_out(houses, spreaders, spec: bool):
     """Phase 6: ``spec``: every spreader becomes RUINED; reference: every BURNING house."""
-    episodes, n = houses.shape
-    for e in range(episodes):
-        for h in range(n):
-            if spreaders[e, h] if spec else houses[e, h] == BURNING:
-                houses[e, h] = RUINED
+    xp = namespace(houses)
+    return xp.where(spreaders if spec else houses == BURNING, RUINED, houses)
 
 
-@compiled
 def spark(houses, p_spark, uniforms):
     """Phase 7 (on nights up to ``N_spark``): a SAFE house whose number is below
     ``p_spark`` starts to burn."""
-    episodes, n = houses.shape
-    for e in range(episodes):
-        for h in range(n):
-            if houses[e, h] == SAFE and uniforms[e, h] < p_spark:
-                houses[e, h] = BURNING
+    xp = namespace(houses, uniforms)
+    return xp.where((houses == SAFE) & (uniforms < p_spark), BURNING, houses)
 
 
-@compiled
 def counts(houses):
     """``(E, 3)``: houses SAFE, BURNING and RUINED in each episode."""
-    episodes, n = houses.shape
-    counted = np.zeros((episodes, 3), dtype=np.int64)
-    for e in range(episodes):
-        for h in range(n):
-            counted[e, houses[e, h]] += 1
-    return counted
+    xp = namespace(houses)
+    return (houses[:, :, None] == xp.arange(3)).sum(axis=1)
 
 
-#: The order of the reward weights in the array ``rewards`` and ``settle`` take.
+#: The order of the reward weights in the array ``rewards`` takes.
 WEIGHTS = ("r_rest", "alpha_own", "A", "L", "gamma", "lambda_own")
 
 
-@compiled
-def settle(before, after, owner, working, work_costs, weights, spec, night, N_min, max_steps,
-           counted, ends, night_rewards, terms):
-    """Phase 8 for every episode, written into the last four arrays: the houses SAFE,
-    BURNING and RUINED (``counted``, ``(E, 3)``); whether the game ends tonight (``ends``:
-    the rules end it, ``rules_end``, or ``night`` reaches ``max_steps``); the night's
-    rewards and end-of-game terms (``night_rewards`` and ``terms``, ``(E, num_agents)``,
-    see ``rewards``)."""
-    counted[:] = counts(after)
-    ends[:] = rules_end(after, night, N_min, spec) | (night >= max_steps)
-    rewards(before, after, owner, working, work_costs, weights, spec, ends, night_rewards, terms)
-
-
-@compiled
-def rewards(before, after, owner, working, work_costs, weights, spec, final, night_rewards,
-            terms):
-    """Phase 8, "Rewards", written into ``night_rewards`` and ``terms`` (``(E,
-    num_agents)``): each agent's reward for the night, and its end-of-game term (zero unless
-    ``final[e]``; this project's rules only).
+def rewards(before, after, owns, working, work_costs, weights, spec: bool, final):
+    """Phase 8, "Rewards": ``(night_rewards, terms)``, each ``(E, num_agents)``: each
+    agent's reward for the night, and its end-of-game term (zero unless ``final[e]``; this
+    project's rules only).
 
     Each agent gets ``-c_i`` working or ``+r_rest`` resting, plus ``alpha_own`` per owned
     house that became SAFE tonight, minus (``spec``) ``alpha_own`` per owned house SAFE at
     the start of the night and not now. The town term ``gamma * town - lambda_own * (owned
     houses RUINED)`` is paid every night under the reference rules, and once, on the last
-    night, under this project's. ``weights`` holds the parameters named in ``WEIGHTS``."""
+    night, under this project's. ``owns`` is ``ownership``; ``work_costs`` the array of
+    each seat's ``c_i``; ``weights`` the numbers of the parameters named in ``WEIGHTS``."""
+    xp = namespace(before, after, working)
     r_rest, alpha_own, A, L, gamma, lambda_own = weights
-    episodes, n = after.shape
-    agents = working.shape[1]
-    gained = np.zeros(agents)
-    ruined = np.zeros(agents)
-    for e in range(episodes):
-        gained[:] = 0
-        ruined[:] = 0
-        safe = lost = 0
-        for h in range(n):
-            was, now = before[e, h] == SAFE, after[e, h] == SAFE
-            if now and not was:
-                gained[owner[h]] += 1
-            elif was and not now and spec:
-                gained[owner[h]] -= 1
-            safe += now
-            if after[e, h] == RUINED:
-                ruined[owner[h]] += 1
-                lost += 1
-        town = (A * safe - L * lost) / n
-        for i in range(agents):
-            paid = -work_costs[i] if working[e, i] else r_rest
-            night_rewards[e, i] = paid + alpha_own * gained[i]
-            terms[e, i] = 0.0
-            if not spec or final[e]:
-                term = gamma * town - lambda_own * ruined[i]
-                if spec:
-                    terms[e, i] = term
-                else:
-                    night_rewards[e, i] += term
+    n = after.shape[1]
+    was, now = before == SAFE, after == SAFE
+    change = now * 1 - was if spec else (now & ~was) * 1
+    gained = change @ owns.T
+    lost = after == RUINED
+    ruined = (lost * 1) @ owns.T
+    town = (A * now.sum(axis=1) - L * lost.sum(axis=1)) / n
+    paid = xp.where(working, -work_costs, r_rest)
+    night_rewards = paid + alpha_own * gained
+    term = gamma * town[:, None] - lambda_own * ruined
+    if not spec:
+        return night_rewards + term, xp.zeros_like(night_rewards)
+    return night_rewards, xp.where(final[:, None], term, 0.0)
 
 
-def town_score(safe, ruined, A, L, num_houses):
-    """``A * safe / num_houses - L * ruined / num_houses``."""
-    return (A * safe - L * ruined) / num_houses
-
-
-@compiled
-def rules_end(houses, night, N_min, spec):
+def rules_end(houses, night, N_min: int, spec: bool):
     """Per episode: after night ``t >= N_min`` (reference: ``t >= N_min + 1``) the game
     ends once no house burns."""
-    episodes, n = houses.shape
-    ends = np.zeros(episodes, dtype=np.bool_)
-    if night >= (N_min if spec else N_min + 1):
-        for e in range(episodes):
-            ends[e] = True
-            for h in range(n):
-                if houses[e, h] == BURNING:
-                    ends[e] = False
-                    break
-    return ends
+    return (night >= (N_min if spec else N_min + 1)) & ~(houses == BURNING).any(axis=1)
+
+
+class Tally(NamedTuple):
+    """What the game has added up so far, per episode: each agent's reward ``(E,
+    num_agents)``, the sum of everyone's, worker-nights and lies."""
+
+    rewards: object
+    total_reward: object
+    worker_nights: object
+    cumulative_lies: object
+
+
+def start_tally(episodes: int, agents: int, xp=np) -> Tally:
+    zero = xp.zeros(episodes, dtype=int)
+    return Tally(xp.zeros((episodes, agents)), xp.zeros(episodes), zero, zero)
+
+
+def add_up(tally: Tally, night_rewards, terms, working, lied) -> Tally:
+    """Phase 8, the log: tonight's rewards and then the end-of-game terms join each agent's
+    and the total (each added up over the seats as Python's ``sum`` does); tonight's workers
+    and lies join their counts."""
+    total = tally.total_reward + python_sum(night_rewards) + python_sum(terms)
+    return Tally(tally.rewards + night_rewards + terms, total,
+                 tally.worker_nights + working.sum(axis=1),
+                 tally.cumulative_lies + lied.sum(axis=1))
+
+
+def reporters(night, houses, signals, working, lied, burning_at_start, tally: Tally, A, L, c):
+    """The model reporters (docs/rules/bucket_brigade.md, "Data collected"), name -> ``(E,)``
+    array, in ``MODEL_REPORTERS`` order, after night ``night`` (0: the start, when
+    ``signals``, ``working`` and ``lied`` are all False)."""
+    xp = namespace(houses, working)
+    k, n = working.shape[1], houses.shape[1]
+    safe, burning, ruined = counts(houses).T
+    workers = working.sum(axis=1)
+    lies = lied.sum(axis=1)
+    work_rate = workers / k
+    return {
+        "night": xp.zeros_like(workers) + night, "burning": burning, "safe": safe,
+        "ruined": ruined, "workers": workers, "work_rate": work_rate,
+        "signals_work": signals.sum(axis=1), "lies": lies, "lie_rate": lies / k,
+        "cooperation_rate": xp.where(burning_at_start, work_rate, math.nan),
+        "cumulative_lies": tally.cumulative_lies,
+        "team_reward": (A * safe - L * ruined) / n - c * tally.worker_nights,
+        "mean_reward": tally.total_reward / k,
+    }

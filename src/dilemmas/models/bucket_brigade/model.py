@@ -29,8 +29,6 @@ Choices the sources leave open, made here (also in the rules' last section):
   ``model.random``. Both are seeded by ``model.seed``, which replays a run exactly.
 """
 
-import math
-
 import numpy as np
 
 from dilemmas.models import validation as check
@@ -49,6 +47,7 @@ class BucketBrigadeModel(PhasedModel):
     """
 
     model_reporters = MODEL_REPORTERS
+    array_reporters = staticmethod(arrays.reporters)
     agent_reporters = AGENT_REPORTERS
     parameters = PARAMETERS
 
@@ -96,8 +95,8 @@ class BucketBrigadeModel(PhasedModel):
         behaviours = self.seat_behaviours(self.num_agents)
 
         n = self.num_houses
-        self.owner_array = arrays.ownership(n, self.num_agents)
-        self.owner = tuple(self.owner_array.tolist())
+        self.owns = arrays.ownership(n, self.num_agents)
+        self.owner = tuple((np.arange(n) % self.num_agents).tolist())
         self.p_extinguish = arrays.extinguish_probabilities(self.kappa, self.num_agents)
         self.spec = self.rules == "spec"
         self._allowed_actions = allowed_actions(n)
@@ -105,49 +104,41 @@ class BucketBrigadeModel(PhasedModel):
         # This one episode's houses as the rules' arrays hold them, shape (1, n); ``houses``
         # is its row.
         self.state = arrays.ignite(self.rng.random((1, n)), initial_fire_count(self.rho_ignite, n))
-        self._row = self.state[0]
-        self.spreaders = np.zeros(self.state.shape, dtype=bool)
         self.initial_houses = tuple(self.houses.tolist())
+        self.tally = arrays.start_tally(1, self.num_agents)
         self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
         self.initial_locations = tuple(agent.house for agent in self.seats)
         self.work_cost_array = np.array(self.work_costs, dtype=float)
-        self.weights = np.array([getattr(self, name) for name in arrays.WEIGHTS], dtype=float)
-        # What phase 8 writes: counts, the end, rewards and end-of-game terms.
-        self.outcome = (np.zeros((1, 3), dtype=np.int64), np.zeros(1, dtype=bool),
-                        np.zeros((1, self.num_agents)), np.zeros((1, self.num_agents)))
-        # Tonight's actions as the rules' arrays hold them, shape (1, num_agents).
+        self.weights = tuple(float(getattr(self, name)) for name in arrays.WEIGHTS)
+        # Tonight's decisions as the rules' arrays hold them, shape (1, num_agents).
         self.locations = np.array([self.initial_locations])
-        self.working = np.zeros(self.locations.shape, dtype=bool)
+        self.signalled = self.working = self.lied = np.zeros(self.locations.shape, dtype=bool)
 
         self.night = 0
         self.observation = None
         self.history: list[Night] = []
         self.final_rewards: tuple[float, ...] | None = None
         self.ending = False
-        self.worker_nights = 0
-        self.cumulative_lies = 0
-        self.total_reward = 0.0
-        self.workers = self.signals_work = self.lies = 0
-        self._count_houses()
-        self._set_rates(burning_at_start=False)
+        self._report(burning_at_start=False)
 
         self.start_data_collection()
 
     @property
     def houses(self) -> np.ndarray:
-        """The house states (SAFE 0, BURNING 1, RUINED 2), a view of the one row of
-        ``state``; assigning a sequence sets them."""
-        return self._row
+        """The house states (SAFE 0, BURNING 1, RUINED 2), the one row of ``state``;
+        assigning a sequence gives ``state`` a new array (the rules never change one in
+        place, so the night's ``start`` keeps the houses it opened with)."""
+        return self.state[0]
 
     @houses.setter
     def houses(self, states):
-        self.state[0] = states
+        self.state = np.array([states], dtype=self.state.dtype)
 
     # --- Phase 1: observe -------------------------------------------------------------
     def observe(self):
         """Nights are numbered from 1; everyone receives the same public observation."""
         self.observation = self.upcoming_observation()
-        self.start = self.state.copy()
+        self.start = self.state
         self.night += 1
 
     def upcoming_observation(self) -> Observation:
@@ -173,7 +164,7 @@ class BucketBrigadeModel(PhasedModel):
                              f"{signal!r}; a signal is {WORK!r} or {REST!r}")
         for agent, signal in zip(self.seats, tonight):
             agent.signal = signal
-        self.signals_work = tonight.count(WORK)
+        self.signalled = np.array([[signal == WORK for signal in tonight]])
         obs = self.observation
         self.observation = Observation(obs.night, obs.houses, obs.locations,
                                        obs.last_actions, obs.last_signals, tonight)
@@ -187,13 +178,11 @@ class BucketBrigadeModel(PhasedModel):
                 and all(type(house) is int for house, _ in chosen)):
             chosen = tuple(self._checked_action(agent, action)
                            for agent, action in actions.items())
-        lies = 0
         for agent, (house, mode) in zip(self.seats, chosen):
             agent.house, agent.mode = house, mode
-            agent.lied = lied = mode != agent.signal
-            lies += lied
+            agent.lied = mode != agent.signal
         self.actions = chosen
-        self.workers, self.lies = [mode for _, mode in chosen].count(WORK), lies
+        self.lied = np.array([[agent.lied for agent in self.seats]])
 
     def _checked_action(self, agent, action):
         n = self.num_houses
@@ -205,79 +194,59 @@ class BucketBrigadeModel(PhasedModel):
     # --- Phase 4: extinguish ----------------------------------------------------------
     def extinguish(self):
         """A BURNING house with k workers there becomes SAFE with P = 1 - exp(-kappa*k)."""
-        seats = self.seats
-        self.locations[0] = [agent.house for agent in seats]
-        self.working[0] = [agent.mode == WORK for agent in seats]
-        arrays.extinguish(self.state, self.locations, self.working, self.p_extinguish,
-                          self.rng.random(self.state.shape))
+        self.locations = np.array([[agent.house for agent in self.seats]])
+        self.working = np.array([[agent.mode == WORK for agent in self.seats]])
+        self.state = arrays.extinguish(self.state, self.locations, self.working,
+                                       self.p_extinguish, self.rng.random(self.state.shape))
 
     # --- Phase 5: spread --------------------------------------------------------------
     def spread(self):
         """Each BURNING house ignites each SAFE neighbour with probability beta: at once
         from the houses burning now (``"spec"``), or cascading in index order
         (``"reference"``); ``dilemmas.models.bucket_brigade.arrays.spread``."""
-        arrays.spread(self.state, float(self.beta), self.spec,
-                      self.rng.random((*self.state.shape, 2)), self.spreaders)
+        self.state, self.spreaders = arrays.spread(self.state, self.beta, self.spec,
+                                                   self.rng.random((*self.state.shape, 2)))
 
     # --- Phase 6: burn-out ------------------------------------------------------------
     def burn_out(self):
         """``"spec"``: every house BURNING at the start of phase 5 becomes RUINED; houses lit
         by spread tonight burn on into the next night. ``"reference"``: every BURNING house,
         including those just lit, becomes RUINED."""
-        arrays.burn_out(self.state, self.spreaders, self.spec)
+        self.state = arrays.burn_out(self.state, self.spreaders, self.spec)
 
     # --- Phase 7: spark ---------------------------------------------------------------
     def spark(self):
         """On nights t <= N_spark, each SAFE house ignites with probability p_spark."""
         if self.night <= self.N_spark and self.p_spark:
-            arrays.spark(self.state, float(self.p_spark), self.rng.random(self.state.shape))
+            self.state = arrays.spark(self.state, self.p_spark, self.rng.random(self.state.shape))
 
     # --- Phase 8: reward and log ------------------------------------------------------
     def reward_and_log(self):
         """Pay tonight's individual rewards (and, on the last night, the end-of-game terms),
         count and record the night (the DataCollector collects after the step)."""
-        outcome = self.outcome
-        arrays.settle(self.start, self.state, self.owner_array, self.working,
-                      self.work_cost_array, self.weights, self.spec, self.night, self.N_min,
-                      self.max_steps, *outcome)
-        counted, ends, rewards, terms = outcome
-        self.safe, self.burning, self.ruined = counted[0].tolist()
-        self.ending = bool(ends[0])
-        rewards = rewards[0].tolist()
-        for agent, r in zip(self.seats, rewards):
-            agent.reward += r
-        self.total_reward += sum(rewards)
+        ends = arrays.rules_end(self.state, self.night, self.N_min, self.spec)
+        self.ending = bool(ends[0]) or self.night >= self.max_steps
+        rewards, terms = arrays.rewards(self.start, self.state, self.owns, self.working,
+                                        self.work_cost_array, self.weights, self.spec,
+                                        np.array([self.ending]))
+        self.tally = arrays.add_up(self.tally, rewards, terms, self.working, self.lied)
         if self.spec and self.ending:
             self.final_rewards = tuple(terms[0].tolist())
-            for agent, final in zip(self.seats, self.final_rewards):
-                agent.reward += final
-            self.total_reward += sum(self.final_rewards)
-
-        self.worker_nights += self.workers
-        self.cumulative_lies += self.lies
         self.history.append(Night(self.night, tuple(self.houses.tolist()),
                                   self.observation.signals,
                                   tuple([agent.house for agent in self.seats]),
-                                  self.actions, tuple(rewards)))
-        self._set_rates(burning_at_start=BURNING in self.observation.houses)
+                                  self.actions, tuple(rewards[0].tolist())))
+        self._report(burning_at_start=BURNING in self.observation.houses)
 
-    def _count_houses(self):
-        self.safe, self.burning, self.ruined = arrays.counts(self.state)[0].tolist()
-
-    def _set_rates(self, burning_at_start):
-        """The model reporters that follow from tonight's counts."""
-        n = self.num_agents
-        self.work_rate = self.workers / n
-        self.lie_rate = self.lies / n
-        self.cooperation_rate = self.workers / n if burning_at_start else math.nan
-        self.team_reward = (arrays.town_score(self.safe, self.ruined, self.A, self.L,
-                                             self.num_houses) - self.c * self.worker_nights)
-        self.mean_reward = self.total_reward / n
+    def _report(self, burning_at_start):
+        """The model reporters of the night (``arrays.reporters``)."""
+        self.report(self.night, self.state, self.signalled, self.working, self.lied,
+                    np.array([burning_at_start]), self.tally, self.A, self.L, self.c)
 
     # --- Phase 9: terminate -----------------------------------------------------------
     def terminate(self):
         """Tonight's end condition (tested in phase 8 once the night's houses were final,
-        ``arrays.settle``; ``game_ends`` says the same) ends the game."""
+        ``reward_and_log``; ``game_ends`` says the same) ends the game."""
         if self.ending:
             self.running = False
 

@@ -15,12 +15,13 @@ import math
 from numbers import Real
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from dilemmas.models.bucket_brigade.arrays import town_score
+from dilemmas.models.bucket_brigade import arrays
 from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
-from dilemmas.models.bucket_brigade.rules import (BURNING, REST, RUINED, RULE_SETS, RULES_VERSION,
-                                                  SAFE, WORK)
+from dilemmas.models.bucket_brigade.rules import (BURNING, MODEL_VERSIONS, REST, RUINED,
+                                                  RULE_SETS, RULES_VERSION, WORK)
 from dilemmas.models.files import write_atomic
 
 FORMAT = "dilemmas/bucket_brigade/replay"
@@ -88,11 +89,12 @@ def load_replay(path) -> dict:
 
 def replay_model(data: dict) -> BucketBrigadeModel:
     """A new model with the replay's rule set, parameters and seed, played for as many
-    nights as the replay holds. A replay recorded under another version of the rules
-    (``rules_version``; none recorded: version 1) is refused: its seed plays another
-    episode now (docs/rules/bucket_brigade.md, "Random numbers and the batch engine")."""
+    nights as the replay holds. A replay recorded under a version of the rules whose model
+    episodes differ (``rules_version`` not in ``MODEL_VERSIONS``; none recorded: version 1)
+    is refused: its seed plays another episode now (docs/rules/bucket_brigade.md, "Random
+    numbers and the batch engine")."""
     recorded = data.get("rules_version", 1)
-    if recorded != RULES_VERSION:
+    if recorded not in MODEL_VERSIONS:
         raise ReplayError(f"rules_version: the replay was recorded under version {recorded!r} "
                           f"of the rules, and this version of dilemmas plays version "
                           f"{RULES_VERSION}, whose random numbers differ: its seed cannot be "
@@ -229,30 +231,26 @@ def replay_rows(data: dict) -> pd.DataFrame:
     houses, signals, actions and rewards."""
     p, agents = data["parameters"], len(data["behaviours"])
     nights = data["nights"]
-    rows, houses, lies_so_far, worker_nights, total = [], data["initial_houses"], 0, 0, 0.0
+    houses = np.array([data["initial_houses"]])
+    signals = working = lied = np.zeros((1, agents), dtype=bool)
+    tally = arrays.start_tally(1, agents)
+    burning_at_start = np.zeros(1, dtype=bool)
+    rows = []
     for step in range(len(nights) + 1):
-        night = nights[step - 1] if step else None
-        workers = signals_work = lies = 0
-        if night:
-            modes = [mode for _, mode in night["actions"]]
-            workers, signals_work = modes.count(WORK), night["signals"].count(WORK)
-            lies = sum(mode != signal for mode, signal in zip(modes, night["signals"]))
-            total += sum(night["rewards"])
-            if step == len(nights) and data["final_rewards"] is not None:
-                total += sum(data["final_rewards"])
-            worker_nights, lies_so_far = worker_nights + workers, lies_so_far + lies
-        burning_before = BURNING in houses
-        houses = night["houses"] if night else houses
-        safe, ruined = houses.count(SAFE), houses.count(RUINED)
-        rows.append({
-            "Step": step, "night": step, "burning": houses.count(BURNING), "safe": safe,
-            "ruined": ruined, "workers": workers, "work_rate": workers / agents,
-            "signals_work": signals_work, "lies": lies, "lie_rate": lies / agents,
-            "cooperation_rate": workers / agents if night and burning_before else math.nan,
-            "cumulative_lies": lies_so_far,
-            "team_reward": town_score(safe, ruined, p["A"], p["L"], p["num_houses"])
-            - p["c"] * worker_nights,
-            "mean_reward": total / agents})
+        if step:
+            night = nights[step - 1]
+            burning_at_start = (houses == BURNING).any(axis=1)
+            houses = np.array([night["houses"]])
+            signals = np.array([[signal == WORK for signal in night["signals"]]])
+            working = np.array([[mode == WORK for _, mode in night["actions"]]])
+            lied = working != signals
+            final = data["final_rewards"] if step == len(nights) else None
+            tally = arrays.add_up(tally, np.array([night["rewards"]], dtype=float),
+                                  np.array([final or [0.0] * agents], dtype=float),
+                                  working, lied)
+        row = arrays.reporters(step, houses, signals, working, lied, burning_at_start, tally,
+                               p["A"], p["L"], p["c"])
+        rows.append({"Step": step, **{name: value[0].item() for name, value in row.items()}})
     return pd.DataFrame(rows)
 
 

@@ -39,6 +39,7 @@ class FirefightingGraphModel(PhasedModel):
     """Firefighters who each visit one of their houses per step, on a row or a grid."""
 
     model_reporters = MODEL_REPORTERS
+    array_reporters = staticmethod(arrays.reporters)
     agent_reporters = AGENT_REPORTERS
     parameters = PARAMETERS
 
@@ -106,8 +107,9 @@ class FirefightingGraphModel(PhasedModel):
         self.visited = np.full(self.n_agents, -1)
         self.observations = np.full(self.n_agents, -1)
         self.rewards = np.zeros(self.n_agents)
+        self.crew_counts = np.zeros((1, self.num_houses), dtype=int)
         self.seats = tuple(cls(self, i) for i, cls in enumerate(behaviours))
-        self.total_fire = int(self.levels.sum())
+        self._report()
         self.start_data_collection()
 
     # --- Phase 1: choose (simultaneous) ------------------------------------------------
@@ -126,9 +128,10 @@ class FirefightingGraphModel(PhasedModel):
         """The rules' transition table, for all houses at once, from the state before this
         step (``dilemmas.models.firefighting_graph.arrays.transition``): one uniform draw per
         house."""
-        levels = self.levels[None]  # one episode, whose cells are its house numbers
+        levels = self.levels[None]  # one episode
         self.crew_counts = arrays.crews(self.visited[None], self.num_houses)
-        arrays.transition(levels, self.crew_counts, self.table, self.rng.random(levels.shape))
+        self.levels[:] = arrays.transition(levels, self.crew_counts, self.table,
+                                           self.rng.random(levels.shape))[0]
 
     # --- Phase 3: observe ---------------------------------------------------------------
     def observe(self):
@@ -139,42 +142,20 @@ class FirefightingGraphModel(PhasedModel):
     # --- Phase 4: reward ----------------------------------------------------------------
     def reward(self):
         """Minus the level of the house visited, or minus the total with shared_reward."""
-        self.rewards += arrays.reward(self.levels[None], self.visited[None], self.shared_reward)[0]
+        self.rewards = self.rewards + arrays.reward(self.levels[None], self.visited[None],
+                                                    self.shared_reward)[0]
 
     # --- Phase 5: terminate -------------------------------------------------------------
     def terminate(self):
-        """Ends when every house is at 0, or after exactly ``max_steps`` steps."""
-        self.total_fire = int(self.levels.sum())
-        if arrays.ends(self.total_fire, self.t, self.max_steps):
+        """Ends when every house is at 0, or after exactly ``max_steps`` steps; the model
+        reporters of the step (``arrays.reporters``)."""
+        self._report()
+        if arrays.ends(arrays.totals(self.levels[None]), self.t, self.max_steps)[0]:
             self.running = False
 
-    # --- What the model reporters read (computed when read) -----------------------------
-    @property
-    def mean_fire(self):
-        return self.total_fire / self.num_houses
+    def _report(self):
+        """The model reporters of the step (``arrays.reporters``; ``step`` is read from
+        ``t``, its counter)."""
+        self.report(self.t, self.levels[None].copy(), self.crew_counts, self.observations[None],
+                    self.rewards[None])
 
-    @property
-    def max_fire(self):
-        return int(self.levels.max())
-
-    @property
-    def burning_houses(self):
-        return int(np.count_nonzero(self.levels))
-
-    @property
-    def doubled_houses(self):
-        """Houses with two or more firefighters this step."""
-        if self.t == 0:
-            return 0
-        return int(arrays.doubled(self.crew_counts)[0])
-
-    @property
-    def mean_reward(self):
-        return float(self.rewards.sum()) / self.n_agents
-
-    @property
-    def flame_rate(self):
-        """Share of firefighters who saw flames this step (NaN before the first step)."""
-        if self.t == 0:
-            return float("nan")
-        return int(np.count_nonzero(self.observations)) / self.n_agents

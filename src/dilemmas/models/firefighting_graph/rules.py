@@ -114,6 +114,12 @@ PARAMETERS = Parameters((
                                                                 "not end earlier"),
 ))
 
+#: The version of these rules that results record (docs/rules/firefighting_graph.md, "The
+#: batch engine"): 2 since the batch engine draws its numbers from JAX.
+RULES_VERSION = 2
+#: The versions whose Mesa-model episodes the model plays again (2 changed only the engine).
+MODEL_VERSIONS = (1, 2)
+
 MODEL_REPORTERS = {"step": "t", "mean_fire": "mean_fire", "max_fire": "max_fire",
                    "burning_houses": "burning_houses", "total_fire": "total_fire",
                    "doubled_houses": "doubled_houses", "mean_reward": "mean_reward",

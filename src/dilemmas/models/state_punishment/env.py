@@ -23,6 +23,7 @@ on a tie; 0 when none), 1 if it is one move away, and the punishment level in te
 import numpy as np
 
 from dilemmas.models.interface import Interface
+from dilemmas.models.state_punishment import arrays
 from dilemmas.models.state_punishment.rules import AGENT_CHANNEL, KIND_CHANNEL, KINDS
 
 
@@ -76,6 +77,32 @@ class StatePunishmentInterface(Interface):
 
     def decode(self, model, agent, phase, action):
         return model.action_names[action]
+
+    def batch_observe(self, batch, seats, phase, memory):
+        """The vectors of ``seats`` in every episode ``batch`` plays
+        (``dilemmas.models.state_punishment.batch``), built from the same views as
+        ``vector`` (``arrays.views``), the uniform feature drawn from the batch's numbers; and
+        the mask (every action allowed)."""
+        model, state, xp = batch.model, batch.current, batch.xp
+        chosen = xp.broadcast_to(xp.asarray(seats), (batch.size, len(seats)))
+        views = arrays.views(state, model.rules, model.vision_radius, model.full_view,
+                             model.composite_views, chosen)
+        level = arrays.punishment_level(state, model.denominator)
+        features = xp.stack([xp.broadcast_to(level[:, None], chosen.shape),
+                             state.pending_harm[:, seats], batch.draw(chosen.shape)], axis=-1)
+        vectors = xp.concatenate([views.reshape(*chosen.shape, -1),
+                                  features.astype(xp.float32)], axis=-1)
+        return vectors, self.all_allowed(model)
+
+    def batch_decisions(self, batch, seats, phase, actions, memory) -> tuple:
+        """``batch.blank(phase)`` with the columns of ``seats`` set to their actions."""
+        decided = batch.blank(phase)
+        decided[0][:, seats] = actions
+        return decided
+
+    def batch_ended_by_rules(self, batch) -> np.ndarray:
+        """The game always runs ``max_steps`` turns: no episode ends by its rules."""
+        return np.zeros(batch.size, dtype=bool)
 
     def state(self, model, phase) -> np.ndarray:
         parts = []

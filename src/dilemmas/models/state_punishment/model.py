@@ -38,11 +38,11 @@ import math
 
 import numpy as np
 
-from dilemmas.models.gridworld import one_hot, open_cells, walled_grid, window
-from dilemmas.models.phases import AgentPhase, ModelPhase, PhasedModel
-from dilemmas.models.state_punishment.rules import (ACTION_MODES, AGENT_CHANNEL, AGENT_REPORTERS,
-                                                    EFFECTS, EMPTY, HARM, KINDS, MODEL_REPORTERS,
-                                                    MOVES, PARAMETERS, VALUE, WALL, Action,
+from dilemmas.models.gridworld import walled_grid
+from dilemmas.models.phases import AgentPhase, Live, ModelPhase, PhasedModel
+from dilemmas.models.state_punishment import arrays
+from dilemmas.models.state_punishment.rules import (ACTION_MODES, AGENT_REPORTERS, KINDS,
+                                                    MODEL_REPORTERS, PARAMETERS, Action,
                                                     Observation, _exact)
 
 
@@ -50,6 +50,10 @@ class StatePunishmentModel(PhasedModel):
     """A walled grid of foragers who vote on how likely taboo collecting is punished."""
 
     model_reporters = MODEL_REPORTERS
+    array_reporters = staticmethod(arrays.reporters)
+    # Read as they stand, mid-turn too; the other reporters are refreshed by the log phase.
+    punishment_level, votes_up, votes_down = Live(), Live(), Live()
+    social_harm_generated, punishment_total, vote_cost_total = Live(), Live(), Live()
     agent_reporters = AGENT_REPORTERS
     parameters = PARAMETERS
 
@@ -104,169 +108,113 @@ class StatePunishmentModel(PhasedModel):
 
         initial, step = _exact(self.initial_punishment), _exact(self.vote_step)
         self.denominator = math.lcm(initial.denominator, step.denominator)
-        self.p_units = int(initial * self.denominator)
+        self.initial_units = int(initial * self.denominator)
         self.step_units = int(step * self.denominator)
-        self.punishment_level = self.p_units / self.denominator
 
         self.grids = [walled_grid(self.height, self.width, self.random)
                       for _ in range(self.num_worlds)]
         for grid in self.grids:
             grid.create_property_layer("resource", default_value=0, dtype=np.int8)
         self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
-        for world, grid in enumerate(self.grids):
-            players = [agent for agent in self.seats if agent.world == world]
-            cells = self.random.sample(open_cells(grid), len(players) + self.initial_resources)
-            for agent, cell in zip(players, cells):
-                agent.cell = grid[cell]
-            for cell, code in zip(cells[len(players):], self._draw_kinds(self.initial_resources)):
-                grid.resource.data[cell] = code
-        self.open_masks = [~grid.wall.data for grid in self.grids]
+        self.rules = arrays.rules_of(self)
+        cells = (1, self.num_worlds, (self.width - 2) * (self.height - 2))
+        self.state = arrays.start(self.rules, self.initial_resources, self.rng.random(cells),
+                                  self.rng.random(cells))
+        self._show()
 
         self.observation_rng = np.random.default_rng([self.seed, 1])
         self.turn = 0
         self.history: list[Action] = []
-        self.votes_up = self.votes_down = 0
-        self.cumulative_votes_up = self.cumulative_votes_down = 0
-        self.collected_by_kind = dict.fromkeys(KINDS, 0)
-        self.social_harm_generated = 0.0
-        self.punishment_total = 0.0
-        self.vote_cost_total = 0.0
-        self.total_reward = 0.0
-        self._set_counts()
+        self._action_index = {name: i for i, name in enumerate(self.action_names)}
+        self._report()
 
         self.start_data_collection()
+
+    @property
+    def p_units(self) -> int:
+        """``p`` in units of ``1 / denominator``."""
+        return int(self.state.p_units[0])
+
+    @property
+    def collected_by_kind(self) -> dict:
+        """Kind -> resources of that kind collected so far."""
+        return dict(zip(KINDS, self.state.by_kind[0].tolist()))
+
+    def _load(self):
+        """The state takes the resources and places the Mesa grids and agents show (so that
+        a resource layer changed or an agent moved by hand counts)."""
+        places = np.array([[agent.cell.coordinate for agent in self.seats]])
+        self.state = self.state._replace(
+            resource=np.stack([grid.resource.data for grid in self.grids])[None],
+            row=places[..., 0], col=places[..., 1])
+
+    def _show(self):
+        """The Mesa grids and agents show the state: resources in each world's layer, each
+        agent on its cell."""
+        for world, grid in enumerate(self.grids):
+            grid.resource.data[:] = self.state.resource[0, world]
+        for agent, row, col in zip(self.seats, self.state.row[0].tolist(),
+                                   self.state.col[0].tolist()):
+            if agent.cell is None or agent.cell.coordinate != (row, col):
+                agent.cell = self.grids[agent.world][(row, col)]
 
     # --- Phase 1: spawn ---------------------------------------------------------------
     def spawn(self):
         """A turn opens; every empty open cell spawns a resource with ``spawn_prob``, its
-        kind drawn by ``spawn_weights``."""
+        kind drawn by ``spawn_weights`` (``arrays.spawn``)."""
         self.turn += 1
-        self.votes_up = self.votes_down = 0
-        for grid, open_mask in zip(self.grids, self.open_masks):
-            resource = grid.resource.data
-            rows, cols = np.nonzero(open_mask & grid.empty.data & (resource == 0))
-            spawned = np.flatnonzero(self.rng.random(rows.size) < self.spawn_prob)
-            if spawned.size:
-                resource[rows[spawned], cols[spawned]] = self._draw_kinds(spawned.size)
-
-    def _draw_kinds(self, count):
-        """Resource codes 1..5 drawn by ``spawn_weights`` (inverse of their distribution)."""
-        return np.searchsorted(self.cumulative_weights, self.rng.random(count),
-                               side="right") + 1
+        self._load()
+        shape = self.state.resource.shape
+        self.state = arrays.spawn(self.state, self.rules, self.rng.random(shape),
+                                  self.rng.random(shape))
+        self._show()
 
     # --- Phase 2: the agents act one after another (each calls take_action) ----------
     def take_action(self, agent, action: str):
         """Apply ``agent``'s action: move (collecting what it steps on), then vote, then
-        subtract its accumulated harm. Reward = value + punishment + vote cost - harm."""
-        if action not in self.action_names:
+        subtract its accumulated harm (``arrays.act``). Reward = value + punishment - vote
+        cost - harm."""
+        index = self._action_index.get(action)
+        if index is None:
             raise ValueError(f"agent {agent.seat} ({agent.behaviour}) chose {action!r}; "
                              f"the {self.action_mode} actions are {list(self.action_names)}")
-        move, vote = EFFECTS[action]
-        kind, value, punishment, cost, blocked = None, 0.0, 0.0, 0.0, False
-        if move is not None:
-            moved = self._move(agent, MOVES[move])
-            blocked = moved is None
-            if blocked:  # the agent stays; nothing else happens
-                vote = 0
-            else:
-                kind, value, punishment = moved
-        if vote:
-            cost = self._vote(agent, vote)
-        harm, agent.pending_harm = agent.pending_harm, 0.0
-        reward = value + punishment - cost - harm
-        agent.reward += reward
-        self.total_reward += reward
-        self.history.append(Action(self.turn, agent.seat, action, kind, value, punishment,
-                                   -cost, harm, reward, blocked))
-
-    def _move(self, agent, offset):
-        """Walls and agents block (None); stepping onto a resource collects it.
-        Returns ``(kind collected or None, value, punishment)``."""
-        grid = self.grids[agent.world]
-        row, col = agent.cell.coordinate
-        target = (row + offset[0], col + offset[1])
-        if grid.wall.data[target] or not grid.empty.data[target]:
-            return None
-        agent.cell = grid[target]
-        code = int(grid.resource.data[target])
-        if not code:
-            return None, 0.0, 0.0
-        grid.resource.data[target] = 0
-        kind = KINDS[code - 1]
-        agent.collected += 1
-        self.collected_by_kind[kind] += 1
-        punishment = self._punishment() if kind in self.taboo else 0.0
-        self.punishment_total += punishment
-        harm = HARM[kind]
-        if harm > 0:
-            for other in self.seats:
-                if other is not agent:
-                    other.pending_harm += harm
-                    other.harm_received += harm
-                    self.social_harm_generated += harm
-        return kind, VALUE[kind], punishment
-
-    def _punishment(self):
-        if self.punishment_mode == "expected":
-            return self.punishment_magnitude * self.punishment_level
-        return self.punishment_magnitude if self.random.random() < self.punishment_level else 0.0
-
-    def _vote(self, agent, vote):
-        """Move p by one vote step, clamped to [0, 1]; the vote costs even when clamped."""
-        self.p_units = min(max(self.p_units + vote * self.step_units, 0), self.denominator)
-        self.punishment_level = self.p_units / self.denominator
-        if vote > 0:
-            self.votes_up += 1
-            agent.votes_up += 1
-        else:
-            self.votes_down += 1
-            agent.votes_down += 1
-        self.vote_cost_total -= self.vote_cost
-        return self.vote_cost
+        self._load()
+        self.state, outcome = arrays.act(self.state, self.rules, np.array([agent.seat]),
+                                         np.array([index]), self.rng.random(1))
+        code, value, punishment, cost, harm, reward, blocked = (x[0].item() for x in outcome)
+        self._show()
+        self.history.append(Action(self.turn, agent.seat, action, KINDS[code - 1] if code else None,
+                                   value, punishment, -cost, harm, reward, blocked))
 
     # --- Phase 3: log -------------------------------------------------------------------
     def log_turn(self):
         """Counters (the DataCollector collects after the step); the episode ends after
         ``max_steps`` turns."""
-        self.cumulative_votes_up += self.votes_up
-        self.cumulative_votes_down += self.votes_down
-        self._set_counts()
+        self.state = arrays.log(self.state)
+        self._report()
         if self.turn >= self.max_steps:
             self.running = False
 
-    def _set_counts(self):
-        for kind in KINDS:
-            setattr(self, f"collected_{kind}", self.collected_by_kind[kind])
-        self.collected = sum(self.collected_by_kind.values())
-        self.resources_on_grid = sum(int(np.count_nonzero(g.resource.data)) for g in self.grids)
-        self.mean_reward = self.total_reward / self.num_agents
+    def _report(self):
+        """The model reporters of the turn (``arrays.reporters``; ``turn`` is read from the
+        counter)."""
+        self.report(*self.reporter_inputs())
+
+    def reporter_inputs(self) -> tuple:
+        return self.turn, self.state, self.denominator
 
     # --- Observation ------------------------------------------------------------------
     def observe(self, agent) -> Observation:
         """``agent``'s observation, built on demand (docs/rules/state_punishment.md,
-        "Observations")."""
-        if self.composite_views:
-            others = [other for other in self.seats if other is not agent]
-            view = np.stack([self._view(a) for a in (agent, *others)])
-        else:
-            view = self._view(agent)
+        "Observations"; ``arrays.views``)."""
+        self._load()
+        view = arrays.views(self.state, self.rules, self.vision_radius, self.full_view,
+                            self.composite_views, np.array([[agent.seat]]))[0, 0]
         features = np.array([self.punishment_level, agent.pending_harm,
                              self.observation_rng.random()])
         return Observation(view, features)
 
-    def _view(self, agent):
-        codes = self.entity_codes(agent.world)
-        if not self.full_view:
-            row, col = agent.cell.coordinate
-            codes = window(codes, row, col, self.vision_radius, outside=WALL)
-        return one_hot(codes, AGENT_CHANNEL + self.num_agents)
-
     def entity_codes(self, world: int) -> np.ndarray:
         """The world as observation channels: empty, wall, A..E, agent 0..n-1."""
-        grid = self.grids[world]
-        resource = grid.resource.data
-        codes = np.where(grid.wall.data, WALL, np.where(resource > 0, resource + 1, EMPTY))
-        for agent in self.seats:
-            if agent.world == world:
-                codes[agent.cell.coordinate] = AGENT_CHANNEL + agent.seat
-        return codes
+        self._load()
+        return arrays.codes(self.state, self.rules)[0, world]

@@ -41,6 +41,11 @@ ACTION_MODES = {"simple": SIMPLE_ACTIONS, "composite": COMPOSITE_ACTIONS}
 ACTION_BY_EFFECT = {mode: {EFFECTS[name]: name for name in names}
                     for mode, names in ACTION_MODES.items()}
 
+#: The version of these rules that results record (docs/rules/state_punishment.md, "Random
+#: numbers"): 2 since the turn is played over arrays (``dilemmas.models.state_punishment.arrays``),
+#: each chance drawing its own number.
+RULES_VERSION = 2
+
 #: Behaviour mixes the dashboard offers.
 MIXES = ("random", "greedy_forager", "civic_voter", "policy:1,civic_voter:2",
          "q_learning:1,civic_voter:2", "greedy_forager:2,civic_voter:1",

@@ -1,0 +1,82 @@
+"""numpy or JAX: the few operations the games' array rules need from either.
+
+Each game's rules are pure functions over arrays of episodes (``models/<game>/arrays.py``).
+The Mesa model calls them with numpy arrays for its one episode; the batch engine calls the
+same functions with JAX arrays, traced and compiled (``dilemmas.models.batch``). A function
+asks ``namespace(array)`` for the module of its inputs and writes its rules with what
+numpy and ``jax.numpy`` share; the rest is here: a loop whose body depends on the previous
+iteration (``fori``), counting per row (``counts_per_row``), setting part of an array
+(``set_at``) and Python's own float sum (``python_sum``). Importing this module does
+not import JAX.
+"""
+
+import numpy as np
+
+
+_NUMPY = (np.ndarray, np.generic, int, float, bool)
+
+
+def namespace(*arrays):
+    """``numpy`` if every array is a numpy array or scalar, else ``jax.numpy``."""
+    for array in arrays:
+        if not isinstance(array, _NUMPY):
+            import jax.numpy as jnp
+
+            return jnp
+    return np
+
+
+def fori(lower: int, upper: int, body, carry, xp):
+    """``carry = body(i, carry)`` for ``i`` from ``lower`` to ``upper - 1``: a Python loop
+    for numpy, ``jax.lax.fori_loop`` for JAX (one compiled loop, not ``upper`` copies)."""
+    if xp is np:
+        for i in range(lower, upper):
+            carry = body(i, carry)
+        return carry
+    from jax import lax
+
+    return lax.fori_loop(lower, upper, body, carry)
+
+
+def counts_per_row(indices, length: int):
+    """``(E, length)``: how often each of ``range(length)`` appears in each row of
+    ``indices`` ``(E, k)`` (numpy's ``bincount`` per row; a scatter-add with JAX)."""
+    episodes = indices.shape[0]
+    if isinstance(indices, np.ndarray):
+        offsets = (np.arange(episodes) * length)[:, None]
+        return np.bincount((indices + offsets).ravel(),
+                           minlength=episodes * length).reshape(episodes, length)
+    import jax.numpy as jnp
+
+    rows = jnp.broadcast_to(jnp.arange(episodes)[:, None], indices.shape)
+    return jnp.zeros((episodes, length), dtype=int).at[rows, indices].add(1)
+
+
+def set_at(array, index, values):
+    """A copy of ``array`` with ``array[index] = values``."""
+    if isinstance(array, np.ndarray):
+        out = array.copy()
+        out[index] = values
+        return out
+    return array.at[index].set(values)
+
+
+def python_sum(rows):
+    """``(E,)``: each row of ``rows`` ``(E, k)`` added up as Python's built-in ``sum`` adds
+    floats (Python 3.12+: Neumaier's compensated summation, the compensation added once at
+    the end when it is finite and not zero), so that array rules add up exactly as a model's
+    Python code does: with numpy, ``sum`` itself; with JAX, the same steps over the
+    columns."""
+    if isinstance(rows, np.ndarray):
+        return np.array([sum(row) for row in rows.tolist()], dtype=float)
+    import jax.numpy as jnp
+
+    total = compensation = jnp.zeros(rows.shape[0], dtype=rows.dtype)
+    for column in range(rows.shape[1]):
+        term = rows[:, column]
+        added = total + term
+        compensation = compensation + jnp.where(jnp.abs(total) >= jnp.abs(term),
+                                                (total - added) + term, (term - added) + total)
+        total = added
+    return jnp.where((compensation != 0) & jnp.isfinite(compensation), total + compensation,
+                     total)
