@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from dilemmas import GAMES, parallel_env
-from dilemmas.envs.vector import vector_env, vectorised
+from dilemmas.envs.vector import vector_env
 
 
 def chooser(seed=0):
@@ -102,7 +102,7 @@ def main():
                          model_rounds(game, args.seconds, population="policy",
                                       policy=chooser()),
                          *env_rounds(game, args.seconds)))
-            if vectorised(game):
+            if game.batch is not None:
                 vectorised_runs.append(vector_steps(game, args.seconds, args.envs))
         alone, observing, env, steps = np.median(runs, axis=0)
         print(f"{game.title:<28} {alone:>8,.0f} {observing:>12,.0f} {env:>8,.0f} "

@@ -187,9 +187,10 @@ class ScriptedForager(StatePunishmentAgent):
         else:
             view = arrays.windows(cells, state, model.rules, model.vision_radius, seat)[:, 0]
             me_row = me_col = xp.full(seat.shape[0], model.vision_radius)
-        rows, cols = xp.arange(view.shape[1]), xp.arange(view.shape[2])
-        d_row = rows[None, :, None] - me_row[:, None, None] + 0 * cols[None, None, :]
-        d_col = cols[None, None, :] - me_col[:, None, None] + 0 * rows[None, :, None]
+        d_row = xp.broadcast_to(xp.arange(view.shape[1])[None, :, None]
+                                - me_row[:, None, None], view.shape)
+        d_col = xp.broadcast_to(xp.arange(view.shape[2])[None, None, :]
+                                - me_col[:, None, None], view.shape)
         p = arrays.punishment_level(state, model.denominator)
         return (view, me_row, me_col, d_row, d_col, p,
                 state.pending_harm[episodes, batch.acting])

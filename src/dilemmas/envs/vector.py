@@ -54,12 +54,6 @@ from dilemmas.envs.parallel import _refuse
 from dilemmas.registry import GAMES
 
 
-def vectorised(game) -> bool:
-    """Whether a registered game (``dilemmas.registry.Game``) has a vectorised environment:
-    whether it has a batch engine."""
-    return game.batch is not None
-
-
 def vector_env(game: str, num_envs: int, *, seed=None, **parameters) -> "VectorDilemmaEnv":
     """``num_envs`` episodes of a game with a batch engine at once (module docstring)."""
     return VectorDilemmaEnv(game, num_envs, seed=seed, **parameters)
@@ -72,8 +66,8 @@ class VectorDilemmaEnv:
         if game not in GAMES:
             raise ValueError(f"game={game!r} is not a registered game; allowed: {sorted(GAMES)}")
         self.game = GAMES[game]
-        with_engine = sorted(name for name, entry in GAMES.items() if vectorised(entry))
-        if not vectorised(self.game):
+        with_engine = sorted(name for name, entry in GAMES.items() if entry.batch is not None)
+        if self.game.batch is None:
             raise ValueError(f"game={game!r} has no batch engine, so no vectorised environment "
                              f"(games with one: {with_engine}); use dilemmas.parallel_env")
         if type(num_envs) is not int or num_envs < 1:

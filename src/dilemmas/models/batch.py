@@ -44,6 +44,20 @@ from dilemmas.models.xp import set_at
 from dilemmas.registry import GAMES
 
 
+def gathered(kind: type) -> property:
+    """A property of an engine holding the arrays named by the fields of ``kind`` (a
+    NamedTuple of the game's ``arrays``) as one ``kind``; setting it sets each array."""
+    def get(engine):
+        return kind(*(getattr(engine, name) for name in kind._fields))
+
+    def put(engine, value):
+        for name, array in value._asdict().items():
+            setattr(engine, name, array)
+
+    return property(get, put, doc=f"The episodes' ``{kind.__name__}`` (one array of the "
+                                  "engine's each).")
+
+
 def decides_on_arrays(behaviour: type, methods) -> bool:
     """Whether a behaviour class can play in a batch: it has ``batch_decide``, defined in
     the class that defines its decision ``methods`` or in a subclass of it (a subclass that

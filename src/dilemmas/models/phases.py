@@ -133,8 +133,9 @@ class Reported:
 
 class Live:
     """A model reporter read as the model stands now, mid-round too: from
-    ``array_reporters(*model.reporter_inputs())``, computed again only when the model's
-    ``state`` is another object (a model whose rules replace ``state`` on every change)."""
+    ``array_reporters(*model.reporter_inputs())``, computed again only when an input is
+    another object (a model whose rules replace its arrays on every change); the row of the
+    last ``report`` serves while its inputs are the current ones."""
 
     def __set_name__(self, owner, name):
         self.column = name
@@ -142,11 +143,19 @@ class Live:
     def __get__(self, model, owner=None):
         if model is None:
             return self
+        inputs = model.reporter_inputs()
+        if _same(inputs, model._report_inputs):
+            return model.reported()[self.column]
         cached = model.__dict__.get("_live")
-        if cached is None or cached[0] is not model.state:
-            row = type(model).array_reporters(*model.reporter_inputs())
-            cached = model._live = (model.state, _first_numbers(row))
+        if cached is None or not _same(inputs, cached[0]):
+            row = type(model).array_reporters(*inputs)
+            cached = model._live = (inputs, _first_numbers(row))
         return cached[1][self.column]
+
+
+def _same(inputs: tuple, others: tuple) -> bool:
+    """Whether two tuples of reporter inputs hold the very same objects."""
+    return len(inputs) == len(others) and all(a is b for a, b in zip(inputs, others))
 
 
 class PhasedModel(mesa.Model):

@@ -18,7 +18,7 @@ phase it returns ``(episodes, seats)`` booleans (WORK True), in the ``act`` phas
 houses ``(episodes, seats)`` and the modes (WORK True).
 """
 
-from dilemmas.models.batch import BatchEngine
+from dilemmas.models.batch import BatchEngine, gathered
 from dilemmas.models.bucket_brigade import arrays
 from dilemmas.models.bucket_brigade.rules import REST, WORK, initial_fire_count
 
@@ -30,15 +30,7 @@ class BucketBrigadeBatch(BatchEngine):
     decisions = ("signal", "act")
     labels = {"signal": (REST, WORK), "mode": (REST, WORK)}
 
-    @property
-    def tally(self) -> arrays.Tally:
-        """What the episodes have added up so far (one array of the engine's each)."""
-        return arrays.Tally(*(getattr(self, name) for name in arrays.Tally._fields))
-
-    @tally.setter
-    def tally(self, tally: arrays.Tally):
-        for name, value in tally._asdict().items():
-            setattr(self, name, value)
+    tally = gathered(arrays.Tally)
 
     def setup(self):
         model, xp, episodes = self.model, self.xp, self.size

@@ -17,7 +17,7 @@ model ``batch.model`` (parameters, ``rules``), ``batch.xp`` (numpy or ``jax.nump
 seats of an environment) choose at the start of the act phase, as in the model.
 """
 
-from dilemmas.models.batch import BatchEngine
+from dilemmas.models.batch import BatchEngine, gathered
 from dilemmas.models.state_punishment import arrays
 from dilemmas.models.xp import fori
 
@@ -37,15 +37,7 @@ class StatePunishmentBatch(BatchEngine):
                     "32-bit integers count")
         return None
 
-    @property
-    def current(self) -> arrays.State:
-        """The episodes' state (one array of the engine's each)."""
-        return arrays.State(*(getattr(self, name) for name in arrays.State._fields))
-
-    @current.setter
-    def current(self, state: arrays.State):
-        for name, value in state._asdict().items():
-            setattr(self, name, value)
+    current = gathered(arrays.State)
 
     @property
     def rewards(self):
