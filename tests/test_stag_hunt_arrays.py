@@ -91,3 +91,61 @@ def test_jax_arrays_give_the_same_footprints_and_views():
         while model.running:
             model.step()
             check_state(model, jnp)
+
+
+def free_cells(model):
+    """``model.is_free`` of every cell."""
+    height, width = model.walls.shape
+    return np.array([[model.is_free((r, c)) for c in range(width)] for r in range(height)])
+
+
+def check_approach(model, xp, rng):
+    agents = on_grid(model)
+    checked = 0
+    free = free_cells(model)
+    stags, hares = (model.resource_kinds == 1), (model.resource_kinds == 2)
+    for targets in (stags, hares, stags | hares, rng.random(free.shape) < 0.05):
+        for agent in agents:
+            expected = agent.approach(list(map(tuple, np.argwhere(targets).tolist())))
+            row, col = agent.cell.coordinate
+            found = arrays.approach(xp.asarray(free[None]), xp.asarray(targets[None]),
+                                    xp.asarray([row]), xp.asarray([col]),
+                                    xp.asarray([agent.orientation]))
+            assert int(found[0]) == (-1 if expected is None else expected), \
+                (agent.seat, model.turn, row, col, agent.orientation)
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("parameters", CONFIGS, ids=[str(i) for i in range(len(CONFIGS))])
+def test_approach_is_the_behaviours(parameters):
+    rng = np.random.default_rng(CONFIGS.index(parameters))
+    checked = 0
+    for seed in range(3):
+        model = GAMES["stag_hunt"].model(**parameters, population="cooperator",
+                                         max_steps=20, collect_data=False, rng=seed)
+        while model.running:
+            model.step()
+            checked += check_approach(model, np, rng)
+    assert checked >= 3 * 20 * 4
+
+
+def test_approach_with_jax_is_the_same():
+    import jax
+    import jax.numpy as jnp
+
+    decide = jax.jit(arrays.approach)
+    rng = np.random.default_rng(3)
+    for parameters in CONFIGS:
+        model = GAMES["stag_hunt"].model(**parameters, population="cooperator",
+                                         max_steps=8, collect_data=False, rng=2)
+        while model.running:
+            model.step()
+            free = free_cells(model)
+            for agent in on_grid(model):
+                targets = rng.random(free.shape) < 0.1
+                row, col = agent.cell.coordinate
+                given = (free[None], targets[None], np.array([row]), np.array([col]),
+                         np.array([agent.orientation]))
+                assert int(arrays.approach(*given)[0]) == int(
+                    decide(*(jnp.asarray(x) for x in given))[0])

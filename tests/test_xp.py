@@ -5,7 +5,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from dilemmas.models.xp import counts_per_row, fori, namespace, python_sum, set_at
+from dilemmas.models.xp import (counts_per_row, fori, namespace, python_sum, repeat_while,
+                                set_at)
 
 
 def test_namespace_is_numpy_only_for_numpy_inputs():
@@ -43,3 +44,20 @@ def test_fori_and_set_at_chain_each_iteration_on_the_last():
     numpy_in = np.zeros(3)
     set_at(numpy_in, 0, 5.0)
     assert numpy_in.tolist() == [0.0, 0.0, 0.0]  # a copy, never the array given
+
+
+def test_repeat_while_runs_the_body_until_the_condition_fails():
+    """Collatz steps from 27 (111 of them): a loop whose length the body decides."""
+    def condition(carry):
+        return carry[0] != 1
+
+    def body(carry):
+        x, steps = carry
+        xp = namespace(x)
+        return xp.where(x % 2 == 0, x // 2, 3 * x + 1), steps + 1
+
+    for xp in (np, jnp):
+        x, steps = repeat_while(condition, body, (xp.asarray(27), xp.asarray(0)), xp)
+        assert (int(x), int(steps)) == (1, 111)
+    traced = jax.jit(lambda x: repeat_while(condition, body, (x, jnp.asarray(0)), jnp))
+    assert int(traced(jnp.asarray(27))[1]) == 111

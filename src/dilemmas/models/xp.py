@@ -38,6 +38,18 @@ def fori(lower: int, upper: int, body, carry, xp):
     return lax.fori_loop(lower, upper, body, carry)
 
 
+def repeat_while(condition, body, carry, xp):
+    """``carry = body(carry)`` while ``condition(carry)``: a Python loop for numpy,
+    ``jax.lax.while_loop`` for JAX."""
+    if xp is np:
+        while condition(carry):
+            carry = body(carry)
+        return carry
+    from jax import lax
+
+    return lax.while_loop(condition, body, carry)
+
+
 def counts_per_row(indices, length: int):
     """``(E, length)``: how often each of ``range(length)`` appears in each row of
     ``indices`` ``(E, k)`` (numpy's ``bincount`` per row; a scatter-add with JAX)."""

@@ -14,9 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dilemmas.models.stag_hunt.rules import (_RESOURCE_CHANNEL, EMPTY, KIND_CHANNEL, WALL,
-                                             _rays)
-from dilemmas.models.xp import counts_per_row, namespace, set_at
+from dilemmas.models.stag_hunt.rules import (_RESOURCE_CHANNEL, DIRECTIONS, EMPTY, KIND_CHANNEL,
+                                             MOVE_TURNS, TURN_LEFT, TURN_RIGHT, WALL, _rays)
+from dilemmas.models.xp import counts_per_row, namespace, repeat_while, set_at
 
 
 class Rays(NamedTuple):
@@ -106,3 +106,81 @@ def positions(row, col, height: int, width: int, embedding_size: int):
     n = embedding_size
     part = (row * n // height) * n + col * n // width
     return (part[..., None] == xp.arange(n * n)).astype(xp.float32)
+
+
+def _shifted(cells, direction: int, fill):
+    """``(E, height, width)``: at each cell, the value of ``cells`` at its neighbour in
+    ``direction`` (``DIRECTIONS``), ``fill`` beyond the map's edge."""
+    xp = namespace(cells)
+    d_row, d_col = DIRECTIONS[direction]
+    edge_row = xp.full_like(cells[:, :1], fill)
+    edge_col = xp.full_like(cells[:, :, :1], fill)
+    if d_row == -1:
+        cells = xp.concatenate((edge_row, cells[:, :-1]), axis=1)
+    elif d_row == 1:
+        cells = xp.concatenate((cells[:, 1:], edge_row), axis=1)
+    if d_col == -1:
+        cells = xp.concatenate((edge_col, cells[:, :, :-1]), axis=2)
+    elif d_col == 1:
+        cells = xp.concatenate((cells[:, :, 1:], edge_col), axis=2)
+    return cells
+
+
+#: The move that goes ``turns`` quarter turns clockwise of the facing, and the turn that
+#: faces that way (NOOP's place: already facing it).
+_MOVE_BY_TURNS = np.array([next(a for a, t in MOVE_TURNS.items() if t == turns)
+                           for turns in range(4)])
+_FACE_BY_TURNS = np.array([-1, TURN_RIGHT, TURN_RIGHT, TURN_LEFT])
+
+
+def approach(free, targets, row, col, orientation):
+    """``(E,)``: each agent's action toward the nearest of its ``targets`` ``(E, height,
+    width)`` by path over ``free`` cells, -1 for none (docs/rules/stag_hunt.md, "Behaviours",
+    *Approach*): the breadth-first search of the rules, neighbours in the order N, E, S, W,
+    played layer by layer. A cell's place in the search's queue is its parent's place, then
+    the direction from the parent; the first cell taken from the queue with a target beside
+    it decides: at the agent's own cell, the turn that faces the first such target (-1 if
+    already facing it), elsewhere the move of the path's first step."""
+    xp = namespace(free, row)
+    episodes, height, width = free.shape
+    cells = height * width
+    everywhere = xp.arange(cells).reshape(1, height, width)
+    start = everywhere == (row * width + col)[:, None, None]
+    beside = xp.stack([_shifted(targets, d, False) for d in range(4)], axis=-1)
+    never = cells * 4 + 4                        # above every place in the queue
+
+    def undecided(carry):
+        current, _, _, _, answer = carry
+        return (current.any(axis=(1, 2)) & (answer == -2)).any()
+
+    def layer(carry):
+        current, place, first, seen, answer = carry
+        found = current & beside.any(axis=-1)
+        chosen = found & (place == xp.where(found, place, never).min(axis=(1, 2),
+                                                                         keepdims=True))
+        at_start = (chosen & start).any(axis=(1, 2))
+        step = xp.where(chosen, first, 0).sum(axis=(1, 2))
+        facing = xp.argmax((beside & start[..., None]).any(axis=(1, 2)), axis=-1)
+        turns = (xp.where(at_start, facing, step) - orientation) % 4
+        action = xp.where(at_start, xp.asarray(_FACE_BY_TURNS)[turns],
+                          xp.asarray(_MOVE_BY_TURNS)[turns])
+        answer = xp.where((answer == -2) & found.any(axis=(1, 2)), action, answer)
+        key, inherited = xp.full(current.shape, never), xp.zeros(current.shape, dtype=int)
+        for direction in range(4):   # the parent one step against ``direction``
+            parent = _shifted(current, (direction + 2) % 4, False)
+            parent_key = _shifted(place, (direction + 2) % 4, never) * 4 + direction
+            parent_first = xp.where(_shifted(start, (direction + 2) % 4, False), direction,
+                                    _shifted(first, (direction + 2) % 4, 0))
+            better = parent & (parent_key < key)
+            key = xp.where(better, parent_key, key)
+            inherited = xp.where(better, parent_first, inherited)
+        new = free & ~seen & (key < never)
+        order = xp.argsort(xp.where(new, key, never).reshape(episodes, -1), axis=1)
+        rank = xp.argsort(order, axis=1).reshape(current.shape)
+        return (new, xp.where(new, rank, place), xp.where(new, inherited, first), seen | new,
+                answer)
+
+    carry = (start, xp.zeros(start.shape, dtype=int), xp.zeros(start.shape, dtype=int), start,
+             xp.full(episodes, -2))
+    answer = repeat_while(undecided, layer, carry, xp)[-1]
+    return xp.where(answer == -2, -1, answer)
