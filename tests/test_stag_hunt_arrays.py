@@ -149,3 +149,149 @@ def test_approach_with_jax_is_the_same():
                          np.array([agent.orientation]))
                 assert int(arrays.approach(*given)[0]) == int(
                     decide(*(jnp.asarray(x) for x in given))[0])
+
+
+def state_of(model, xp=np) -> arrays.State:
+    """The Mesa model's state as ``arrays.State`` of one episode."""
+    height, width = model.walls.shape
+    k = len(model.seats)
+    last_hit = np.full((height, width), -1)
+    for cell, turn in model._wounded.items():
+        last_hit[cell] = turn
+    hitters = np.zeros((height, width, k), dtype=bool)
+    for cell, seats in model._hitters.items():
+        hitters[cell][list(seats)] = True
+    seats = model.seats
+    cells = [agent.cell.coordinate if agent.cell is not None else (0, 0) for agent in seats]
+    queue = np.full((4, height * width), -1)
+    for slot, (due, code, (r, c)) in enumerate(model._regrowing):
+        queue[:, slot] = due, code, r * width + c, slot
+
+    def per_seat(values, dtype=None):
+        return np.array([values], dtype=dtype)
+
+    def none_is(value):
+        return -1 if value is None else value
+
+    fields = dict(
+        walls=model.walls.copy(), resource=model.resource_kinds.astype(int),
+        health=model.resource_health.astype(int), last_hit=last_hit, hitters=hitters,
+        attack_beam=model.attack_beam.copy(), punish_beam=model.punish_beam.copy())
+    fields = {name: value[None] for name, value in fields.items()}
+    fields.update(
+        row=per_seat([r for r, _ in cells]), col=per_seat([c for _, c in cells]),
+        orientation=per_seat([a.orientation for a in seats]),
+        agent_health=per_seat([a.health for a in seats]),
+        present=per_seat([a.cell is not None for a in seats]),
+        removed=per_seat([a.removed for a in seats]),
+        return_turn=per_seat([none_is(a.return_turn) for a in seats]),
+        next_attack=per_seat([a.next_attack for a in seats]),
+        next_punish=per_seat([a.next_punish for a in seats]),
+        reward=per_seat([a.reward for a in seats], float),
+        pending=per_seat([a.pending_reward for a in seats], float),
+        stags=per_seat([a.stags for a in seats]), hares=per_seat([a.hares for a in seats]),
+        ready=per_seat([a.ready for a in seats]),
+        shared_before=per_seat([none_is(a.shared_turns[0]) for a in seats]),
+        shared_last=per_seat([none_is(a.shared_turns[1]) for a in seats]),
+        queue_due=queue[0][None], queue_code=queue[1][None], queue_cell=queue[2][None],
+        queue_order=queue[3][None], deaths=np.array([len(model._regrowing)]))
+    for name in ("attacks", "punishments", "punish_hits", "removals", "agents_removed",
+                 "stags_defeated", "hares_defeated", "stags_on_map", "hares_on_map"):
+        fields[name] = np.array([getattr(model, name)])
+    fields["coordinated"] = np.array([model.coordinated_stag_kills])
+    return arrays.State(**{name: xp.asarray(fields[name]) for name in arrays.State._fields})
+
+
+def queued(state):
+    """The regrowth queue in order of death: (due, code, cell)."""
+    order = np.asarray(state.queue_order)[0]
+    slots = [slot for slot in np.argsort(order, kind="stable") if order[slot] >= 0]
+    return [(int(state.queue_due[0][s]), int(state.queue_code[0][s]),
+             int(state.queue_cell[0][s])) for s in slots]
+
+
+def assert_same(found, expected, where):
+    for name in arrays.State._fields:
+        if name.startswith("queue_") or name == "deaths":
+            continue
+        a, b = np.asarray(getattr(found, name)), np.asarray(getattr(expected, name))
+        if name in ("row", "col"):  # a place means something only on the grid
+            a, b = a[np.asarray(expected.present)], b[np.asarray(expected.present)]
+        if name in ("reward", "pending"):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, err_msg=f"{name} {where}")
+        else:
+            assert np.array_equal(a, b), (name, where)
+    assert queued(found) == queued(expected), where
+
+
+ACT_CONFIGS = CONFIGS + [
+    {"population": "cooperator", "num_agents": 4, "num_agents_to_spawn": 4, "height": 7,
+     "width": 7, "resource_density": 0.5, "attack_cooldown": 0, "punish_cooldown": 0,
+     "agent_health": 2, "heal_delay": 3, "hare_health": 2},
+    {"attack_mode": "beam", "beam_radius": 3, "attack_cost": 0.5, "punish_cost": 0.25,
+     "agent_config": [{"exclusive_reward": True}, {"can_receive_shared_reward": False},
+                      {"can_hunt": False}], "num_agents_to_spawn": 3, "height": 8, "width": 8,
+     "resource_density": 0.6, "beam_cooldown": 0, "reward_sharing_radius": 4},
+]
+
+
+@pytest.mark.parametrize("parameters", ACT_CONFIGS, ids=[str(i) for i in range(len(ACT_CONFIGS))])
+def test_an_action_over_arrays_is_the_models(parameters):
+    """Each agent's action, applied by ``arrays.act`` to the model's state, gives the state
+    the model's ``take_action`` gives (rewards to 1e-12: a kill's shares add in another
+    order)."""
+    rng = np.random.default_rng(ACT_CONFIGS.index(parameters))
+    compared, seen = 0, {"kill": 0, "share": 0, "removal": 0, "queued": 0}
+    for seed in range(3):
+        model = GAMES["stag_hunt"].model(**parameters, max_steps=30, collect_data=False,
+                                         rng=seed)
+        rules = arrays.rules_of(model)
+        model.step()
+        while model.running:
+            model.advance_turn()
+            model.update_removals()
+            model.entity_transitions()
+            for agent in list(model.agents):
+                if agent.cell is None:
+                    continue
+                action = int(rng.choice(9, p=[.05, .1, .1, .1, .1, .05, .05, .3, .15]))
+                before = state_of(model)
+                found = arrays.act(before, rules, model.turn, np.array([agent.seat]),
+                                   np.array([action]))
+                model.take_action(agent, action)
+                after = state_of(model)
+                assert_same(found, after, (seed, model.turn, agent.seat, action))
+                compared += 1
+                seen["kill"] += int(after.deaths[0] > before.deaths[0])
+                seen["share"] += int((after.pending > before.pending).any())
+                seen["removal"] += int(after.removals[0] > before.removals[0])
+                seen["queued"] += len(queued(before)) > 1
+            model.record_metrics()
+    assert compared >= 100 and seen["kill"]
+
+
+def test_an_action_over_jax_arrays_is_the_same():
+    """``arrays.act`` traced by JAX gives the state it gives with numpy (rewards in float32)."""
+    import jax
+    import jax.numpy as jnp
+
+    parameters = ACT_CONFIGS[-2]
+    model = GAMES["stag_hunt"].model(**parameters, max_steps=12, collect_data=False, rng=4)
+    rules = arrays.rules_of(model)
+    step = jax.jit(lambda state, turn, seat, action: arrays.act(state, rules, turn, seat, action))
+    rng = np.random.default_rng(9)
+    model.step()
+    while model.running:
+        model.step()
+        state = state_of(model)
+        for agent in [a for a in model.agents if a.cell is not None]:
+            action = np.array([int(rng.choice([1, 4, 7, 8]))])
+            expected = arrays.act(state, rules, model.turn, np.array([agent.seat]), action)
+            found = step(state_of(model, jnp), model.turn, jnp.asarray([agent.seat]),
+                         jnp.asarray(action))
+            for name in arrays.State._fields:
+                a, b = np.asarray(getattr(found, name)), np.asarray(getattr(expected, name))
+                if b.dtype.kind == "f":
+                    np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=name)
+                else:
+                    assert np.array_equal(a, b), name

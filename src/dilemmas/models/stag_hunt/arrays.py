@@ -1,9 +1,13 @@
-"""Stag Hunt Physical over arrays of episodes: the first of its rules written once.
+"""Stag Hunt Physical over arrays of episodes: its rules written once, in progress.
 
-docs/rules/stag_hunt.md, "Actions" (footprints) and "Observations". Work in progress
-(issue 27): these functions are checked against ``StagHuntModel``, which does not call them
-yet; the turn itself (moves, attacks, kills and shares, punishment, removals, healing and
-regrowth) and the batch engine come next.
+docs/rules/stag_hunt.md, "Actions", "Kill", "Rewards", "Observations" and the behaviours'
+*Approach*. Work in progress (issue 27): these functions are checked against
+``StagHuntModel`` and its behaviours (tests/test_stag_hunt_arrays.py), which do not call
+them yet. Written: the footprints, an agent's action (``act``: its pending reward paid,
+moves and turns, ATTACK with its hits, kills, shares and the regrowth queue, PUNISH with its
+removals), the observation's view and position, and the breadth-first approach. Next: the
+turn's other phases (returns from removal, healing, regrowth, the random start), the model
+on these functions, the batch engine and the behaviours' ``batch_decide``.
 
 Every function is pure and written with what numpy and ``jax.numpy`` share
 (``dilemmas.models.xp``). The agents are given per episode as arrays ``(E, n)`` of rows,
@@ -14,6 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from dilemmas.models.stag_hunt.rules import ATTACK as ATTACK_ACTION
+from dilemmas.models.stag_hunt.rules import PUNISH as PUNISH_ACTION
 from dilemmas.models.stag_hunt.rules import (_RESOURCE_CHANNEL, DIRECTIONS, EMPTY, KIND_CHANNEL,
                                              MOVE_TURNS, TURN_LEFT, TURN_RIGHT, WALL, _rays)
 from dilemmas.models.xp import counts_per_row, namespace, repeat_while, set_at
@@ -44,24 +50,33 @@ def rays(mode: str, attack_range: int, beam_length: int, beam_radius: int) -> Ra
     return Rays(row, col, hits, steps)
 
 
+def _footprint_cells(walls, row, col, orientation, table: Rays):
+    """Each agent's footprint cell by cell, in the order of its rays and their steps:
+    ``(rows, cols, hit)``, each ``(E, n, rays * steps)``; rows and columns are clipped to
+    the map, ``hit`` says which are covered."""
+    xp = namespace(walls, row)
+    episodes, height, width = walls.shape
+    rows = row[..., None, None] + xp.asarray(table.row)[orientation]      # (E, n, rays, steps)
+    cols = col[..., None, None] + xp.asarray(table.col)[orientation]
+    on_map = (rows >= 0) & (rows < height) & (cols >= 0) & (cols < width)
+    rows, cols = xp.clip(rows, 0, height - 1), xp.clip(cols, 0, width - 1)
+    wall = walls[xp.arange(episodes)[:, None, None, None], rows, cols]
+    stops = ~on_map | wall | ~xp.asarray(table.steps)[orientation]
+    hit = (xp.cumsum(stops, axis=-1) == 0) & xp.asarray(table.hits)[orientation]
+    flat = (*row.shape, -1)
+    return rows.reshape(flat), cols.reshape(flat), hit.reshape(flat)
+
+
 def footprints(walls, row, col, orientation, table: Rays):
     """``(E, n, height, width)``: the cells each of the ``n`` agents' footprint covers now
     ("Footprints"): along each ray, the cells up to its first wall or the map's edge, those
     the footprint hits."""
     xp = namespace(walls, row)
     episodes, height, width = walls.shape
-    n = row.shape[1]
-    rows = row[..., None, None] + xp.asarray(table.row)[orientation]      # (E, n, rays, steps)
-    cols = col[..., None, None] + xp.asarray(table.col)[orientation]
-    on_map = (rows >= 0) & (rows < height) & (cols >= 0) & (cols < width)
-    inside_rows, inside_cols = xp.clip(rows, 0, height - 1), xp.clip(cols, 0, width - 1)
-    wall = walls[xp.arange(episodes)[:, None, None, None], inside_rows, inside_cols]
-    stops = ~on_map | wall | ~xp.asarray(table.steps)[orientation]
-    reached = xp.cumsum(stops, axis=-1) == 0
-    hit = reached & xp.asarray(table.hits)[orientation]
-    cells = height * width
-    agent = xp.arange(n)[None, :, None, None]
-    index = xp.where(hit, agent * cells + inside_rows * width + inside_cols, n * cells)
+    n, cells = row.shape[1], height * width
+    rows, cols, hit = _footprint_cells(walls, row, col, orientation, table)
+    agent = xp.arange(n)[None, :, None]
+    index = xp.where(hit, agent * cells + rows * width + cols, n * cells)
     counts = counts_per_row(index.reshape(episodes, -1), n * cells + 1)[:, :n * cells]
     return counts.reshape(episodes, n, height, width) > 0
 
@@ -184,3 +199,245 @@ def approach(free, targets, row, col, orientation):
              xp.full(episodes, -2))
     answer = repeat_while(undecided, layer, carry, xp)[-1]
     return xp.where(answer == -2, -1, answer)
+
+
+class Rules(NamedTuple):
+    """A model's parameters as the turn uses them: numbers, the footprints, and arrays by
+    seat (its flags) and by resource code (0 none, 1 stag, 2 hare)."""
+
+    attack: Rays
+    punish: Rays
+    attack_cooldown: int          # beam_cooldown in beam mode
+    punish_cooldown: int
+    attack_cost: float
+    punish_cost: float
+    respawn_lag: int
+    simplified_movement: bool
+    sharing_radius: int
+    reward: np.ndarray            # (3,) by code
+    regrow_cooldown: np.ndarray   # (3,) by code
+    can_hunt: np.ndarray          # (k,)
+    can_receive: np.ndarray       # (k,)
+    exclusive: np.ndarray         # (k,)
+
+
+def rules_of(model) -> Rules:
+    """The ``Rules`` of a ``StagHuntModel``'s parameters."""
+    beam = model.attack_mode == "beam"
+    flag = [[bool(agent_config[key]) for agent_config in model.agent_config]
+            for key in ("can_hunt", "can_receive_shared_reward", "exclusive_reward")]
+    return Rules(
+        rays(model.attack_mode, model.attack_range, model.beam_length, model.beam_radius),
+        rays("punish", 0, model.beam_length, 0),
+        model.beam_cooldown if beam else model.attack_cooldown, model.punish_cooldown,
+        float(model.attack_cost), float(model.punish_cost), model.respawn_lag,
+        bool(model.simplified_movement), model.reward_sharing_radius,
+        np.array([0.0, model.stag_reward, model.hare_reward]),
+        np.array([0, model.stag_regeneration_cooldown, model.hare_regeneration_cooldown]),
+        *(np.array(values) for values in flag))
+
+
+class State(NamedTuple):
+    """``E`` episodes of the game: the map, the resources and their regrowth queue, the
+    agents and the counts (docs/rules/stag_hunt.md, "World", "Agent state")."""
+
+    walls: object           # (E, height, width)
+    resource: object        # (E, height, width) code: 0 none, 1 stag, 2 hare
+    health: object          # (E, height, width) the resource's
+    last_hit: object        # (E, height, width) turn of its last hit while wounded, else -1
+    hitters: object         # (E, height, width, k) who hit it this turn
+    attack_beam: object     # (E, height, width)
+    punish_beam: object
+    row: object             # (E, k)
+    col: object
+    orientation: object
+    agent_health: object
+    present: object         # (E, k) on the grid
+    removed: object         # (E, k) off the grid, waiting to return
+    return_turn: object
+    next_attack: object
+    next_punish: object
+    reward: object          # paid
+    pending: object         # shares not yet paid
+    stags: object
+    hares: object
+    ready: object
+    shared_before: object   # the turns of its last two shares of another's kill (-1: none)
+    shared_last: object
+    queue_due: object       # (E, Q) killed resources waiting to regrow: due turn, code,
+    queue_code: object      # cell of death (row-major), and order of death (-1: empty
+    queue_cell: object      # slot)
+    queue_order: object
+    deaths: object          # (E,) resources killed so far (the next order of death)
+    attacks: object         # (E,) this turn's
+    punishments: object
+    punish_hits: object
+    removals: object        # (E,) so far
+    agents_removed: object  # (E,) now
+    stags_defeated: object
+    hares_defeated: object
+    coordinated: object
+    stags_on_map: object
+    hares_on_map: object
+
+
+#: Quarter turns clockwise of the facing of each action's move (-1: no move).
+_MOVE_OF = np.array([MOVE_TURNS.get(action, -1) for action in range(9)])
+
+
+def _scatter(values, episodes, index, new, where, grid=True):
+    """``values`` ``(E, height, width, ...)`` (``grid``; else ``(E, slots, ...)``) with
+    ``new`` ``(E, m, ...)`` at the row-major cells (or slots) ``index`` ``(E, m)`` where
+    ``where`` holds; the others untouched (those entries are sent to a spare cell)."""
+    xp = namespace(values, new)
+    shape = values.shape
+    cells = (shape[1] * shape[2], *shape[3:]) if grid else shape[1:]
+    flat = values.reshape(shape[0], *cells)
+    spare = flat.shape[1]
+    flat = xp.concatenate([flat, flat[:, :1]], axis=1)
+    flat = set_at(flat, (episodes, xp.where(where, index, spare)), new)
+    return flat[:, :spare].reshape(shape)
+
+
+def act(state: State, rules: Rules, turn, seat, action) -> State:
+    """"Round", 4: in each episode the agent in seat ``seat[e]``, if on the grid, is paid its
+    pending reward and takes action ``action[e]`` ("Actions", "Kill", "Rewards")."""
+    xp = namespace(state.row, seat)
+    episodes, height, width = state.walls.shape
+    k = state.row.shape[1]
+    e = xp.arange(episodes)
+    me = xp.arange(k) == seat[:, None]
+    acting = state.present[e, seat]
+    mine = me & acting[:, None]
+    reward = state.reward + xp.where(mine, state.pending, 0.0)
+    pending = xp.where(mine, 0.0, state.pending)
+    row, col, facing = state.row[e, seat], state.col[e, seat], state.orientation[e, seat]
+
+    # moves and turns
+    moves = xp.asarray(_MOVE_OF)[action]
+    direction = (facing + moves) % 4
+    to_row = row + xp.asarray([d for d, _ in DIRECTIONS])[direction]
+    to_col = col + xp.asarray([d for _, d in DIRECTIONS])[direction]
+    on_map = (to_row >= 0) & (to_row < height) & (to_col >= 0) & (to_col < width)
+    inside = (e, xp.clip(to_row, 0, height - 1), xp.clip(to_col, 0, width - 1))
+    taken = (state.present & (state.row == to_row[:, None])
+             & (state.col == to_col[:, None])).any(axis=1)
+    moved = acting & (moves >= 0) & on_map & ~state.walls[inside] \
+        & (state.resource[inside] == 0) & ~taken
+    turned = xp.where(action == TURN_LEFT, (facing + 3) % 4,
+                      xp.where(action == TURN_RIGHT, (facing + 1) % 4, facing))
+    facing = xp.where(acting & ((action == TURN_LEFT) | (action == TURN_RIGHT)), turned,
+                      xp.where(moved & rules.simplified_movement, direction, facing))
+    row, col = xp.where(moved, to_row, row), xp.where(moved, to_col, col)
+    state = state._replace(
+        row=xp.where(me, row[:, None], state.row), col=xp.where(me, col[:, None], state.col),
+        orientation=xp.where(me, facing[:, None], state.orientation),
+        reward=reward, pending=pending)
+    state = _attack(state, rules, turn, seat, acting & (action == ATTACK_ACTION))
+    return _punish(state, rules, turn, seat, acting & (action == PUNISH_ACTION))
+
+
+def _attack(state, rules, turn, seat, fires):
+    """ATTACK, where ``fires``: off cooldown, the footprint is hit ("Actions", "Kill")."""
+    xp = namespace(state.row, seat)
+    episodes, height, width = state.walls.shape
+    k = state.row.shape[1]
+    e = xp.arange(episodes)
+    me = xp.arange(k) == seat[:, None]
+    fires = fires & (state.next_attack[e, seat] <= turn)
+    rows, cols, hit = _footprint_cells(state.walls, state.row[e, seat][:, None],
+                                       state.col[e, seat][:, None],
+                                       state.orientation[e, seat][:, None], rules.attack)
+    rows, cols, hit = rows[:, 0], cols[:, 0], hit[:, 0] & fires[:, None]      # (E, m)
+    cell = rows * width + cols
+    there = (e[:, None], rows, cols)
+    code = state.resource[there]
+    struck = hit & (code > 0) & (xp.asarray(rules.can_hunt)[seat][:, None] | (code == 2))
+    left = state.health[there] - 1
+    killed = struck & (left <= 0)
+    wounded = struck & (left > 0)
+    hitters = state.hitters[there] | me[:, None, :]                          # (E, m, k)
+    # a kill's recipients: the killer, and unless it keeps the reward for itself every other
+    # agent on the grid that may receive a share, within the sharing radius of the kill
+    near = (xp.maximum(xp.abs(state.row[:, None, :] - rows[..., None]),
+                       xp.abs(state.col[:, None, :] - cols[..., None])) <= rules.sharing_radius)
+    sharing = (near & state.present[:, None, :] & xp.asarray(rules.can_receive)
+               & ~me[:, None, :] & ~xp.asarray(rules.exclusive)[seat][:, None, None])
+    recipients = (sharing | me[:, None, :]) & killed[..., None]
+    share = xp.where(killed, xp.asarray(rules.reward)[code]
+                     / xp.maximum(recipients.sum(axis=-1), 1), 0.0)
+    received = (share[..., None] * recipients).sum(axis=1)                   # (E, k)
+    given = (recipients & ~me[:, None, :]).any(axis=1)
+    stag, hare = killed & (code == 1), killed & (code == 2)
+    # the killed resources join the regrowth queue in the order of the footprint's cells
+    empty = state.queue_order < 0
+    slots = xp.argsort(xp.where(empty, 0, 1), axis=1, stable=True)           # empty first
+    nth = xp.cumsum(killed, axis=1) - 1
+    slot = xp.take_along_axis(slots, xp.clip(nth, 0, slots.shape[1] - 1), axis=1)
+    due = turn + xp.asarray(rules.regrow_cooldown)[code] + 1
+    order = state.deaths[:, None] + nth
+    cooldown = turn + rules.attack_cooldown + 1
+    beam = _scatter(state.attack_beam, e[:, None], cell, True, hit)
+    return state._replace(
+        next_attack=xp.where(me & fires[:, None], cooldown, state.next_attack),
+        attacks=state.attacks + fires,
+        reward=state.reward - xp.where(me & fires[:, None], rules.attack_cost, 0.0)
+        + xp.where(me, received, 0.0),
+        pending=state.pending + xp.where(me, 0.0, received),
+        shared_before=xp.where(given & (state.shared_last != turn), state.shared_last,
+                               state.shared_before),
+        shared_last=xp.where(given, turn, state.shared_last),
+        attack_beam=beam,
+        resource=_scatter(state.resource, e[:, None], cell, 0, killed),
+        health=_scatter(state.health, e[:, None], cell, xp.where(killed, 0, left), struck),
+        last_hit=_scatter(state.last_hit, e[:, None], cell, xp.where(killed, -1, turn), struck),
+        hitters=_scatter(state.hitters, e[:, None], cell, xp.where(killed[..., None], False,
+                                                                   hitters), struck),
+        stags=state.stags + me * stag.sum(axis=1)[:, None],
+        hares=state.hares + me * hare.sum(axis=1)[:, None],
+        ready=state.ready | (me & killed.any(axis=1)[:, None]),
+        stags_defeated=state.stags_defeated + stag.sum(axis=1),
+        hares_defeated=state.hares_defeated + hare.sum(axis=1),
+        coordinated=state.coordinated + (stag & (hitters.sum(axis=-1) >= 2)).sum(axis=1),
+        stags_on_map=state.stags_on_map - stag.sum(axis=1),
+        hares_on_map=state.hares_on_map - hare.sum(axis=1),
+        queue_due=_scatter(state.queue_due, e[:, None], slot, due, killed,
+                              grid=False),
+        queue_code=_scatter(state.queue_code, e[:, None], slot, code, killed,
+                              grid=False),
+        queue_cell=_scatter(state.queue_cell, e[:, None], slot, cell, killed,
+                              grid=False),
+        queue_order=_scatter(state.queue_order, e[:, None], slot, order, killed,
+                              grid=False),
+        deaths=state.deaths + killed.sum(axis=1))
+
+
+def _punish(state, rules, turn, seat, fires):
+    """PUNISH, where ``fires``: off cooldown, every other agent in the beam loses 1 health,
+    and one at 0 is removed ("Actions")."""
+    xp = namespace(state.row, seat)
+    episodes = state.walls.shape[0]
+    k = state.row.shape[1]
+    e = xp.arange(episodes)
+    me = xp.arange(k) == seat[:, None]
+    fires = fires & (state.next_punish[e, seat] <= turn)
+    rows, cols, hit = _footprint_cells(state.walls, state.row[e, seat][:, None],
+                                       state.col[e, seat][:, None],
+                                       state.orientation[e, seat][:, None], rules.punish)
+    rows, cols, hit = rows[:, 0], cols[:, 0], hit[:, 0] & fires[:, None]
+    struck = ((state.row[:, None, :] == rows[..., None]) & (state.col[:, None, :] == cols[..., None])
+              & hit[..., None]).any(axis=1) & state.present & ~me
+    health = state.agent_health - struck
+    out = struck & (health <= 0)
+    width = state.walls.shape[2]
+    return state._replace(
+        next_punish=xp.where(me & fires[:, None], turn + rules.punish_cooldown + 1,
+                             state.next_punish),
+        punishments=state.punishments + fires,
+        reward=state.reward - xp.where(me & fires[:, None], rules.punish_cost, 0.0),
+        punish_beam=_scatter(state.punish_beam, e[:, None], rows * width + cols, True, hit),
+        punish_hits=state.punish_hits + struck.sum(axis=1),
+        agent_health=health, present=state.present & ~out, removed=state.removed | out,
+        return_turn=xp.where(out, turn + rules.respawn_lag + 1, state.return_turn),
+        removals=state.removals + out.sum(axis=1),
+        agents_removed=state.agents_removed + out.sum(axis=1))
