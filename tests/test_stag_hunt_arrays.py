@@ -295,3 +295,41 @@ def test_an_action_over_jax_arrays_is_the_same():
                     np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=name)
                 else:
                     assert np.array_equal(a, b), name
+
+
+@pytest.mark.parametrize("parameters", ACT_CONFIGS, ids=[str(i) for i in range(len(ACT_CONFIGS))])
+def test_returns_healing_and_regrowth_over_arrays_are_the_models(parameters):
+    """Phases 2 and 3 of every turn (``arrays.returns``, ``arrays.transitions``) give the
+    state the model's give, with every random number the same ``u`` on both sides (the
+    model draws only the numbers it uses, the arrays one per chance)."""
+    rng = np.random.default_rng(ACT_CONFIGS.index(parameters) + 100)
+    compared, regrown, returned = 0, 0, 0
+    for seed in range(3):
+        model = GAMES["stag_hunt"].model(**parameters, max_steps=40, collect_data=False,
+                                         rng=seed)
+        rules = arrays.rules_of(model)
+        actions = model.random.random
+        while model.running:
+            model.advance_turn()
+            u = float(rng.random())
+            before = state_of(model)
+            model.random.random = lambda: u
+            model.update_removals()
+            model.entity_transitions()
+            model.random.random = actions
+            k, slots = before.row.shape[1], before.queue_order.shape[1]
+            found = arrays.returns(before, rules, model.turn, np.full((1, k), u),
+                                   np.full((1, k), u))
+            found = arrays.transitions(found, rules, model.turn, np.full((1, slots), u))
+            assert_same(found, state_of(model), (seed, model.turn))
+            compared += 1
+            regrown += int(found.stags_on_map[0] + found.hares_on_map[0]
+                           > before.stags_on_map[0] + before.hares_on_map[0])
+            returned += int(found.agents_removed[0] < before.agents_removed[0])
+            for agent in list(model.agents):
+                if agent.cell is not None:
+                    model.take_action(agent, agent.choose_action())
+            model.record_metrics()
+    assert compared == 3 * 40 and regrown
+    if parameters.get("agent_health") == 1:   # one punish hit removes: some come back
+        assert returned

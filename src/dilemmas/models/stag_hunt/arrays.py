@@ -5,9 +5,10 @@ docs/rules/stag_hunt.md, "Actions", "Kill", "Rewards", "Observations" and the be
 ``StagHuntModel`` and its behaviours (tests/test_stag_hunt_arrays.py), which do not call
 them yet. Written: the footprints, an agent's action (``act``: its pending reward paid,
 moves and turns, ATTACK with its hits, kills, shares and the regrowth queue, PUNISH with its
-removals), the observation's view and position, and the breadth-first approach. Next: the
-turn's other phases (returns from removal, healing, regrowth, the random start), the model
-on these functions, the batch engine and the behaviours' ``batch_decide``.
+removals), the returns from removal and the transitions (healing, regrowth in order of
+death, beams cleared), the observation's view and position, and the breadth-first approach.
+Next: the random start, the turn loops as ``fori`` (regrowth over a bounded queue), the
+model on these functions, the batch engine and the behaviours' ``batch_decide``.
 
 Every function is pure and written with what numpy and ``jax.numpy`` share
 (``dilemmas.models.xp``). The agents are given per episode as arrays ``(E, n)`` of rows,
@@ -219,6 +220,10 @@ class Rules(NamedTuple):
     can_hunt: np.ndarray          # (k,)
     can_receive: np.ndarray       # (k,)
     exclusive: np.ndarray         # (k,)
+    full_health: np.ndarray       # (3,) a resource's, by code
+    agent_health: int
+    heal_delay: int
+    spawn: np.ndarray             # (height, width): where a returning agent may stand
 
 
 def rules_of(model) -> Rules:
@@ -234,7 +239,20 @@ def rules_of(model) -> Rules:
         bool(model.simplified_movement), model.reward_sharing_radius,
         np.array([0.0, model.stag_reward, model.hare_reward]),
         np.array([0, model.stag_regeneration_cooldown, model.hare_regeneration_cooldown]),
-        *(np.array(values) for values in flag))
+        *(np.array(values) for values in flag),
+        np.array([0, model.stag_health, model.hare_health]), model.agent_health,
+        model.heal_delay, _spawn_cells(model))
+
+
+def _spawn_cells(model) -> np.ndarray:
+    """Where a returning agent may stand: anywhere with random spawning, else the spawn
+    points."""
+    cells = np.ones(model.walls.shape, dtype=bool)
+    if model.spawn_points:
+        cells[:] = False
+        for cell in model.spawn_points:
+            cells[cell] = True
+    return cells
 
 
 class State(NamedTuple):
@@ -441,3 +459,85 @@ def _punish(state, rules, turn, seat, fires):
         return_turn=xp.where(out, turn + rules.respawn_lag + 1, state.return_turn),
         removals=state.removals + out.sum(axis=1),
         agents_removed=state.agents_removed + out.sum(axis=1))
+
+
+def free(state: State):
+    """``(E, height, width)``: the cells on the map that are open and hold no resource and
+    no agent."""
+    xp = namespace(state.walls)
+    episodes, height, width = state.walls.shape
+    here = xp.where(state.present, state.row * width + state.col, height * width)
+    agents = counts_per_row(here, height * width + 1)[:, :height * width] > 0
+    return ~state.walls & (state.resource == 0) & ~agents.reshape(state.walls.shape)
+
+
+def _pick(cells, uniforms):
+    """``(E,)`` the row-major index of the cell of ``cells`` ``(E, height, width)`` a uniform
+    number picks (``int(u * count)``-th in row-major order), and whether there was one."""
+    xp = namespace(cells, uniforms)
+    flat = cells.reshape(cells.shape[0], -1)
+    count = flat.sum(axis=1)
+    nth = (uniforms * count).astype(int)
+    rank = xp.cumsum(flat, axis=1) - 1
+    return xp.argmax(flat & (rank == nth[:, None]), axis=1), count > 0
+
+
+def returns(state: State, rules: Rules, turn, places, facings) -> State:
+    """"Round", 2: every removed agent whose return turn has come returns, in seat order, on
+    a free cell (a free spawn point without random spawning) picked by its number in
+    ``places`` ``(E, k)``, facing the way its number in ``facings`` draws, with full health;
+    with no such cell it waits."""
+    xp = namespace(state.row, places)
+    k = state.row.shape[1]
+    width = state.walls.shape[2]
+    for seat in range(k):
+        cell, any_free = _pick(free(state) & rules.spawn, places[:, seat])
+        back = state.removed[:, seat] & (state.return_turn[:, seat] <= turn) & any_free
+        me = (xp.arange(k) == seat) & back[:, None]
+        state = state._replace(
+            row=xp.where(me, (cell // width)[:, None], state.row),
+            col=xp.where(me, (cell % width)[:, None], state.col),
+            orientation=xp.where(me, (facings[:, seat] * 4).astype(int)[:, None],
+                                 state.orientation),
+            agent_health=xp.where(me, rules.agent_health, state.agent_health),
+            present=state.present | me, removed=state.removed & ~me,
+            return_turn=xp.where(me, -1, state.return_turn),
+            agents_removed=state.agents_removed - back)
+    return state
+
+
+def transitions(state: State, rules: Rules, turn, places) -> State:
+    """"Round", 3: this turn's hitters are forgotten; a wounded resource whose last hit is
+    ``heal_delay`` turns old heals (never with 0); the killed resources due back reappear, in
+    order of death, each on a free cell other than where it died picked by its number in
+    ``places`` ``(E, slots)`` (with none, it waits); last turn's beams are cleared."""
+    xp = namespace(state.row, places)
+    episodes, height, width = state.walls.shape
+    heals = (state.last_hit >= 0) & (turn - state.last_hit >= rules.heal_delay) \
+        & (rules.heal_delay > 0)
+    state = state._replace(
+        hitters=xp.zeros_like(state.hitters),
+        health=xp.where(heals, xp.asarray(rules.full_health)[state.resource], state.health),
+        last_hit=xp.where(heals, -1, state.last_hit),
+        attack_beam=xp.zeros_like(state.attack_beam),
+        punish_beam=xp.zeros_like(state.punish_beam))
+    e = xp.arange(episodes)
+    everywhere = xp.arange(height * width).reshape(1, height, width)
+    by_death = xp.argsort(xp.where(state.queue_order < 0, state.queue_order.shape[1] + 10 ** 9,
+                                   state.queue_order), axis=1)
+    for i in range(state.queue_order.shape[1]):
+        slot = by_death[:, i]
+        code, died = state.queue_code[e, slot], state.queue_cell[e, slot]
+        due = (state.queue_order[e, slot] >= 0) & (state.queue_due[e, slot] <= turn)
+        cell, any_free = _pick(free(state) & (everywhere != died[:, None, None]), places[e, slot])
+        grows = due & any_free
+        at = xp.where(grows, cell, height * width)[:, None]
+        state = state._replace(
+            resource=_scatter(state.resource, e[:, None], at, code[:, None], grows[:, None]),
+            health=_scatter(state.health, e[:, None], at,
+                            xp.asarray(rules.full_health)[code][:, None], grows[:, None]),
+            queue_order=_scatter(state.queue_order, e[:, None], slot[:, None], -1,
+                                 grows[:, None], grid=False),
+            stags_on_map=state.stags_on_map + (grows & (code == 1)),
+            hares_on_map=state.hares_on_map + (grows & (code == 2)))
+    return state
