@@ -193,6 +193,7 @@ def state_of(model, xp=np) -> arrays.State:
         ready=per_seat([a.ready for a in seats]),
         shared_before=per_seat([none_is(a.shared_turns[0]) for a in seats]),
         shared_last=per_seat([none_is(a.shared_turns[1]) for a in seats]),
+        acted=per_seat([a.acted_turn for a in seats]),
         queue_due=queue[0][None], queue_code=queue[1][None], queue_cell=queue[2][None],
         queue_order=queue[3][None], deaths=np.array([len(model._regrowing)]))
     for name in ("attacks", "punishments", "punish_hits", "removals", "agents_removed",
@@ -333,3 +334,76 @@ def test_returns_healing_and_regrowth_over_arrays_are_the_models(parameters):
     assert compared == 3 * 40 and regrown
     if parameters.get("agent_health") == 1:   # one punish hit removes: some come back
         assert returned
+
+
+HUNTERS = ("hare_hunter", "stag_hunter", "cooperator", "cooperator:2,stag_hunter:1",
+           "hare_hunter:1,cooperator:2")
+
+
+def hunter_batch(model, seat, u, xp=np):
+    from types import SimpleNamespace
+    return SimpleNamespace(xp=xp, model=model, rules=arrays.rules_of(model), t=model.turn,
+                           current=state_of(model, xp), acting=xp.asarray([seat]),
+                           draw=lambda shape: xp.full(shape, u))
+
+
+@pytest.mark.parametrize("population", HUNTERS)
+@pytest.mark.parametrize("parameters", ACT_CONFIGS, ids=[str(i) for i in range(len(ACT_CONFIGS))])
+def test_the_hunters_decide_on_arrays_as_in_the_model(parameters, population):
+    """Every decision of the scripted hunters, also taken by their ``batch_decide`` from the
+    model's state with the same random number, is the same."""
+    rng = np.random.default_rng([HUNTERS.index(population), ACT_CONFIGS.index(parameters)])
+    k = parameters.get("num_agents", 3)
+    names = [entry.split(":")[0] for entry in population.split(",")]
+    if len(names) > 1:
+        population = f"{names[0]}:1,{names[1]}:{k - 1}"
+    decisions = 0
+    for seed in range(2):
+        model = GAMES["stag_hunt"].model(**{**parameters, "population": population},
+                                         max_steps=30, collect_data=False, rng=seed)
+        for agent in model.seats:
+            mesa_choose = agent.choose_action
+
+            def choose(agent=agent, mesa_choose=mesa_choose):
+                nonlocal decisions
+                u = float(rng.random())
+                random = model.random.random
+                model.random.random = lambda: u
+                expected = mesa_choose()
+                model.random.random = random
+                found = type(agent).batch_decide(hunter_batch(model, agent.seat, u), None, "act")
+                assert int(found[0]) == expected, (agent.seat, agent.behaviour, model.turn)
+                decisions += 1
+                return expected
+
+            agent.choose_action = choose
+        model.run_model()
+    assert decisions >= 2 * 30
+
+
+@pytest.mark.parametrize("behaviour", ["hare_hunter", "stag_hunter", "cooperator"])
+def test_the_hunters_decide_with_jax_as_with_numpy(behaviour):
+    import jax
+    import jax.numpy as jnp
+
+    parameters = ACT_CONFIGS[-2]
+    model = GAMES["stag_hunt"].model(**{**parameters, "population": behaviour}, max_steps=10,
+                                     collect_data=False, rng=6)
+    cls = GAMES["stag_hunt"].behaviours[behaviour]
+
+    def traced(state, seat, turn, u):
+        from types import SimpleNamespace
+        batch = SimpleNamespace(xp=jnp, model=model, rules=arrays.rules_of(model), t=turn,
+                                current=state, acting=seat,
+                                draw=lambda shape: jnp.full(shape, u))
+        return cls.batch_decide(batch, None, "act")
+
+    decide = jax.jit(traced)
+    rng = np.random.default_rng(2)
+    while model.running:
+        model.step()
+        for agent in [a for a in model.agents if a.cell is not None]:
+            u = float(np.float32(rng.random()))
+            expected = cls.batch_decide(hunter_batch(model, agent.seat, u), None, "act")
+            found = decide(state_of(model, jnp), jnp.asarray([agent.seat]), model.turn, u)
+            assert int(found[0]) == int(expected[0]), (agent.seat, model.turn)

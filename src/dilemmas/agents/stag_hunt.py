@@ -50,6 +50,7 @@ from typing import ClassVar
 from mesa.discrete_space import CellAgent
 
 from dilemmas.agents.policy import take_decision
+from dilemmas.models.stag_hunt import arrays
 from dilemmas.models.stag_hunt.maps import HARE, STAG
 from dilemmas.models.stag_hunt.rules import (ACTIONS, ATTACK, DIRECTIONS, MOVE_TURNS, NOOP,
                                              TURN_LEFT, TURN_RIGHT)
@@ -180,6 +181,54 @@ class ScriptedHunter(StagHuntAgent):
         return (row + dr, col + dc) in set(targets)
 
 
+    # --- The same rules for the seat acting in each episode of a batch -----------------
+    # (work in progress, issue 27: ``batch`` holds ``current``, an
+    # ``dilemmas.models.stag_hunt.arrays.State``, ``acting`` (E,), ``t`` the turn, ``model``,
+    # ``rules`` (``arrays.rules_of``), ``xp`` and ``draw``)
+
+    @staticmethod
+    def batch_seen(batch):
+        """``(me, footprints, free)``: the acting seat ``(E, k)``, every agent's attack
+        footprint now ``(E, k, height, width)``, and the free cells."""
+        state, xp = batch.current, batch.xp
+        me = xp.arange(state.row.shape[1]) == batch.acting[:, None]
+        cells = arrays.footprints(state.walls, state.row, state.col, state.orientation,
+                                  batch.rules.attack) & state.present[..., None, None]
+        return me, cells, arrays.free(state)
+
+    @staticmethod
+    def batch_mine(batch, values):
+        """The acting seat's entry of ``values`` ``(E, k, ...)``."""
+        return values[batch.xp.arange(values.shape[0]), batch.acting]
+
+    @classmethod
+    def batch_hunt(cls, batch, free, targets):
+        """``hunt``: approach ``targets``; with nothing, NOOP if the cell ahead is one,
+        else a random move."""
+        xp, state = batch.xp, batch.current
+        row, col, facing = (cls.batch_mine(batch, a) for a in
+                            (state.row, state.col, state.orientation))
+        action = arrays.approach(free, targets, row, col, facing)
+        height, width = free.shape[1:]
+        ahead_row = row + xp.asarray([d for d, _ in DIRECTIONS])[facing]
+        ahead_col = col + xp.asarray([d for _, d in DIRECTIONS])[facing]
+        on_map = (ahead_row >= 0) & (ahead_row < height) & (ahead_col >= 0) & (ahead_col < width)
+        ahead = on_map & targets[xp.arange(free.shape[0]), xp.clip(ahead_row, 0, height - 1),
+                                 xp.clip(ahead_col, 0, width - 1)]
+        moves = xp.asarray(tuple(MOVE_TURNS))
+        random = moves[(batch.draw(row.shape) * len(moves)).astype(int)]
+        return xp.where(action >= 0, action, xp.where(ahead, NOOP, random))
+
+    @classmethod
+    def batch_hare_hunter(cls, batch, me, cells, free):
+        """``HareHunterAgent.choose_action``."""
+        xp, state = batch.xp, batch.current
+        ready = cls.batch_mine(batch, state.next_attack) <= batch.t
+        hares = state.resource == HARE
+        in_reach = (cls.batch_mine(batch, cells) & hares).any(axis=(1, 2))
+        return xp.where(ready & in_reach, ATTACK, cls.batch_hunt(batch, free, hares))
+
+
 class HareHunterAgent(ScriptedHunter):
     """Goes for the nearest hare (docs/rules/stag_hunt.md, "Behaviours")."""
 
@@ -189,6 +238,10 @@ class HareHunterAgent(ScriptedHunter):
         if self.attack_ready() and self.in_footprint(HARE):
             return ATTACK
         return self.hunt(HARE)
+
+    @classmethod
+    def batch_decide(cls, batch, group, phase):
+        return cls.batch_hare_hunter(batch, *cls.batch_seen(batch))
 
 
 class StagHunterAgent(ScriptedHunter):
@@ -208,6 +261,24 @@ class StagHunterAgent(ScriptedHunter):
         if self.attack_ready() and stags and not taken.intersection(stags):
             return ATTACK
         return self.hunt(STAG, avoid=taken)
+
+    @classmethod
+    def batch_decide(cls, batch, group, phase):
+        """``choose_action`` for the seat acting in each episode."""
+        xp, state = batch.xp, batch.current
+        me, cells, free = cls.batch_seen(batch)
+        height, width = free.shape[1:]
+        rows = xp.arange(height)[None, :, None, None]
+        cols = xp.arange(width)[None, None, :, None]
+        others = state.present & ~me
+        near = (xp.maximum(xp.abs(rows - state.row[:, None, None, :]),
+                           xp.abs(cols - state.col[:, None, None, :])) <= batch.model.attack_reach)
+        stags = state.resource == STAG
+        taken = stags & (near & others[:, None, None, :]).any(axis=-1)
+        mine = cls.batch_mine(batch, cells) & stags
+        ready = cls.batch_mine(batch, state.next_attack) <= batch.t
+        strike = ready & mine.any(axis=(1, 2)) & ~(mine & taken).any(axis=(1, 2))
+        return xp.where(strike, ATTACK, cls.batch_hunt(batch, free, stags & ~taken))
 
 
 class CooperatorAgent(ScriptedHunter):
@@ -242,6 +313,37 @@ class CooperatorAgent(ScriptedHunter):
         joined = [cell for stags in waiting.values() for cell in stags]
         action = self.approach(joined) if joined else None
         return self.hunt(STAG) if action is None else action
+
+    @classmethod
+    def batch_decide(cls, batch, group, phase):
+        """``choose_action`` for the seat acting in each episode."""
+        xp, state, model = batch.xp, batch.current, batch.model
+        me, cells, free = cls.batch_seen(batch)
+        hunter = xp.asarray(batch.rules.can_hunt)[batch.acting]
+        stags = state.resource == STAG
+        footprint = cells & stags[:, None]                                   # (E, k, h, w)
+        mine = cls.batch_mine(batch, footprint)
+        partners = state.present & ~me & xp.asarray(batch.rules.can_hunt)
+        ready = state.next_attack <= batch.t                                 # (E, k)
+        wounded = (mine & (state.health < model.stag_health)).any(axis=(1, 2))
+        joins = (partners & ready & (state.acted < batch.t)
+                 & (footprint & mine[:, None]).any(axis=(2, 3))).any(axis=1)
+        strike = cls.batch_mine(batch, ready) & mine.any(axis=(1, 2)) & (wounded | joins)
+        waiting = partners & footprint.any(axis=(2, 3))                       # (E, k)
+        seats = xp.arange(me.shape[1])
+        lower = waiting & (seats < batch.acting[:, None]) \
+            & ~(footprint & mine[:, None]).any(axis=(2, 3))
+        first = xp.argmax(lower, axis=1)
+        row, col, facing = (cls.batch_mine(batch, a) for a in
+                            (state.row, state.col, state.orientation))
+        to_lower = arrays.approach(free, footprint[xp.arange(me.shape[0]), first], row, col,
+                                   facing)
+        at_mine = xp.where(lower.any(axis=1), xp.where(to_lower >= 0, to_lower, NOOP), NOOP)
+        joined = (footprint & waiting[..., None, None]).any(axis=1)
+        to_joined = arrays.approach(free, joined, row, col, facing)
+        elsewhere = xp.where(to_joined >= 0, to_joined, cls.batch_hunt(batch, free, stags))
+        hunts = xp.where(strike, ATTACK, xp.where(mine.any(axis=(1, 2)), at_mine, elsewhere))
+        return xp.where(hunter, hunts, cls.batch_hare_hunter(batch, me, cells, free))
 
 
 class PolicyAgent(StagHuntAgent):

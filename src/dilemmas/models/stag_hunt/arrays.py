@@ -6,9 +6,10 @@ docs/rules/stag_hunt.md, "Actions", "Kill", "Rewards", "Observations" and the be
 them yet. Written: the footprints, an agent's action (``act``: its pending reward paid,
 moves and turns, ATTACK with its hits, kills, shares and the regrowth queue, PUNISH with its
 removals), the returns from removal and the transitions (healing, regrowth in order of
-death, beams cleared), the observation's view and position, and the breadth-first approach.
+death, beams cleared), the observation's view and position, and the breadth-first approach
+(with which the scripted hunters' ``batch_decide`` choose, in ``dilemmas.agents.stag_hunt``).
 Next: the random start, the turn loops as ``fori`` (regrowth over a bounded queue), the
-model on these functions, the batch engine and the behaviours' ``batch_decide``.
+model on these functions and the batch engine.
 
 Every function is pure and written with what numpy and ``jax.numpy`` share
 (``dilemmas.models.xp``). The agents are given per episode as arrays ``(E, n)`` of rows,
@@ -282,6 +283,7 @@ class State(NamedTuple):
     ready: object
     shared_before: object   # the turns of its last two shares of another's kill (-1: none)
     shared_last: object
+    acted: object           # (E, k) the last turn it acted (-1: none)
     queue_due: object       # (E, Q) killed resources waiting to regrow: due turn, code,
     queue_code: object      # cell of death (row-major), and order of death (-1: empty
     queue_cell: object      # slot)
@@ -350,7 +352,7 @@ def act(state: State, rules: Rules, turn, seat, action) -> State:
     state = state._replace(
         row=xp.where(me, row[:, None], state.row), col=xp.where(me, col[:, None], state.col),
         orientation=xp.where(me, facing[:, None], state.orientation),
-        reward=reward, pending=pending)
+        reward=reward, pending=pending, acted=xp.where(mine, turn, state.acted))
     state = _attack(state, rules, turn, seat, acting & (action == ATTACK_ACTION))
     return _punish(state, rules, turn, seat, acting & (action == PUNISH_ACTION))
 
