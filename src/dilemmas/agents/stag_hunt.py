@@ -113,6 +113,11 @@ class RandomAgent(StagHuntAgent):
     def choose_action(self):
         return int(self.model.random.random() * len(ACTIONS))
 
+    @classmethod
+    def batch_decide(cls, batch, group, phase):
+        """The same choice for the seat acting in each episode."""
+        return (batch.draw(batch.acting.shape) * len(ACTIONS)).astype(int)
+
 
 class ScriptedHunter(StagHuntAgent):
     """Finding, reaching and facing resources (module docstring)."""

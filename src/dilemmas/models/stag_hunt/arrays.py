@@ -527,14 +527,17 @@ def transitions(state: State, rules: Rules, turn, places) -> State:
     everywhere = xp.arange(height * width).reshape(1, height, width)
     by_death = xp.argsort(xp.where(state.queue_order < 0, state.queue_order.shape[1] + 10 ** 9,
                                    state.queue_order), axis=1)
-    for i in range(state.queue_order.shape[1]):
+    waiting = (state.queue_order >= 0).sum(axis=1).max()
+
+    def regrow(carry):
+        i, state = carry
         slot = by_death[:, i]
         code, died = state.queue_code[e, slot], state.queue_cell[e, slot]
         due = (state.queue_order[e, slot] >= 0) & (state.queue_due[e, slot] <= turn)
         cell, any_free = _pick(free(state) & (everywhere != died[:, None, None]), places[e, slot])
         grows = due & any_free
         at = xp.where(grows, cell, height * width)[:, None]
-        state = state._replace(
+        return i + 1, state._replace(
             resource=_scatter(state.resource, e[:, None], at, code[:, None], grows[:, None]),
             health=_scatter(state.health, e[:, None], at,
                             xp.asarray(rules.full_health)[code][:, None], grows[:, None]),
@@ -542,4 +545,86 @@ def transitions(state: State, rules: Rules, turn, places) -> State:
                                  grows[:, None], grid=False),
             stags_on_map=state.stags_on_map + (grows & (code == 1)),
             hares_on_map=state.hares_on_map + (grows & (code == 2)))
-    return state
+
+    return repeat_while(lambda carry: carry[0] < waiting, regrow, (xp.asarray(0), state), xp)[1]
+
+
+def start(rules: Rules, walls, resources, spawn_points, spawned_count: int,
+          random_spawning: bool, random_map: bool, resource_density: float,
+          stag_probability: float, draws, queue: int) -> State:
+    """The episodes at the start ("World"): ``walls`` ``(E, height, width)`` and the map's
+    own ``resources`` (codes, 3 a resource of random kind; none on a ``random_map``),
+    ``spawn_points`` (booleans ``(E, height, width)``); ``draws(shape)`` gives uniform
+    numbers. A uniformly
+    random set of ``spawned_count`` seats plays; they stand, in seat order, on distinct
+    random free open cells (``random_spawning``) or on the spawn points in row-major order,
+    each facing a random way. On a map without resources of its own (a random map), every
+    other open cell that is no spawn point holds a resource with ``resource_density``; each
+    resource of random kind is a stag with ``stag_probability``. ``queue``: slots of the
+    regrowth queue (at least the resources on the map)."""
+    xp = namespace(walls)
+    episodes, height, width = walls.shape
+    k = len(rules.can_hunt)
+    cells = height * width
+    playing = xp.argsort(xp.argsort(draws((episodes, k)), axis=1), axis=1) < spawned_count
+    nth = xp.cumsum(playing, axis=1) - 1                               # among the players
+    open_free = (~walls & (resources == 0)).reshape(episodes, cells)
+    if random_spawning:
+        order = xp.argsort(xp.where(open_free, draws((episodes, cells)), 2.0), axis=1)
+    else:
+        order = xp.argsort(~spawn_points.reshape(episodes, cells), axis=1, stable=True)
+    cell = xp.take_along_axis(order, xp.clip(nth, 0, cells - 1), axis=1)
+    row, col = cell // width, cell % width
+    orientation = (draws((episodes, k)) * 4).astype(int)
+    here = xp.where(playing, cell, cells)
+    standing = counts_per_row(here, cells + 1)[:, :cells].reshape(walls.shape) > 0
+    if random_map:
+        lies = ~walls & ~standing & ~spawn_points & (draws(walls.shape) < resource_density)
+        resources = xp.where(lies, 3, 0)
+    kinds = xp.where(draws(walls.shape) < stag_probability, 1, 2)
+    resource = xp.where(resources == 3, kinds, resources).astype(int)
+    none = xp.full((episodes, k), -1)
+    zero_k, zero = xp.zeros((episodes, k), dtype=int), xp.zeros(episodes, dtype=int)
+    slots = xp.full((episodes, queue), -1)
+    return State(
+        walls=walls, resource=resource,
+        health=xp.asarray(rules.full_health)[resource], last_hit=xp.full(walls.shape, -1),
+        hitters=xp.zeros((*walls.shape, k), dtype=bool),
+        attack_beam=xp.zeros(walls.shape, dtype=bool),
+        punish_beam=xp.zeros(walls.shape, dtype=bool),
+        row=row, col=col, orientation=orientation,
+        agent_health=xp.full((episodes, k), rules.agent_health), present=playing,
+        removed=xp.zeros((episodes, k), dtype=bool), return_turn=none, next_attack=zero_k,
+        next_punish=zero_k, reward=xp.zeros((episodes, k)), pending=xp.zeros((episodes, k)),
+        stags=zero_k, hares=zero_k, ready=xp.zeros((episodes, k), dtype=bool),
+        shared_before=none, shared_last=none, acted=none, queue_due=slots, queue_code=slots,
+        queue_cell=slots, queue_order=slots, deaths=zero, attacks=zero, punishments=zero,
+        punish_hits=zero, removals=zero, agents_removed=zero, stags_defeated=zero,
+        hares_defeated=zero, coordinated=zero,
+        stags_on_map=(resource == 1).sum(axis=(1, 2)),
+        hares_on_map=(resource == 2).sum(axis=(1, 2)))
+
+
+def begin_turn(state: State) -> State:
+    """"Round", 1: this turn's counts start at 0."""
+    xp = namespace(state.attacks)
+    none = xp.zeros_like(state.attacks)
+    return state._replace(attacks=none, punishments=none, punish_hits=none)
+
+
+def reporters(turn, state: State, playing) -> dict:
+    """The model reporters (docs/rules/stag_hunt.md, "Data collected"), name -> ``(E,)``
+    array, after turn ``turn`` (0: the start); ``playing`` ``(E, k)``: the seats spawned."""
+    xp = namespace(state.row)
+    defeated = state.stags_defeated + state.hares_defeated
+    return {
+        "turn": xp.zeros_like(state.attacks) + turn,
+        "stags_defeated": state.stags_defeated, "hares_defeated": state.hares_defeated,
+        "coordinated_stag_kills": state.coordinated,
+        "stag_share": xp.where(defeated > 0, state.stags_defeated / xp.maximum(defeated, 1),
+                               xp.nan),
+        "attacks": state.attacks, "punishments": state.punishments,
+        "punish_hits": state.punish_hits, "removals": state.removals,
+        "agents_removed": state.agents_removed, "stags_on_map": state.stags_on_map,
+        "hares_on_map": state.hares_on_map,
+        "mean_reward": xp.where(playing, state.reward, 0.0).sum(axis=1) / playing.sum(axis=1)}

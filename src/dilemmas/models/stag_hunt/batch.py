@@ -1,0 +1,124 @@
+"""Stag Hunt's batch engine: thousands of episodes of one parameter set at once. Work in
+progress (issue 27): its rules are ``dilemmas.models.stag_hunt.arrays``, which the Mesa
+model does not play yet, so the game does not register this engine and the runner does not
+use it; tests/test_stag_hunt_arrays.py compares it with the model in distribution.
+
+The phases of the rules' "Round": turn, removals (returns), transitions, act (the agents
+one after another in an order drawn afresh each turn, each behaviour choosing for the seat
+acting now, ``batch.acting``, as in State Punishment's engine), metrics. A behaviour's
+``batch_decide(batch, group, "act")`` can read ``batch.current`` (the ``arrays.State``),
+``batch.rules`` (``arrays.rules_of``), ``batch.t``, ``batch.model``, ``batch.xp`` and
+``batch.draw``. Model rows only: the agent rows of the model exist only for the seats
+spawned.
+"""
+
+import numpy as np
+
+from dilemmas.models.batch import BatchEngine
+from dilemmas.models.stag_hunt import arrays
+from dilemmas.models.xp import fori
+
+
+class StagHuntBatch(BatchEngine):
+    game = "stag_hunt"
+    state = (*arrays.State._fields, "order", "playing")
+    decisions = ("act",)
+
+    def __init__(self, episodes, rng, **options):
+        super().__init__(episodes, rng, **options)
+        self.rules = arrays.rules_of(self.model)
+
+    @classmethod
+    def refusal(cls, model):
+        if model.ascii_map is None and model.wall_density > 0:
+            return (f"wall_density={model.wall_density!r}: random maps with interior walls "
+                    "are not drawn on arrays yet")
+        return None
+
+    @property
+    def current(self) -> arrays.State:
+        return arrays.State(*(getattr(self, name) for name in arrays.State._fields))
+
+    @current.setter
+    def current(self, state: arrays.State):
+        for name, value in state._asdict().items():
+            setattr(self, name, value)
+
+    @property
+    def rewards(self):
+        return self.reward
+
+    def setup(self):
+        if self.collect_agents:
+            raise ValueError("Stag Hunt's batch engine records model rows only")
+        model, xp = self.model, self.xp
+        shape = (self.size, *model.walls.shape)
+        spawn = np.zeros(model.walls.shape, dtype=bool)
+        for cell in (model.spawn_points if not model.random_agent_spawning else ()):
+            spawn[cell] = True
+        layout = _map_resources(model)
+        self.current = arrays.start(
+            self.rules, xp.broadcast_to(xp.asarray(model.walls), shape),
+            xp.broadcast_to(xp.asarray(layout), shape), xp.broadcast_to(xp.asarray(spawn), shape),
+            model.num_agents_to_spawn, model.random_agent_spawning, model.ascii_map is None,
+            model.resource_density, model.stag_probability, self.draw,
+            int(np.count_nonzero(~model.walls)))
+        self.playing = self.present
+        self.order = xp.zeros((self.size, model.num_agents), dtype=int)
+
+    def blank(self, phase):
+        return (self.xp.zeros(self.row.shape, dtype=int),)
+
+    def begin_round(self):
+        """turn, removals, transitions; the order of the act phase is drawn."""
+        super().begin_round()
+        state, k = arrays.begin_turn(self.current), self.row.shape[1]
+        state = arrays.returns(state, self.rules, self.t, self.draw(self.row.shape),
+                               self.draw(self.row.shape))
+        self.current = arrays.transitions(state, self.rules, self.t,
+                                          self.draw(self.queue_order.shape))
+        self.order = self.xp.argsort(self.draw((self.size, k)), axis=1)
+
+    def decide(self, phase, supplied=None):
+        return self.blank(phase) if supplied is None else tuple(supplied)
+
+    def take(self, phase, decisions):
+        """act: the agents act one after another, each behaviour choosing for its seat
+        when its turn comes (an agent off the grid does not act)."""
+        (supplied,) = decisions
+        xp = self.xp
+        episodes = xp.arange(self.size)
+
+        def place(i, carry):
+            self.current, self.key = carry
+            self.acting = self.order[:, i]
+            action = supplied[episodes, self.acting]
+            for group in self.groups:
+                if group.behaviour.behaviour != "policy":
+                    mine = (self.acting[:, None] == xp.asarray(group.seats)).any(axis=1)
+                    action = xp.where(mine, group.behaviour.batch_decide(self, group, phase),
+                                      action)
+            return arrays.act(self.current, self.rules, self.t, self.acting, action), self.key
+
+        self.current, self.key = fori(0, self.model.num_agents, place,
+                                      (self.current, self.key), xp)
+        self.acting = None
+
+    def resolve(self):
+        """metrics; the episodes that end (after ``max_steps`` turns)."""
+        return self.xp.zeros(self.size, dtype=bool) | (self.t >= self.model.max_steps)
+
+    def model_row(self) -> dict:
+        return arrays.reporters(self.t, self.current, self.playing)
+
+    def agent_row(self) -> dict:
+        raise NotImplementedError("Stag Hunt's batch engine records model rows only")
+
+
+def _map_resources(model) -> np.ndarray:
+    """The map's own resources (3: one of random kind), none on a random map."""
+    from dilemmas.models.stag_hunt.maps import read_ascii_map
+
+    if model.ascii_map is None:
+        return np.zeros(model.walls.shape, dtype=int)
+    return read_ascii_map(model.ascii_map).resources.astype(int)
