@@ -192,8 +192,11 @@ def approach(free, targets, row, col, orientation):
             key = xp.where(better, parent_key, key)
             inherited = xp.where(better, parent_first, inherited)
         new = free & ~seen & (key < never)
-        order = xp.argsort(xp.where(new, key, never).reshape(episodes, -1), axis=1)
-        rank = xp.argsort(order, axis=1).reshape(current.shape)
+        # each new cell's place: how many new cells come before it (their keys are distinct)
+        keys = xp.where(new, key, never).reshape(episodes, -1)
+        taken = counts_per_row(keys, never + 1)
+        before = xp.cumsum(taken, axis=1) - taken
+        rank = xp.take_along_axis(before, keys, axis=1).reshape(current.shape)
         return (new, xp.where(new, rank, place), xp.where(new, inherited, first), seen | new,
                 answer)
 
