@@ -2,9 +2,9 @@
 episodes through the runner.
 
 For each target of the array engine (Bucket Brigade with ``random`` agents, N = 4; the
-Firefighting Graph row of 10 and 5 x 5 grid, ``random``; State Punishment's defaults,
-``random``, and again with every agent building its observation before each of its
-decisions), in one process pinned to one core: rounds per second of the batch engine playing ``--episodes`` episodes at once (the
+Firefighting Graph row of 10 and 5 x 5 grid, ``random``; State Punishment's and Stag Hunt's
+defaults, ``random``, and again with every agent building its observation before each of
+its decisions), in one process pinned to one core: rounds per second of the batch engine playing ``--episodes`` episodes at once (the
 whole ``run()``: starting, every round, and gathering the rows of every episode; compiled
 once before the clock starts, on JAX's default device, which the output names), then of
 the Mesa model playing episodes one after another with its DataCollector on, as a study
@@ -36,34 +36,54 @@ TARGETS = (
      {"population": "random", "layout": "grid"}),
     ("state_punishment", "State Punishment, random", {"population": "random"}),
     ("state_punishment", "State Punishment, random, observing", {"population": OBSERVING}),
+    ("stag_hunt", "Stag Hunt, random", {"population": "random"}),
+    ("stag_hunt", "Stag Hunt, random, observing", {"population": OBSERVING}),
 )
 
 
 def observing_behaviour() -> None:
-    """``OBSERVING``, for this benchmark process only: State Punishment's ``random``, building
-    the acting agent's observation (its view, ``arrays.views``) before each decision, in the
-    model (``observe()``) as in the engine; the engine's decision depends on the view, so
-    that the compiler cannot leave it out."""
-    import dilemmas.agents.state_punishment as agents
+    """``OBSERVING``, for this benchmark process only: State Punishment's and Stag Hunt's
+    ``random``, building the acting agent's observation (``arrays.views``, and for Stag Hunt
+    ``arrays.observation``) before each decision, in the model (``observe()``) as in the
+    engine; the engine's decision depends on the observation, so that the compiler cannot
+    leave it out."""
+    import dilemmas.agents.stag_hunt as hunters
+    import dilemmas.agents.state_punishment as foragers
     from dilemmas import GAMES
-    from dilemmas.models.state_punishment import arrays
+    from dilemmas.models.stag_hunt import arrays as stag_hunt
+    from dilemmas.models.state_punishment import arrays as state_punishment
 
-    class ObservingRandomAgent(agents.RandomAgent):
-        behaviour = OBSERVING
+    def seen_by_sp(batch):
+        model = batch.model
+        return state_punishment.views(batch.current, model.rules, model.vision_radius,
+                                      model.full_view, model.composite_views,
+                                      batch.acting[:, None])
 
-        def choose_action(self):
-            self.observe()
-            return super().choose_action()
+    def seen_by_sh(batch):
+        model = batch.model
+        view, features, position = stag_hunt.observation(
+            batch.current, model.rules, batch.t, batch.acting[:, None], model.vision_radius,
+            model.channels, model.embedding_size)
+        return view.sum(axis=(1, 2, 3, 4)) + features.sum(axis=(1, 2)) + position.sum(axis=(1, 2))
 
-        @classmethod
-        def batch_decide(cls, batch, group, phase):
-            model = batch.model
-            views = arrays.views(batch.current, model.rules, model.vision_radius,
-                                 model.full_view, model.composite_views, batch.acting[:, None])
-            seen = views.sum(axis=tuple(range(1, views.ndim)))
-            return batch.xp.where(seen > 0, super().batch_decide(batch, group, phase), 0)
+    for game, agents, seen in (("state_punishment", foragers, seen_by_sp),
+                               ("stag_hunt", hunters, seen_by_sh)):
+        class ObservingRandomAgent(agents.RandomAgent):
+            behaviour = OBSERVING
+            observed = staticmethod(seen)
 
-    GAMES["state_punishment"].behaviours[OBSERVING] = ObservingRandomAgent
+            def choose_action(self):
+                if self.cell is not None:
+                    self.observe()
+                return super().choose_action()
+
+            @classmethod
+            def batch_decide(cls, batch, group, phase):
+                seen = cls.observed(batch)
+                seen = seen.sum(axis=tuple(range(1, seen.ndim)))
+                return batch.xp.where(seen > 0, super().batch_decide(batch, group, phase), 0)
+
+        GAMES[game].behaviours[OBSERVING] = ObservingRandomAgent
 
 
 def pin_to_one_core() -> None:

@@ -1,6 +1,6 @@
 """The batch engines play the Mesa models' games: statistical parity, reporter by reporter.
 
-The batch engines of Bucket Brigade, the Firefighting Graph and State Punishment
+The batch engines of the four games
 (``dilemmas.models.batch``, ``dilemmas.models.<game>.batch``) play many episodes at once with
 the Mesa models' rule functions but not their random numbers (one generator shared by the
 batch, behaviours drawing with numpy), so the two agree in distribution, not draw for draw.
@@ -44,18 +44,19 @@ from scipy import stats
 import dilemmas.agents.bucket_brigade as bb_agents
 from dilemmas.registry import GAMES
 
-BB, FG, SP = "bucket_brigade", "firefighting_graph", "state_punishment"
+BB, FG, SP, SH = "bucket_brigade", "firefighting_graph", "state_punishment", "stag_hunt"
 
 #: Family-wise rate of false failures of all the statistical comparisons in this file.
 FAMILY_ALPHA = 1e-3
 #: Numeric agent reporters compared, per seat.
 AGENT_REPORTERS = {BB: ("reward", "lied"), FG: ("reward", "observation"),
-                   SP: ("reward", "collected", "votes_up", "votes_down", "harm_received")}
+                   SP: ("reward", "collected", "votes_up", "votes_down", "harm_received"),
+                   SH: ("health", "reward", "stags", "hares", "removed")}
 #: Model reporters that may be NaN.
-NAN_REPORTERS = {BB: ("cooperation_rate",), FG: ("flame_rate",), SP: ()}
+NAN_REPORTERS = {BB: ("cooperation_rate",), FG: ("flame_rate",), SP: (), SH: ("stag_share",)}
 BATCH_SEED = 20240601
-BB_M, FG_M, SP_M = 1000, 300, 300  # Mesa episodes per configuration
-B, FG_B = 10000, 5000  # batch episodes per configuration
+BB_M, FG_M, SP_M, SH_M = 1000, 300, 300, 300  # Mesa episodes per configuration
+B, FG_B, SH_B = 10000, 5000, 1000  # batch episodes per configuration
 
 HEURISTIC_MIX = "firefighter:2,free_rider:2"
 
@@ -76,6 +77,14 @@ def _fg(name, layout, preset, population, **more):
 
 def _sp(name, population, **more):
     return (name, SP, dict(population=population, max_steps=30, **more), SP_M, FG_B)
+
+
+def _sh(name, population, **more):
+    return (name, SH, dict(population=population, max_steps=30, **more), SH_M, SH_B)
+
+
+SH_MAP = "\n".join(["WWWWWWWWW", "WP..1..PW", "W.W...W.W", "W..2a2..W", "W.W...W.W",
+                    "WP..1..aW", "WWWWWWWWW"])
 
 
 #: (id, game, parameters, M Mesa episodes, B batch episodes).
@@ -115,6 +124,19 @@ CONFIGS = [
         activation="sequential", taboo="ABD", spawn_prob=0.1),
     _sp("sp-full-view-greedy", "greedy_forager", full_view=True, width=8, height=7,
         initial_resources=8),
+    # Stag Hunt: the three attack modes, an ASCII map with spawn points, removals and
+    # returns, healing, exclusive rewards, seats not spawned, random and scripted
+    # populations (cut at 30 turns).
+    _sh("sh-default-random", "random"),
+    _sh("sh-default-hunters", "cooperator:2,hare_hunter:1"),
+    _sh("sh-beam-removals-random", "random", attack_mode="beam", punish_cooldown=0,
+        agent_health=1, respawn_lag=2, num_agents_to_spawn=3),
+    _sh("sh-single-heal-stag", "stag_hunter:1,cooperator:2", attack_mode="single",
+        attack_range=3, heal_delay=3, height=9, width=9, resource_density=0.3,
+        num_agents_to_spawn=3, agent_config=[{"exclusive_reward": True}, {}, {}]),
+    _sh("sh-map-cooperators", "cooperator:3,hare_hunter:1", ascii_map=SH_MAP, num_agents=4,
+        num_agents_to_spawn=3, random_agent_spawning=False, stag_health=3,
+        stag_regeneration_cooldown=2),
 ]
 BY_ID = {config[0]: config for config in CONFIGS}
 
@@ -217,13 +239,26 @@ def batch_sample(game: str, parameters: dict, episodes: int, seed: int = BATCH_S
                  compiled=True) -> Sample:
     rows = batch_rows(game, parameters, episodes, seed, compiled=compiled)
     starts = rows.bounds(rows.episode)
-    seats = len(GAMES[game].model(**parameters, collect_data=False, rng=0).seats)
-    assert len(rows.agent_episode) == seats * len(rows.episode)
-    assert np.array_equal(rows.agent_episode, np.repeat(rows.episode, seats))
-    assert np.array_equal(rows.agent_step, np.repeat(rows.step, seats))
-    agent = {name: _numeric(rows.agent[name]).reshape(-1, seats)
-             for name in AGENT_REPORTERS[game]}
-    return Sample(rows.model, agent, starts)
+    return Sample(rows.model, agent_table(game, parameters, rows, starts), starts)
+
+
+def agent_table(game: str, parameters: dict, rows, starts: np.ndarray) -> dict:
+    """The engine's agent rows as reporter -> ``(rows, seats)`` floats, NaN where a seat has
+    no row (a Stag Hunt seat not spawned); every seat of every episode has a row in every
+    collection of it, or in none."""
+    seats = GAMES[game].model(**parameters, collect_data=False, rng=0).seats
+    seat_of = {agent.unique_id: seat for seat, agent in enumerate(seats)}
+    seat = np.array([seat_of[i] for i in rows.agent["AgentID"]])
+    row = starts[rows.agent_episode] + rows.agent_step
+    present = np.zeros((len(rows.episode), len(seats)), dtype=bool)
+    present[row, seat] = True
+    assert (present == present[starts[rows.episode]]).all()
+    assert len(row) == present.sum() and np.all(np.diff(row * len(seats) + seat) > 0)
+    tables = {}
+    for name in AGENT_REPORTERS[game]:
+        tables[name] = np.full(present.shape, np.nan)
+        tables[name][row, seat] = _numeric(rows.agent[name])
+    return tables
 
 
 def batch_sample_of(config_id: str, compiled=True) -> Sample:
@@ -411,6 +446,15 @@ def test_power_state_punishment_spawn_prob():
     assert detected
 
 
+def test_power_stag_hunt_resource_density():
+    """resource_density 0.15 (Mesa, the default) against 0.18 (batch) is detected."""
+    results = _power("sh-default-random", resource_density=0.18)
+    detected = [r for r in results if not r["ok"]]
+    print(f"\nresource_density 0.15 vs 0.18: {len(detected)} comparisons fail, largest ratio "
+          f"{max(r['ratio'] for r in results):.2f}: " + "; ".join(r["name"] for r in detected))
+    assert detected
+
+
 def test_comparisons_pass_on_two_batches():
     """The comparison itself does not fail two samples from one distribution that are
     independent draws of the same engine (a check of the statistics, not of the engine)."""
@@ -430,6 +474,8 @@ STRUCTURE = [
     (FG, dict(layout="grid", n_width=3, n_height=3, preset="cognac",
               population="belief_tracker", max_steps=12)),
     (SP, dict(population="civic_voter:2,greedy_forager:1", max_steps=12)),
+    (SH, dict(population="cooperator:2,random:1", max_steps=12, punish_cooldown=0,
+              agent_health=1)),
 ]
 
 
@@ -442,8 +488,8 @@ def _kind(dtype) -> str:
 
 def _check_nan_structure(game, columns: dict, starts: np.ndarray, where: str):
     """cooperation_rate NaN exactly on a night that began with nothing BURNING (night 0
-    included), and equal to work_rate otherwise; flame_rate NaN exactly at Step 0; State
-    Punishment has no NaN."""
+    included), and equal to work_rate otherwise; flame_rate NaN exactly at Step 0; stag_share
+    NaN exactly while nothing was killed; State Punishment has no NaN."""
     step = np.concatenate([np.arange(e - s) for s, e in zip(starts[:-1], starts[1:])])
     if game == SP:
         return
@@ -456,6 +502,9 @@ def _check_nan_structure(game, columns: dict, starts: np.ndarray, where: str):
         assert np.array_equal(np.isnan(rate), ~began_burning), where
         assert np.array_equal(rate[began_burning],
                               np.asarray(columns["work_rate"])[began_burning]), where
+    elif game == SH:
+        killed = np.asarray(columns["stags_defeated"]) + np.asarray(columns["hares_defeated"])
+        assert np.array_equal(np.isnan(np.asarray(columns["stag_share"])), killed == 0), where
     else:
         rate = np.asarray(columns["flame_rate"])
         assert np.array_equal(np.isnan(rate), step == 0), where
@@ -490,7 +539,8 @@ def test_structure(game, parameters, path):
                              np.array([0, len(frame)]), f"Mesa seed {seed}")
         # The agent columns: the same names; numbers as numbers, None where Mesa has NaN.
         assert list(agents.index.names) == ["Step", "AgentID"]
-        assert set(agents.index.get_level_values("AgentID")) == set(rows.agent["AgentID"])
+        # (a Stag Hunt episode has rows of its spawned seats only)
+        assert set(agents.index.get_level_values("AgentID")) <= set(rows.agent["AgentID"])
         steps = agents.index.get_level_values("Step").to_numpy()
         for column in agents.columns:
             assert column in rows.agent, f"agent column {column} missing from the engine's rows"
@@ -514,8 +564,12 @@ def test_structure(game, parameters, path):
         columns, agent = mesa_episode(game, parameters, seed)
         for column in frame.columns:
             assert np.array_equal(columns[column], frame[column].to_numpy(), equal_nan=True)
+        seat_of = {agent.unique_id: seat for seat, agent in enumerate(model.seats)}
+        where = (np.repeat(np.arange(len(frame)), len(model.agents)),
+                 [seat_of[i] for i in agents.index.get_level_values("AgentID")])
         for name in AGENT_REPORTERS[game]:
-            expected = agents[name].to_numpy(dtype=float).reshape(-1, seats)
+            expected = np.full((len(frame), seats), np.nan)
+            expected[where] = agents[name].to_numpy(dtype=float)
             assert np.array_equal(agent[name], expected, equal_nan=True), name
 
 
@@ -546,6 +600,7 @@ def _all_arrays(rows) -> dict:
     (FG, dict(layout="grid", n_width=3, n_height=3, population="belief_tracker",
               max_steps=15)),
     (SP, dict(population="civic_voter:1,greedy_forager:2", max_steps=15)),
+    (SH, dict(population="cooperator:2,random:1", max_steps=15)),
 ])
 def test_determinism(game, parameters, path):
     """The same seed and parameters give identical rows; another seed gives others."""

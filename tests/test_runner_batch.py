@@ -57,6 +57,12 @@ def sp(name="sp", replicates=3, collect=("model",), engine="auto", **sweep):
                  collect=collect, sweep=sweep, engine=engine, fixed={"max_steps": 15})
 
 
+def sh(name="sh", replicates=3, collect=("model",), engine="auto", **sweep):
+    sweep = sweep or {"population": ["random", "cooperator:2,hare_hunter:1"]}
+    return Study(game="stag_hunt", name=name, seed=7, replicates=replicates,
+                 collect=collect, sweep=sweep, engine=engine, fixed={"max_steps": 12})
+
+
 def rows(folder, levels=("model", "agent")):
     """The study's rows, sorted by run and step (``results.load``), each run exactly once."""
     out = {}
@@ -116,8 +122,11 @@ def test_the_batch_engine_plays_exactly_the_studies_it_can(tmp_path):
                                   population=["random:2,q_learning:1"]), False),
         "sp_exact_p_beyond_32_bits": (sp(name="sp_exact_p_beyond_32_bits",
                                          population=["random"], vote_step=[1e-12]), False),
-        "stag_hunt": (Study(game="stag_hunt", name="stag_hunt", replicates=2,
-                            fixed={"max_steps": 5}), False),
+        "sh_scripted": (sh(name="sh_scripted"), True),
+        "sh_with_q_learning": (sh(name="sh_with_q_learning",
+                                  population=["random:2,q_learning:1"]), False),
+        "sh_random_walls": (sh(name="sh_random_walls", population=["random"],
+                               wall_density=[0.2]), False),
     }
     for name, (study, batch) in cases.items():
         assert study.batch is batch, name
@@ -133,6 +142,7 @@ def test_the_batch_engine_plays_exactly_the_studies_it_can(tmp_path):
     assert GAMES["bucket_brigade"].rules_version == 3
     assert GAMES["firefighting_graph"].rules_version == 2
     assert GAMES["state_punishment"].rules_version == 2
+    assert GAMES["stag_hunt"].rules_version == 2
     bb_json = json.loads((tmp_path / "bb_random" / "study.json").read_text())
     assert bb_json["rules_version"] == 3 and bb_json["engine"] == "batch"
     fg_json = json.loads((tmp_path / "fg_forced_model" / "study.json").read_text())
@@ -151,8 +161,9 @@ def test_the_engine_is_part_of_the_study(tmp_path):
 
 # --- (b) The same columns and types as the model's path --------------------------------------
 
-@pytest.mark.parametrize("make", [bb, fg, sp],
-                         ids=["bucket_brigade", "firefighting_graph", "state_punishment"])
+@pytest.mark.parametrize("make", [bb, fg, sp, sh],
+                         ids=["bucket_brigade", "firefighting_graph", "state_punishment",
+                              "stag_hunt"])
 def test_batch_rows_have_the_columns_and_arrow_types_of_model_rows(tmp_path, make):
     collect = ("model", "agent")
     folders = {engine: run_study(make(name=f"s_{engine}", replicates=3, collect=collect,

@@ -391,7 +391,8 @@ def test_building_observations_never_changes_the_game():
 def test_datacollector_rows_and_the_meaning_of_each_column():
     """docs/rules/stag_hunt.md, "Data collected"."""
     model = played(population="cooperator:2,random:1", agent_config=HUNTERS3,
-                   num_agents_to_spawn=3, agent_health=1, respawn_lag=3, max_steps=80, rng=3)
+                   num_agents_to_spawn=3, agent_health=1, respawn_lag=3, punish_cooldown=0,
+                   height=7, width=7, max_steps=80, rng=4)
     frame = model.datacollector.get_model_vars_dataframe()
     assert list(frame["turn"]) == list(range(81))
     for column in CUMULATIVE:
@@ -620,13 +621,14 @@ def check_state(model, initial):
     assert ((health >= 1) & (health <= model.hare_health))[kinds == HARE].all()
     assert (health[kinds == 0] == 0).all() and health.min() >= 0
     # resources are conserved: on the map or waiting to regrow
-    regrowing = [code for _, code, _ in model._regrowing]
+    queue = model.state.queue_order[0] >= 0
+    regrowing = model.state.queue_code[0][queue].tolist()
     assert model.stags_on_map == int((kinds == STAG).sum())
     assert model.hares_on_map == int((kinds == HARE).sum())
     assert model.stags_on_map + regrowing.count(STAG) == initial[STAG]
     assert model.hares_on_map + regrowing.count(HARE) == initial[HARE]
     on_map = model.stags_on_map + model.hares_on_map
-    assert on_map + len(model._regrowing) == sum(initial.values())
+    assert on_map + len(regrowing) == sum(initial.values())
     # seats that do not play
     for agent in model.seats:
         if agent not in model.agents:

@@ -10,6 +10,7 @@ from dilemmas.envs.vector import vector_env
 from dilemmas.models.batch import BatchEngine
 from dilemmas.models.bucket_brigade.arrays import rules_end
 from dilemmas.models.bucket_brigade.rules import REST, WORK, Night, Observation
+from dilemmas.models.stag_hunt import arrays as stag_hunt_arrays
 from dilemmas.models.state_punishment.arrays import State
 
 CONFIGS = [
@@ -24,9 +25,14 @@ CONFIGS = [
     ("state_punishment", {"max_steps": 10}),
     ("state_punishment", {"population": "policy:2,civic_voter:1", "action_mode": "composite",
                           "composite_views": True, "num_worlds": 2, "max_steps": 8}),
+    ("stag_hunt", {"num_agents_to_spawn": 3, "max_steps": 12, "punish_cooldown": 0,
+                   "agent_health": 1, "respawn_lag": 2, "height": 8, "width": 8,
+                   "resource_density": 0.4}),
+    ("stag_hunt", {"population": "policy:2,cooperator:1", "num_agents_to_spawn": 3,
+                   "attack_mode": "beam", "attack_cooldown": 2, "max_steps": 10}),
 ]
 IDS = ["bb", "bb-mixed", "bb-reference", "bb-3-houses", "fg", "fg-grid", "fg-mixed", "sp",
-       "sp-mixed"]
+       "sp-mixed", "sh", "sh-mixed"]
 
 
 def random_actions(observations, rng) -> dict:
@@ -90,6 +96,11 @@ class Shadow:
         model, t = self.model, arrays["t"]
         if self.env.game.name == "state_punishment":
             model.state = State(*(arrays[name][i:i + 1] for name in State._fields))
+            model._show()
+        elif self.env.game.name == "stag_hunt":
+            fields = stag_hunt_arrays.State._fields
+            model.state = stag_hunt_arrays.State(*(arrays[name][i:i + 1] for name in fields))
+            model.turn = t
             model._show()
         elif self.env.game.name == "firefighting_graph":
             model.observations[:] = arrays["observations"][i]
@@ -326,6 +337,27 @@ def test_only_the_policy_seats_of_a_mixed_population_are_agents(game, population
         assert np.array_equal(env.engine.signals[:, 2:], np.repeat(fire[:, None], 2, axis=1))
 
 
+def test_a_stag_hunt_seat_not_spawned_in_a_row_sits_the_episode_out():
+    """docs/rules/stag_hunt.md, "Learning agents" (models/stag_hunt/env.py): the agents are
+    every policy seat; in a row whose episode did not spawn a seat, that agent observes
+    zeros, may only NOOP and is paid nothing."""
+    env = vector_env("stag_hunt", 16, seed=1, max_steps=6)
+    observations, _ = env.reset()
+    playing = env.engine.playing.copy()
+    assert (playing.sum(axis=1) == 2).all() and not playing.all(axis=0).any()
+    rng, paid = np.random.default_rng(0), np.zeros(playing.shape)
+    while env.phase is not None:
+        for seat, name in enumerate(env.agents):
+            out = ~playing[:, seat]
+            assert not observations[name]["observation"][out].any()
+            noop_only = np.zeros(9, dtype=np.int8)
+            noop_only[0] = 1
+            assert (observations[name]["action_mask"][out] == noop_only).all()
+        observations, rewards, *_ = env.step(random_actions(observations, rng))
+        paid += np.stack([rewards[name] for name in env.agents], axis=1)
+    assert not paid[~playing].any() and paid[playing].any()
+
+
 def test_an_action_the_mask_refuses_is_an_error_naming_agent_and_row():
     env = vector_env("bucket_brigade", 5, seed=0)
     observations, _ = env.reset()
@@ -348,12 +380,10 @@ def test_an_action_the_mask_refuses_is_an_error_naming_agent_and_row():
     assert env.phase == "act"
 
 
-def test_games_and_populations_it_cannot_play_are_refused():
-    without = [name for name, game in GAMES.items() if game.batch is None]
-    assert without
-    for name in without:
-        with pytest.raises(ValueError, match="has no batch engine"):
-            vector_env(name, 4)
+def test_games_and_populations_it_cannot_play_are_refused(monkeypatch):
+    monkeypatch.setitem(GAMES["stag_hunt"].__dict__, "batch", None)
+    with pytest.raises(ValueError, match="has no batch engine"):
+        vector_env("stag_hunt", 4)
     with pytest.raises(ValueError, match="is not a registered game"):
         vector_env("chess", 4)
     with pytest.raises(ValueError, match=r"\['q_learning'\] cannot decide on arrays"):

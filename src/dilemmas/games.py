@@ -13,6 +13,7 @@ from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
 from dilemmas.models.bucket_brigade import rules as bucket_brigade
 from dilemmas.models.firefighting_graph import rules as firefighting_graph
 from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
+from dilemmas.models.stag_hunt import rules as stag_hunt
 from dilemmas.models.stag_hunt.model import StagHuntModel
 from dilemmas.models.state_punishment import rules as state_punishment
 from dilemmas.models.state_punishment.model import StatePunishmentModel
@@ -56,6 +57,8 @@ register(Game(
 
 register(Game(
     name="stag_hunt", title="Stag Hunt Physical", model=StagHuntModel, round="turn",
+    rules_version=stag_hunt.RULES_VERSION,
+    batch="dilemmas.models.stag_hunt.batch:StagHuntBatch",
     benchmarks=[Benchmark("random"), Benchmark("observing every action", observe=True)],
     dilemma=("cooperator", "hare_hunter"),
     **contributions("stag_hunt")))

@@ -50,6 +50,7 @@ from typing import ClassVar
 from mesa.discrete_space import CellAgent
 
 from dilemmas.agents.policy import take_decision
+from dilemmas.models.phases import seat_value
 from dilemmas.models.stag_hunt import arrays
 from dilemmas.models.stag_hunt.maps import HARE, STAG
 from dilemmas.models.stag_hunt.rules import (ACTIONS, ATTACK, DIRECTIONS, MOVE_TURNS, NOOP,
@@ -57,9 +58,23 @@ from dilemmas.models.stag_hunt.rules import (ACTIONS, ATTACK, DIRECTIONS, MOVE_T
 
 
 class StagHuntAgent(CellAgent):
-    """Agent ``seat`` with its configuration (docs/rules/stag_hunt.md, "World") and its state."""
+    """Agent ``seat`` with its configuration (docs/rules/stag_hunt.md, "World"); its state is
+    its seat's entries of the model's ``state`` (``dilemmas.models.stag_hunt.arrays.State``)."""
 
     behaviour: ClassVar[str] = ""
+
+    orientation = seat_value("orientation", "the way it faces: 0 N, 1 E, 2 S, 3 W")
+    health = seat_value("agent_health", "its health")
+    reward = seat_value("reward", "cumulative reward paid")
+    pending_reward = seat_value("pending", "shares of others' kills not yet paid")
+    stags = seat_value("stags", "stags it killed")
+    hares = seat_value("hares", "hares it killed")
+    ready = seat_value("ready", "whether it has killed a resource")
+    removed = seat_value("removed", "off the grid, waiting to return")
+    return_turn = seat_value("return_turn", "the turn it returns (None: not removed)", none=-1)
+    next_attack = seat_value("next_attack", "the first turn its attack is off cooldown")
+    next_punish = seat_value("next_punish", "the first turn its punish beam is off cooldown")
+    acted_turn = seat_value("acted", "the last turn it acted (-1: none)")
 
     def __init__(self, model, seat: int, kind: str, can_hunt: bool,
                  can_receive_shared_reward: bool, exclusive_reward: bool):
@@ -69,18 +84,6 @@ class StagHuntAgent(CellAgent):
         self.can_hunt = can_hunt
         self.can_receive_shared_reward = can_receive_shared_reward
         self.exclusive_reward = exclusive_reward
-        self.orientation = 0
-        self.health = model.agent_health
-        self.reward = 0.0
-        self.pending_reward = 0.0
-        self.stags = self.hares = 0
-        self.ready = False
-        self.removed = False
-        self.return_turn = None
-        self.next_attack = self.next_punish = 0
-        self.acted_turn = -1
-        #: The last two turns in which it was given a share of another agent's defeat.
-        self.shared_turns = (None, None)
 
     def act(self):
         """Choose an action; the model applies it (docs/rules/stag_hunt.md, "Round", 4). An
@@ -92,9 +95,13 @@ class StagHuntAgent(CellAgent):
         """This agent's observation (see ``dilemmas.models.stag_hunt.model.Observation``)."""
         return self.model.observe(self)
 
-    def given_share(self, turn: int):
-        if self.shared_turns[1] != turn:
-            self.shared_turns = (self.shared_turns[1], turn)
+    @property
+    def shared_turns(self) -> tuple:
+        """The last two turns in which it was given a share of another agent's defeat (None:
+        none)."""
+        state, seat = self.model.state, self.seat
+        return tuple(None if turn < 0 else turn for turn in
+                     (state.shared_before[0, seat].item(), state.shared_last[0, seat].item()))
 
     @property
     def shared_last_turn(self) -> bool:

@@ -33,6 +33,7 @@ import numpy as np
 from mesa.discrete_space import CellAgent
 
 from dilemmas.agents.policy import take_decision
+from dilemmas.models.phases import seat_value
 from dilemmas.models.state_punishment import arrays
 from dilemmas.models.state_punishment.rules import (ACTION_BY_EFFECT, ACTION_MODES, AGENT_CHANNEL,
                                                     HARM, KIND_CHANNEL, KINDS, MOVES, VALUE, WALL)
@@ -56,21 +57,6 @@ def action_table(mode: str) -> np.ndarray:
                      for move in (*MOVES, None)])
 
 
-def _seat_value(field: str, meaning: str) -> property:
-    """An agent's entry of a per-seat field of its model's ``state``
-    (``dilemmas.models.state_punishment.arrays.State``); setting it gives the model a new
-    state."""
-    def get(agent):
-        return getattr(agent.model.state, field)[0, agent.seat].item()
-
-    def put(agent, value):
-        values = getattr(agent.model.state, field).copy()
-        values[0, agent.seat] = value
-        agent.model.state = agent.model.state._replace(**{field: values})
-
-    return property(get, put, doc=meaning)
-
-
 class StatePunishmentAgent(CellAgent):
     """A forager in seat ``seat``, playing in world ``seat mod num_worlds``."""
 
@@ -81,12 +67,12 @@ class StatePunishmentAgent(CellAgent):
         self.seat = seat
         self.world = seat % model.num_worlds
 
-    reward = _seat_value("reward", "cumulative reward")
-    collected = _seat_value("collected", "resources it collected")
-    votes_up = _seat_value("votes_up", "votes to increase it cast")
-    votes_down = _seat_value("votes_down", "votes to decrease it cast")
-    harm_received = _seat_value("harm_received", "harm put on its ledger, applied or not")
-    pending_harm = _seat_value("pending_harm", "its ledger: harm not yet applied")
+    reward = seat_value("reward", "cumulative reward")
+    collected = seat_value("collected", "resources it collected")
+    votes_up = seat_value("votes_up", "votes to increase it cast")
+    votes_down = seat_value("votes_down", "votes to decrease it cast")
+    harm_received = seat_value("harm_received", "harm put on its ledger, applied or not")
+    pending_harm = seat_value("pending_harm", "its ledger: harm not yet applied")
 
     def act(self):
         """Choose an action; the model applies it (docs/rules/state_punishment.md, "Round", 2)."""

@@ -104,8 +104,11 @@ class BatchEngine:
     ``take(phase, decisions)`` (the decisions take effect), ``resolve()`` (the rest of the
     round; returns the mask of the episodes that ended), ``model_row()`` (the model
     reporters, name -> ``(episodes,)`` array) and ``agent_row()`` (the numeric agent
-    reporters, name -> ``(episodes, seats)``); ``labels`` names the agent reporters recorded
-    as words (reporter -> the words for False and True; None before the first round).
+    reporters, name -> ``(episodes, seats)``, and ``"seated"``, the seats that have agent
+    rows, where only some do); ``labels`` names the agent reporters recorded as words
+    (reporter -> the words for False and True; None before the first round);
+    ``seat_columns`` the agent reporters read from the Mesa model's seats (fixed for an
+    agent).
     Every method builds new arrays with ``self.xp`` (numpy or ``jax.numpy``) and never
     changes one in place, so that JAX can trace it. A round is ``begin_round()``, then
     ``decide`` and ``take`` for each decision phase, then ``resolve()`` (``play_round``); an
@@ -117,6 +120,7 @@ class BatchEngine:
     state: tuple[str, ...] = ()
     decisions: tuple[str, ...] = ()
     labels: dict[str, tuple[str, str]] = {}
+    seat_columns: tuple[str, ...] = ("behaviour",)
     #: Rounds per compiled call of ``run()``, between looks at which episodes still play.
     chunk = 4
 
@@ -360,32 +364,37 @@ def collected(engine: BatchEngine, rounds: list, episodes: int) -> "Rows":
     steps = np.broadcast_to(np.arange(len(playing))[:, None], playing.shape).T[mask]
     episode = np.broadcast_to(np.arange(engine.episodes)[:, None], mask.shape)[mask]
 
+    def stacked(part, name):
+        values = np.concatenate([np.asarray(first[part][name])[None]]
+                                + [np.asarray(r[part][name]) for r in later])
+        return np.moveaxis(values, 0, 1)[mask]
+
     def gather(part):
-        columns = {}
         order = list(getattr(engine.model, f"{part}_reporters"))  # JAX sorts dict keys
-        for name in sorted(first[part], key=order.index):
-            value = first[part][name]
-            stacked = np.concatenate([np.asarray(value)[None]]
-                                     + [np.asarray(r[part][name]) for r in later])
-            columns[name] = _as_mesa(np.moveaxis(stacked, 0, 1)[mask])
-        return columns
+        return {name: _as_mesa(stacked(part, name))
+                for name in sorted(set(first[part]) & set(order), key=order.index)}
 
     model = gather("model")
     if not engine.collect_agents:
         return Rows(episodes, episode, steps, model)
-    seats = len(engine.model.seats)
-    agent = {"AgentID": np.tile([a.unique_id for a in engine.model.seats], len(steps))}
-    behaviours = np.array([a.behaviour for a in engine.model.seats], dtype=object)
-    agent["behaviour"] = np.tile(behaviours, len(steps))
-    first_round = np.repeat(steps == 0, seats)
+    seats = engine.model.seats
+    agent = {"AgentID": np.tile([a.unique_id for a in seats], len(steps))}
+    for name in engine.seat_columns:
+        agent[name] = np.tile(np.array([getattr(a, name) for a in seats], dtype=object),
+                              len(steps))
+    first_round = np.repeat(steps == 0, len(seats))
     for name, values in gather("agent").items():
         values = values.reshape(-1)
         if name in engine.labels:
             values = np.where(first_round, None,
                               np.array(engine.labels[name], dtype=object)[values.astype(int)])
         agent[name] = values
-    return Rows(episodes, episode, steps, model, np.repeat(episode, seats),
-                np.repeat(steps, seats), agent)
+    agent_episode, agent_step = np.repeat(episode, len(seats)), np.repeat(steps, len(seats))
+    if "seated" in first["agent"]:
+        seated = stacked("agent", "seated").reshape(-1).astype(bool)
+        agent = {name: values[seated] for name, values in agent.items()}
+        agent_episode, agent_step = agent_episode[seated], agent_step[seated]
+    return Rows(episodes, episode, steps, model, agent_episode, agent_step, agent)
 
 
 def _as_chunk(rows: dict) -> dict:

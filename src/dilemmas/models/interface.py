@@ -63,3 +63,14 @@ class Interface:
         """Whether the rules ended the episode (termination), not ``max_steps``
         (truncation)."""
         return False
+
+    def batch_decisions(self, batch, seats, phase, actions, memory) -> tuple:
+        """``batch.blank(phase)`` with the columns of ``seats`` set to their actions (a game
+        whose phase decides one array, the actions themselves)."""
+        decided = batch.blank(phase)
+        decided[0][:, seats] = actions
+        return decided
+
+    def batch_ended_by_rules(self, batch) -> np.ndarray:
+        """``ended_by_rules`` for every episode of ``batch``: none, by default."""
+        return np.zeros(batch.size, dtype=bool)

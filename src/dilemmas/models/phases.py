@@ -153,6 +153,22 @@ class Live:
         return cached[1][self.column]
 
 
+def seat_value(field: str, meaning: str, none=None) -> property:
+    """An agent's entry of a per-seat field ``(1, seats)`` of its model's array ``state``
+    (a game's ``arrays.State`` for its one episode); setting it gives the model a new state.
+    ``none``: the entry that stands for None (read as None, written for None)."""
+    def get(agent):
+        value = getattr(agent.model.state, field)[0, agent.seat].item()
+        return None if none is not None and value == none else value
+
+    def put(agent, value):
+        values = getattr(agent.model.state, field).copy()
+        values[0, agent.seat] = none if value is None else value
+        agent.model.state = agent.model.state._replace(**{field: values})
+
+    return property(get, put, doc=meaning)
+
+
 def _same(inputs: tuple, others: tuple) -> bool:
     """Whether two tuples of reporter inputs hold the very same objects."""
     return len(inputs) == len(others) and all(a is b for a, b in zip(inputs, others))

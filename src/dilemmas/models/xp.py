@@ -64,6 +64,12 @@ def counts_per_row(indices, length: int):
     return jnp.zeros((episodes, length), dtype=int).at[rows, indices].add(1)
 
 
+def never(mask) -> bool:
+    """Whether ``mask`` is known to hold no True now: a numpy array with none (so that a
+    rule may skip work that would change nothing); a traced JAX array is never known."""
+    return isinstance(mask, np.ndarray) and not mask.any()
+
+
 def set_at(array, index, values):
     """A copy of ``array`` with ``array[index] = values``."""
     if isinstance(array, np.ndarray):

@@ -1,15 +1,12 @@
-"""Stag Hunt Physical over arrays of episodes: its rules written once, in progress.
+"""Stag Hunt Physical over arrays of episodes: its rules written once.
 
-docs/rules/stag_hunt.md, "Actions", "Kill", "Rewards", "Observations" and the behaviours'
-*Approach*. Work in progress (issue 27): these functions are checked against
-``StagHuntModel`` and its behaviours (tests/test_stag_hunt_arrays.py), which do not call
-them yet. Written: the footprints, an agent's action (``act``: its pending reward paid,
-moves and turns, ATTACK with its hits, kills, shares and the regrowth queue, PUNISH with its
-removals), the returns from removal and the transitions (healing, regrowth in order of
-death, beams cleared), the observation's view and position, and the breadth-first approach
-(with which the scripted hunters' ``batch_decide`` choose, in ``dilemmas.agents.stag_hunt``).
-Next: the random start, the turn loops as ``fori`` (regrowth over a bounded queue), the
-model on these functions and the batch engine.
+docs/rules/stag_hunt.md, "World", "Round", "Actions", "Kill", "Rewards", "Observations" and
+the behaviours' *Approach*: the start (``start``), the turn's phases (``begin_turn``,
+``returns``, ``transitions``, ``act`` with the kills it makes), the footprints, the
+observation's view and position, the breadth-first approach (with which the scripted
+hunters' ``batch_decide`` choose, in ``dilemmas.agents.stag_hunt``) and the DataCollector's
+model columns (``reporters``). ``StagHuntModel`` plays its one episode with them on numpy,
+``dilemmas.models.stag_hunt.batch`` thousands at once, compiled by JAX.
 
 Every function is pure and written with what numpy and ``jax.numpy`` share
 (``dilemmas.models.xp``). The agents are given per episode as arrays ``(E, n)`` of rows,
@@ -24,7 +21,7 @@ from dilemmas.models.stag_hunt.rules import ATTACK as ATTACK_ACTION
 from dilemmas.models.stag_hunt.rules import PUNISH as PUNISH_ACTION
 from dilemmas.models.stag_hunt.rules import (_RESOURCE_CHANNEL, DIRECTIONS, EMPTY, KIND_CHANNEL,
                                              MOVE_TURNS, TURN_LEFT, TURN_RIGHT, WALL, _rays)
-from dilemmas.models.xp import counts_per_row, namespace, repeat_while, set_at
+from dilemmas.models.xp import counts_per_row, namespace, never, repeat_while, set_at
 
 
 class Rays(NamedTuple):
@@ -52,7 +49,7 @@ def rays(mode: str, attack_range: int, beam_length: int, beam_radius: int) -> Ra
     return Rays(row, col, hits, steps)
 
 
-def _footprint_cells(walls, row, col, orientation, table: Rays):
+def footprint_cells(walls, row, col, orientation, table: Rays):
     """Each agent's footprint cell by cell, in the order of its rays and their steps:
     ``(rows, cols, hit)``, each ``(E, n, rays * steps)``; rows and columns are clipped to
     the map, ``hit`` says which are covered."""
@@ -76,7 +73,7 @@ def footprints(walls, row, col, orientation, table: Rays):
     xp = namespace(walls, row)
     episodes, height, width = walls.shape
     n, cells = row.shape[1], height * width
-    rows, cols, hit = _footprint_cells(walls, row, col, orientation, table)
+    rows, cols, hit = footprint_cells(walls, row, col, orientation, table)
     agent = xp.arange(n)[None, :, None]
     index = xp.where(hit, agent * cells + rows * width + cols, n * cells)
     counts = counts_per_row(index.reshape(episodes, -1), n * cells + 1)[:, :n * cells]
@@ -125,6 +122,26 @@ def positions(row, col, height: int, width: int, embedding_size: int):
     return (part[..., None] == xp.arange(n * n)).astype(xp.float32)
 
 
+def observation(state, rules, turn, seats, radius: int, channels: int, embedding_size: int):
+    """The observation of the agents in seats ``seats`` ``(E, s)`` during turn ``turn``
+    ("Observations"): ``(view, features, position)``, ``(E, s, ...)`` float32 each (the view
+    of ``views``; stags held, hares held, ready, and whether it was given a share of another
+    agent's kill in the previous turn; the position of ``positions``). An agent off the grid
+    has none: what these hold for it means nothing."""
+    xp = namespace(state.row, seats)
+    episodes, height, width = state.walls.shape
+    e = xp.arange(episodes)[:, None]
+    row, col = state.row[e, seats], state.col[e, seats]
+    cells = codes(state.walls, state.resource, state.row, state.col,
+                  xp.asarray(rules.kind)[None], state.present)
+    view = views(cells, state.attack_beam, state.punish_beam, row, col, radius, channels)
+    shared = ((state.shared_before[e, seats] == turn - 1)
+              | (state.shared_last[e, seats] == turn - 1)) & (turn > 0)
+    features = xp.stack([state.stags[e, seats], state.hares[e, seats], state.ready[e, seats],
+                         shared], axis=-1).astype(xp.float32)
+    return view, features, positions(row, col, height, width, embedding_size)
+
+
 def _shifted(cells, direction: int, fill):
     """``(E, height, width)``: at each cell, the value of ``cells`` at its neighbour in
     ``direction`` (``DIRECTIONS``), ``fill`` beyond the map's edge."""
@@ -164,24 +181,29 @@ def approach(free, targets, row, col, orientation):
     everywhere = xp.arange(cells).reshape(1, height, width)
     start = everywhere == (row * width + col)[:, None, None]
     beside = xp.stack([_shifted(targets, d, False) for d in range(4)], axis=-1)
+    near = beside.any(axis=-1)
+    facing = xp.argmax((beside & start[..., None]).reshape(episodes, cells, 4).any(axis=1),
+                       axis=-1)
     never = cells * 4 + 4                        # above every place in the queue
+
+    def flat(cells_of):
+        return cells_of.reshape(episodes, cells)
 
     def undecided(carry):
         current, _, _, _, answer = carry
-        return (current.any(axis=(1, 2)) & (answer == -2)).any()
+        return (flat(current).any(axis=1) & (answer == -2)).any()
 
     def layer(carry):
         current, place, first, seen, answer = carry
-        found = current & beside.any(axis=-1)
-        chosen = found & (place == xp.where(found, place, never).min(axis=(1, 2),
-                                                                         keepdims=True))
-        at_start = (chosen & start).any(axis=(1, 2))
-        step = xp.where(chosen, first, 0).sum(axis=(1, 2))
-        facing = xp.argmax((beside & start[..., None]).any(axis=(1, 2)), axis=-1)
+        found = flat(current & near)
+        chosen = found & (flat(place) == xp.where(found, flat(place), never).min(
+            axis=1, keepdims=True))
+        at_start = (chosen & flat(start)).any(axis=1)
+        step = xp.where(chosen, flat(first), 0).sum(axis=1)
         turns = (xp.where(at_start, facing, step) - orientation) % 4
         action = xp.where(at_start, xp.asarray(_FACE_BY_TURNS)[turns],
                           xp.asarray(_MOVE_BY_TURNS)[turns])
-        answer = xp.where((answer == -2) & found.any(axis=(1, 2)), action, answer)
+        answer = xp.where((answer == -2) & found.any(axis=1), action, answer)
         key, inherited = xp.full(current.shape, never), xp.zeros(current.shape, dtype=int)
         for direction in range(4):   # the parent one step against ``direction``
             parent = _shifted(current, (direction + 2) % 4, False)
@@ -224,6 +246,7 @@ class Rules(NamedTuple):
     can_hunt: np.ndarray          # (k,)
     can_receive: np.ndarray       # (k,)
     exclusive: np.ndarray         # (k,)
+    kind: np.ndarray              # (k,) the index of its kind in ``model.kinds``
     full_health: np.ndarray       # (3,) a resource's, by code
     agent_health: int
     heal_delay: int
@@ -244,6 +267,7 @@ def rules_of(model) -> Rules:
         np.array([0.0, model.stag_reward, model.hare_reward]),
         np.array([0, model.stag_regeneration_cooldown, model.hare_regeneration_cooldown]),
         *(np.array(values) for values in flag),
+        np.array([model.kinds.index(config["kind"]) for config in model.agent_config]),
         np.array([0, model.stag_health, model.hare_health]), model.agent_health,
         model.heal_delay, _spawn_cells(model))
 
@@ -322,9 +346,23 @@ def _scatter(values, episodes, index, new, where, grid=True):
     return flat[:, :spare].reshape(shape)
 
 
-def act(state: State, rules: Rules, turn, seat, action) -> State:
+class Kills(NamedTuple):
+    """The resources an ATTACK killed, per episode and cell of its footprint ``(E, m)``, in
+    the footprint's order: whether killed, the cell (row-major), the code, who hit it this
+    turn ``(E, m, k)``, who is paid ``(E, m, k)`` and each one's share."""
+
+    killed: object
+    cell: object
+    code: object
+    hitters: object
+    recipients: object
+    share: object
+
+
+def act(state: State, rules: Rules, turn, seat, action) -> tuple[State, Kills]:
     """"Round", 4: in each episode the agent in seat ``seat[e]``, if on the grid, is paid its
-    pending reward and takes action ``action[e]`` ("Actions", "Kill", "Rewards")."""
+    pending reward and takes action ``action[e]`` ("Actions", "Kill", "Rewards"); the new
+    state and the resources killed (None where no agent attacked, on numpy)."""
     xp = namespace(state.row, seat)
     episodes, height, width = state.walls.shape
     k = state.row.shape[1]
@@ -356,8 +394,9 @@ def act(state: State, rules: Rules, turn, seat, action) -> State:
         row=xp.where(me, row[:, None], state.row), col=xp.where(me, col[:, None], state.col),
         orientation=xp.where(me, facing[:, None], state.orientation),
         reward=reward, pending=pending, acted=xp.where(mine, turn, state.acted))
-    state = _attack(state, rules, turn, seat, acting & (action == ATTACK_ACTION))
-    return _punish(state, rules, turn, seat, acting & (action == PUNISH_ACTION))
+    attacks, punishes = acting & (action == ATTACK_ACTION), acting & (action == PUNISH_ACTION)
+    state, kills = (state, None) if never(attacks) else _attack(state, rules, turn, seat, attacks)
+    return (state if never(punishes) else _punish(state, rules, turn, seat, punishes)), kills
 
 
 def _attack(state, rules, turn, seat, fires):
@@ -368,7 +407,7 @@ def _attack(state, rules, turn, seat, fires):
     e = xp.arange(episodes)
     me = xp.arange(k) == seat[:, None]
     fires = fires & (state.next_attack[e, seat] <= turn)
-    rows, cols, hit = _footprint_cells(state.walls, state.row[e, seat][:, None],
+    rows, cols, hit = footprint_cells(state.walls, state.row[e, seat][:, None],
                                        state.col[e, seat][:, None],
                                        state.orientation[e, seat][:, None], rules.attack)
     rows, cols, hit = rows[:, 0], cols[:, 0], hit[:, 0] & fires[:, None]      # (E, m)
@@ -378,7 +417,6 @@ def _attack(state, rules, turn, seat, fires):
     struck = hit & (code > 0) & (xp.asarray(rules.can_hunt)[seat][:, None] | (code == 2))
     left = state.health[there] - 1
     killed = struck & (left <= 0)
-    wounded = struck & (left > 0)
     hitters = state.hitters[there] | me[:, None, :]                          # (E, m, k)
     # a kill's recipients: the killer, and unless it keeps the reward for itself every other
     # agent on the grid that may receive a share, within the sharing radius of the kill
@@ -401,6 +439,7 @@ def _attack(state, rules, turn, seat, fires):
     order = state.deaths[:, None] + nth
     cooldown = turn + rules.attack_cooldown + 1
     beam = _scatter(state.attack_beam, e[:, None], cell, True, hit)
+    kills = Kills(killed, cell, code, hitters, recipients, share)
     return state._replace(
         next_attack=xp.where(me & fires[:, None], cooldown, state.next_attack),
         attacks=state.attacks + fires,
@@ -432,7 +471,7 @@ def _attack(state, rules, turn, seat, fires):
                               grid=False),
         queue_order=_scatter(state.queue_order, e[:, None], slot, order, killed,
                               grid=False),
-        deaths=state.deaths + killed.sum(axis=1))
+        deaths=state.deaths + killed.sum(axis=1)), kills
 
 
 def _punish(state, rules, turn, seat, fires):
@@ -444,7 +483,7 @@ def _punish(state, rules, turn, seat, fires):
     e = xp.arange(episodes)
     me = xp.arange(k) == seat[:, None]
     fires = fires & (state.next_punish[e, seat] <= turn)
-    rows, cols, hit = _footprint_cells(state.walls, state.row[e, seat][:, None],
+    rows, cols, hit = footprint_cells(state.walls, state.row[e, seat][:, None],
                                        state.col[e, seat][:, None],
                                        state.orientation[e, seat][:, None], rules.punish)
     rows, cols, hit = rows[:, 0], cols[:, 0], hit[:, 0] & fires[:, None]
@@ -528,9 +567,10 @@ def transitions(state: State, rules: Rules, turn, places) -> State:
         punish_beam=xp.zeros_like(state.punish_beam))
     e = xp.arange(episodes)
     everywhere = xp.arange(height * width).reshape(1, height, width)
-    by_death = xp.argsort(xp.where(state.queue_order < 0, state.queue_order.shape[1] + 10 ** 9,
-                                   state.queue_order), axis=1)
-    waiting = (state.queue_order >= 0).sum(axis=1).max()
+    due = (state.queue_order >= 0) & (state.queue_due <= turn)
+    by_death = xp.argsort(xp.where(due, state.queue_order, state.queue_order.shape[1] + 10 ** 9),
+                          axis=1)                            # the resources due first
+    waiting = due.sum(axis=1).max()
 
     def regrow(carry):
         i, state = carry

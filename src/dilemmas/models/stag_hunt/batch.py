@@ -1,15 +1,14 @@
-"""Stag Hunt's batch engine: thousands of episodes of one parameter set at once. Work in
-progress (issue 27): its rules are ``dilemmas.models.stag_hunt.arrays``, which the Mesa
-model does not play yet, so the game does not register this engine and the runner does not
-use it; tests/test_stag_hunt_arrays.py compares it with the model in distribution.
+"""Stag Hunt's batch engine: thousands of episodes of one parameter set at once, with the
+rules the Mesa model plays (``dilemmas.models.stag_hunt.arrays``).
 
 The phases of the rules' "Round": turn, removals (returns), transitions, act (the agents
 one after another in an order drawn afresh each turn, each behaviour choosing for the seat
 acting now, ``batch.acting``, as in State Punishment's engine), metrics. A behaviour's
 ``batch_decide(batch, group, "act")`` can read ``batch.current`` (the ``arrays.State``),
 ``batch.rules`` (``arrays.rules_of``), ``batch.t``, ``batch.model``, ``batch.xp`` and
-``batch.draw``. Model rows only: the agent rows of the model exist only for the seats
-spawned.
+``batch.draw``. Agent rows exist only for the seats spawned, as in the model. Random maps
+with interior walls are refused (``refusal``): their walls are drawn on the host, one map per
+episode, which the compiled program does not do.
 """
 
 import numpy as np
@@ -23,6 +22,7 @@ class StagHuntBatch(BatchEngine):
     game = "stag_hunt"
     state = (*arrays.State._fields, "order", "playing")
     decisions = ("act",)
+    seat_columns = ("behaviour", "kind")
 
     def __init__(self, episodes, rng, **options):
         super().__init__(episodes, rng, **options)
@@ -49,8 +49,6 @@ class StagHuntBatch(BatchEngine):
         return self.reward
 
     def setup(self):
-        if self.collect_agents:
-            raise ValueError("Stag Hunt's batch engine records model rows only")
         model, xp = self.model, self.xp
         shape = (self.size, *model.walls.shape)
         spawn = np.zeros(model.walls.shape, dtype=bool)
@@ -98,7 +96,7 @@ class StagHuntBatch(BatchEngine):
                     mine = (self.acting[:, None] == xp.asarray(group.seats)).any(axis=1)
                     action = xp.where(mine, group.behaviour.batch_decide(self, group, phase),
                                       action)
-            return arrays.act(self.current, self.rules, self.t, self.acting, action), self.key
+            return arrays.act(self.current, self.rules, self.t, self.acting, action)[0], self.key
 
         self.current, self.key = fori(0, self.model.num_agents, place,
                                       (self.current, self.key), xp)
@@ -112,7 +110,9 @@ class StagHuntBatch(BatchEngine):
         return arrays.reporters(self.t, self.current, self.playing)
 
     def agent_row(self) -> dict:
-        raise NotImplementedError("Stag Hunt's batch engine records model rows only")
+        """The spawned seats' rows (an agent not spawned has none, as in the model)."""
+        return {"health": self.agent_health, "reward": self.reward, "stags": self.stags,
+                "hares": self.hares, "removed": self.removed, "seated": self.playing}
 
 
 def _map_resources(model) -> np.ndarray:

@@ -8,6 +8,10 @@ actions (``ACTIONS``). The mask forbids ATTACK and PUNISH on cooldown (they woul
 nothing); a removed hunter, waiting to return, stays an agent whose only allowed action is
 NOOP and whose observation is all zeros.
 
+In the vectorised environment (``dilemmas.vector_env``) the agents are every ``policy`` seat:
+in an episode that did not spawn a seat, that agent is treated as a removed one (an
+observation of zeros, NOOP only, reward 0).
+
 The observation vector is the rules' observation flattened (``Observation.vector``: the
 window with its beam channels, the four features, the positional encoding), of length
 ``model.observation_size``. The state is the world: walls, stags, hares, hunters, and this
@@ -26,6 +30,7 @@ import numpy as np
 from gymnasium import spaces
 
 from dilemmas.models.interface import Interface
+from dilemmas.models.stag_hunt import arrays
 from dilemmas.models.stag_hunt.maps import HARE, STAG
 from dilemmas.models.stag_hunt.rules import (ACTIONS, ATTACK, DIRECTIONS, HARE_CHANNEL,
                                              KIND_CHANNEL, NOOP, PUNISH, STAG_CHANNEL)
@@ -64,6 +69,26 @@ class StagHuntInterface(Interface):
         mask[ATTACK] = agent.next_attack <= model.turn
         mask[PUNISH] = agent.next_punish <= model.turn
         return mask
+
+    def batch_observe(self, batch, seats, phase, memory):
+        """The vectors and masks of ``seats`` in every episode ``batch`` plays
+        (``dilemmas.models.stag_hunt.batch``), built as ``vector`` and ``mask`` build them
+        (``arrays.observation``)."""
+        model, state, xp = batch.model, batch.current, batch.xp
+        chosen = xp.broadcast_to(xp.asarray(seats), (batch.size, len(seats)))
+        view, features, position = arrays.observation(
+            state, model.rules, batch.t, chosen, model.vision_radius, model.channels,
+            model.embedding_size)
+        vectors = xp.concatenate([view.reshape(*chosen.shape, -1), features, position], axis=-1)
+        e = xp.arange(batch.size)[:, None]
+        here = state.present[e, chosen][..., None]
+        action = xp.arange(len(ACTIONS))
+        mask = xp.where(action == NOOP, True, here)
+        mask = xp.where(action == ATTACK, here & (state.next_attack[e, chosen] <= batch.t)[
+            ..., None], mask)
+        mask = xp.where(action == PUNISH, here & (state.next_punish[e, chosen] <= batch.t)[
+            ..., None], mask)
+        return xp.where(here, vectors, 0.0).astype(xp.float32), mask.astype(xp.int8)
 
     def feature_names(self, model) -> tuple[str, ...]:
         return ("stag_direction", "stag_adjacent", "hunter_at_stag", "hare_direction",

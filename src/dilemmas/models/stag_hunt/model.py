@@ -1,7 +1,9 @@
 """Stag Hunt Physical: a gridworld hunt of stags and hares with attack and punish beams.
 
 The rules are docs/rules/stag_hunt.md. One ``step()`` is one turn, run as the five phases of
-its "Round" (see ``StagHuntModel.phases``).
+its "Round" (see ``StagHuntModel.phases``), each played by the rules over arrays
+(``dilemmas.models.stag_hunt.arrays``) on the model's one episode (``state``), which the
+Mesa grid and agents show (docs/rules/stag_hunt.md, "Random numbers and arrays").
 
 Choices the sources leave open, made here (also in the rules' last section):
 
@@ -58,19 +60,24 @@ from pathlib import Path
 import numpy as np
 
 from dilemmas.models import validation as check
-from dilemmas.models.gridworld import one_hot, walled_grid, window
-from dilemmas.models.phases import AgentPhase, ModelPhase, PhasedModel
-from dilemmas.models.stag_hunt.maps import HARE, RANDOM_KIND, STAG, random_layout, read_ascii_map
-from dilemmas.models.stag_hunt.rules import (_RESOURCE_CHANNEL, ACTIONS, AGENT_REPORTERS, ATTACK,
-                                             DIRECTIONS, KIND_CHANNEL, MODEL_REPORTERS, MOVE_TURNS,
-                                             PARAMETERS, PUNISH, RESOURCE_NAMES, TURN_LEFT,
-                                             TURN_RIGHT, WALL, Defeat, Observation, _rays)
+from dilemmas.models.gridworld import walled_grid
+from dilemmas.models.phases import AgentPhase, Live, ModelPhase, PhasedModel
+from dilemmas.models.stag_hunt import arrays
+from dilemmas.models.stag_hunt.maps import random_layout, read_ascii_map
+from dilemmas.models.stag_hunt.rules import (ACTIONS, AGENT_REPORTERS, KIND_CHANNEL,
+                                             MODEL_REPORTERS, PARAMETERS, RESOURCE_NAMES, Defeat,
+                                             Observation)
 
 
 class StagHuntModel(PhasedModel):
     """Hunters on a walled grid: hares alone, stags together, and beams to punish."""
 
     model_reporters = MODEL_REPORTERS
+    array_reporters = staticmethod(arrays.reporters)
+    # Read as they stand, mid-turn too; stag_share and mean_reward are the metrics phase's.
+    stags_defeated, hares_defeated, coordinated_stag_kills = Live(), Live(), Live()
+    attacks, punishments, punish_hits = Live(), Live(), Live()
+    removals, agents_removed, stags_on_map, hares_on_map = Live(), Live(), Live(), Live()
     agent_reporters = AGENT_REPORTERS
     parameters = PARAMETERS
 
@@ -133,9 +140,6 @@ class StagHuntModel(PhasedModel):
             self.height, self.width = layout.walls.shape
         self.ascii_map = str(p.ascii_map) if isinstance(p.ascii_map, Path) else p.ascii_map
 
-        self.attack_rays = _rays(self.attack_mode, self.attack_range, self.beam_length,
-                                 self.beam_radius)
-        self.punish_rays = _rays("punish", 0, self.beam_length, 0)
         self.attack_reach = {"area": 2, "single": self.attack_range,
                              "beam": self.beam_length}[self.attack_mode]
         self.kinds = tuple(sorted({config["kind"] for config in self.agent_config}))
@@ -157,157 +161,124 @@ class StagHuntModel(PhasedModel):
 
         self.seats = tuple(cls(self, seat, **config) for seat, (cls, config)
                            in enumerate(zip(behaviours, self.agent_config)))
-        spawned = sorted(self.random.sample(range(self.num_agents), self.num_agents_to_spawn))
+        self.spawn_points = self._spawn_points(layout)
+        self.rules = arrays.rules_of(self)
+        spawn = np.zeros((1, *self.walls.shape), dtype=bool)
+        for cell in self.spawn_points:
+            spawn[(0, *cell)] = True
+        self.state = arrays.start(
+            self.rules, self.walls[None], layout.resources[None].astype(int), spawn,
+            self.num_agents_to_spawn, self.random_agent_spawning, self.ascii_map is None,
+            self.resource_density, self.stag_probability, self.rng.random,
+            int(np.count_nonzero(~self.walls)))
+        self.playing = self.state.present
         for agent in self.seats:
-            if agent.seat not in spawned:
+            if not self.playing[0, agent.seat]:
                 agent.remove()
-        self._place_agents(layout)
-        self._place_resources(layout)
+        self._show()
 
         self.turn = 0
         self.defeats: list[Defeat] = []
         self.action_order: list[int] = []
-        self._wounded: dict[tuple[int, int], int] = {}
-        self._hitters: dict[tuple[int, int], set[int]] = {}
-        self._regrowing: list[tuple[int, int, tuple[int, int]]] = []  # (turn due, code, cell)
-        self._beams_drawn = False
-        self.stags_defeated = self.hares_defeated = self.coordinated_stag_kills = 0
-        self.attacks = self.punishments = self.punish_hits = 0
-        self.removals = self.agents_removed = 0
-        self.stags_on_map = int(np.count_nonzero(self.resource_kinds == STAG))
-        self.hares_on_map = int(np.count_nonzero(self.resource_kinds == HARE))
-        self.stag_share = float("nan")
-        self.mean_reward = 0.0
+        self._report()
 
         self.start_data_collection()
 
     # --- Set-up ---------------------------------------------------------------------
-    def _place_agents(self, layout):
-        players = list(self.agents)
+    def _spawn_points(self, layout) -> tuple[tuple[int, int], ...]:
+        """The spawn points (none with random spawning: every free open cell is one), after
+        checking that the spawned agents fit."""
         open_free = list(map(tuple, np.argwhere(~layout.walls & (layout.resources == 0))
                              .tolist()))
         if self.random_agent_spawning:
-            if len(open_free) < len(players):
+            if len(open_free) < self.num_agents_to_spawn:
                 source = "ascii_map" if self.ascii_map is not None else \
                     f"height={self.height}, width={self.width}, wall_density={self.wall_density}"
                 raise ValueError(
                     f"the map ({source}) has {len(open_free)} free open cells, too few for "
                     f"num_agents_to_spawn={self.num_agents_to_spawn}")
-            cells = self.random.sample(open_free, len(players))
-            self.spawn_points = ()
-        else:
-            self.spawn_points = (layout.spawn_points if self.ascii_map is not None
-                                 else tuple(open_free[:self.num_agents]))
-            if len(self.spawn_points) < len(players):
-                raise ValueError(
-                    f"random_agent_spawning=False needs a spawn point per spawned agent: the "
-                    f"map has {len(self.spawn_points)}, num_agents_to_spawn="
-                    f"{self.num_agents_to_spawn}")
-            cells = self.spawn_points[:len(players)]
-        for agent, cell in zip(players, cells):
-            agent.cell = self.grid[cell]
-            agent.orientation = int(self.random.random() * 4)
-        self._start_cells = set(cells) | set(self.spawn_points)
+            return ()
+        points = (layout.spawn_points if self.ascii_map is not None
+                  else tuple(open_free[:self.num_agents]))
+        if len(points) < self.num_agents_to_spawn:
+            raise ValueError(
+                f"random_agent_spawning=False needs a spawn point per spawned agent: the "
+                f"map has {len(points)}, num_agents_to_spawn={self.num_agents_to_spawn}")
+        return points
 
-    def _place_resources(self, layout):
-        kinds = layout.resources.copy()
-        if self.ascii_map is None:
-            candidates = [cell for cell in map(tuple, np.argwhere(~layout.walls).tolist())
-                          if cell not in self._start_cells]
-            draws = self.rng.random(len(candidates))
-            chosen = [cell for cell, u in zip(candidates, draws) if u < self.resource_density]
-            for cell in chosen:
-                kinds[cell] = RANDOM_KIND
-        rows, cols = np.nonzero(kinds == RANDOM_KIND)
-        if rows.size:
-            stag = self.rng.random(rows.size) < self.stag_probability
-            kinds[rows, cols] = np.where(stag, STAG, HARE)
-        self.resource_kinds[:] = kinds
-        self.resource_health[kinds == STAG] = self.stag_health
-        self.resource_health[kinds == HARE] = self.hare_health
+    def _load(self):
+        """The state takes the layers and places the Mesa grid and agents show (so that a
+        layer changed or an agent moved by hand counts)."""
+        cells = [agent.cell for agent in self.seats]
+        self.state = self.state._replace(
+            walls=self.walls[None], resource=self.resource_kinds[None].astype(int),
+            health=self.resource_health[None].astype(int),
+            attack_beam=self.attack_beam[None], punish_beam=self.punish_beam[None],
+            present=np.array([[cell is not None for cell in cells]]),
+            row=np.array([[cell.coordinate[0] if cell else 0 for cell in cells]]),
+            col=np.array([[cell.coordinate[1] if cell else 0 for cell in cells]]))
+
+    def _show(self):
+        """The Mesa grid and agents show the state: the layers, each agent on its cell (or
+        off the grid)."""
+        state = self.state
+        self.resource_kinds[:] = state.resource[0]
+        self.resource_health[:] = state.health[0]
+        self.attack_beam[:] = state.attack_beam[0]
+        self.punish_beam[:] = state.punish_beam[0]
+        for agent, present, row, col in zip(self.seats, state.present[0].tolist(),
+                                            state.row[0].tolist(), state.col[0].tolist()):
+            if not present:
+                if agent.cell is not None:
+                    agent.cell = None
+            elif agent.cell is None or agent.cell.coordinate != (row, col):
+                agent.cell = self.grid[(row, col)]
 
     # --- Phase 1: turn counter ----------------------------------------------------------
     def advance_turn(self):
         self.turn += 1
-        self.attacks = self.punishments = self.punish_hits = 0
+        self.state = arrays.begin_turn(self.state)
         self.action_order = []
 
     # --- Phase 2: removal and respawn timers --------------------------------------------
     def update_removals(self):
         """Agents whose ``respawn_lag`` has run out return with full health on a random
-        free open cell (random spawning) or a random free spawn point."""
-        if not self.agents_removed:
+        free open cell (random spawning) or a random free spawn point (``arrays.returns``)."""
+        if not self.state.agents_removed[0]:
             return
-        for agent in self.agents:
-            if agent.removed and agent.return_turn <= self.turn:
-                places = self._free_cells(self.spawn_points or None)
-                if places:
-                    agent.cell = self.grid[places[int(self.random.random() * len(places))]]
-                    agent.orientation = int(self.random.random() * 4)
-                    agent.health = self.agent_health
-                    agent.removed, agent.return_turn = False, None
-                    self.agents_removed -= 1
+        self._load()
+        shape = self.state.row.shape
+        self.state = arrays.returns(self.state, self.rules, self.turn, self.rng.random(shape),
+                                    self.rng.random(shape))
+        self._show()
 
     # --- Phase 3: entity transitions ----------------------------------------------------
     def entity_transitions(self):
-        """Wounded resources heal, resources due back reappear, last turn's beams clear."""
-        self._hitters = {}
-        if self.heal_delay and self._wounded:
-            for cell, last_hit in list(self._wounded.items()):
-                if self.turn - last_hit >= self.heal_delay:
-                    code = self.resource_kinds[cell]
-                    self.resource_health[cell] = (self.stag_health if code == STAG
-                                                  else self.hare_health)
-                    del self._wounded[cell]
-        if self._regrowing:
-            waiting = []
-            for due, code, died_at in self._regrowing:
-                places = [cell for cell in self._free_cells() if cell != died_at] \
-                    if due <= self.turn else []
-                if places:
-                    cell = places[int(self.random.random() * len(places))]
-                    self.resource_kinds[cell] = code
-                    self.resource_health[cell] = (self.stag_health if code == STAG
-                                                  else self.hare_health)
-                    if code == STAG:
-                        self.stags_on_map += 1
-                    else:
-                        self.hares_on_map += 1
-                else:
-                    waiting.append((due, code, died_at))
-            self._regrowing = waiting
-        if self._beams_drawn:
-            self.attack_beam[:] = False
-            self.punish_beam[:] = False
-            self._beams_drawn = False
-
-    def _free_cells(self, among=None) -> list[tuple[int, int]]:
-        """Open cells with no resource and no agent (of ``among`` only, if given)."""
-        if among is not None:
-            return [cell for cell in among if self.is_free(cell)]
-        free = ~self.walls & (self.resource_kinds == 0) & self.grid.empty.data
-        return list(map(tuple, np.argwhere(free).tolist()))
+        """Wounded resources heal, resources due back reappear, last turn's beams clear
+        (``arrays.transitions``)."""
+        self._load()
+        self.state = arrays.transitions(self.state, self.rules, self.turn,
+                                        self.rng.random(self.state.queue_order.shape))
+        self._show()
 
     # --- Phase 4: the agents act one after another (each calls take_action) -------------
     def take_action(self, agent, action):
         """Pay ``agent``'s pending reward, then apply its action (docs/rules/stag_hunt.md,
-        "Round")."""
+        "Round"; ``arrays.act``); each resource killed is recorded in ``defeats``."""
         action = check.decision(agent, action, len(ACTIONS), "action")
-        if agent.pending_reward:
-            agent.reward += agent.pending_reward
-            agent.pending_reward = 0.0
-        agent.acted_turn = self.turn
+        self._load()
+        self.state, kills = arrays.act(self.state, self.rules, self.turn,
+                                       np.array([agent.seat]), np.array([action]))
+        self._show()
         self.action_order.append(agent.seat)
-        if action in MOVE_TURNS:
-            self._move(agent, (agent.orientation + MOVE_TURNS[action]) % 4)
-        elif action == TURN_LEFT:
-            agent.orientation = (agent.orientation + 3) % 4
-        elif action == TURN_RIGHT:
-            agent.orientation = (agent.orientation + 1) % 4
-        elif action == ATTACK:
-            self._attack(agent)
-        elif action == PUNISH:
-            self._punish(agent)
+        for m in np.flatnonzero(kills.killed[0]).tolist() if kills else ():
+            cell = divmod(int(kills.cell[0, m]), self.width)
+            seats = np.flatnonzero(kills.recipients[0, m]).tolist()
+            seats.remove(agent.seat)
+            self.defeats.append(Defeat(
+                self.turn, RESOURCE_NAMES[int(kills.code[0, m])], cell, agent.seat,
+                tuple(np.flatnonzero(kills.hitters[0, m]).tolist()), (agent.seat, *seats),
+                float(kills.share[0, m])))
 
     def is_free(self, cell) -> bool:
         """Whether ``cell`` is on the grid, open, and holds no resource and no agent."""
@@ -315,154 +286,49 @@ class StagHuntModel(PhasedModel):
         return (0 <= row < self.height and 0 <= col < self.width and not self.walls[cell]
                 and not self.resource_kinds[cell] and self.grid[cell].is_empty)
 
-    def _move(self, agent, direction):
-        """One tile in ``direction``; blocked: nothing happens. Simplified movement turns
-        the agent to face the way it moved."""
-        dr, dc = DIRECTIONS[direction]
-        row, col = agent.cell.coordinate
-        target = (row + dr, col + dc)
-        if self.is_free(target):
-            agent.cell = self.grid[target]
-            if self.simplified_movement:
-                agent.orientation = direction
-
-    def footprint(self, agent, rays) -> list[tuple[int, int]]:
-        """The cells ``rays`` (a footprint, per orientation) cover from ``agent`` now."""
-        row, col = agent.cell.coordinate
-        height, width, walls = self.height, self.width, self.walls
-        cells = []
-        for ray in rays[agent.orientation]:
-            for dr, dc, hits in ray:
-                r, c = row + dr, col + dc
-                if not (0 <= r < height and 0 <= c < width) or walls[r, c]:
-                    break
-                if hits:
-                    cells.append((r, c))
-        return cells
-
     def attack_cells(self, agent) -> list[tuple[int, int]]:
-        """The cells ``agent``'s attack would hit if fired now."""
-        return self.footprint(agent, self.attack_rays)
-
-    def _attack(self, agent):
-        cooldown = self.beam_cooldown if self.attack_mode == "beam" else self.attack_cooldown
-        if agent.next_attack > self.turn:
-            return  # on cooldown: nothing happens, nothing is paid
-        agent.next_attack = self.turn + cooldown + 1
-        self.attacks += 1
-        agent.reward -= self.attack_cost
-        self._beams_drawn = True
-        for cell in self.attack_cells(agent):
-            self.attack_beam[cell] = True
-            code = self.resource_kinds[cell]
-            if code and (agent.can_hunt or code == HARE):
-                self._hit(agent, cell, code)
-
-    def _hit(self, agent, cell, code):
-        self.resource_health[cell] -= 1
-        self._hitters.setdefault(cell, set()).add(agent.seat)
-        if self.resource_health[cell] > 0:
-            self._wounded[cell] = self.turn
-        else:
-            self._defeat(agent, cell, int(code))
-
-    def _defeat(self, agent, cell, code):
-        """The resource leaves the map, its kind regrows later elsewhere, and its reward is
-        shared (docs/rules/stag_hunt.md, "Rewards")."""
-        self.resource_kinds[cell] = 0
-        self.resource_health[cell] = 0
-        self._wounded.pop(cell, None)
-        hitters = tuple(sorted(self._hitters.pop(cell)))
-        if code == STAG:
-            self.stags_defeated += 1
-            self.stags_on_map -= 1
-            self.coordinated_stag_kills += len(hitters) >= 2
-            agent.stags += 1
-            reward, cooldown = self.stag_reward, self.stag_regeneration_cooldown
-        else:
-            self.hares_defeated += 1
-            self.hares_on_map -= 1
-            agent.hares += 1
-            reward, cooldown = self.hare_reward, self.hare_regeneration_cooldown
-        agent.ready = True
-        self._regrowing.append((self.turn + cooldown + 1, code, cell))
-
-        recipients = [agent]
-        if not agent.exclusive_reward:
-            radius, (row, col) = self.reward_sharing_radius, cell
-            recipients += [other for other in self.agents if other is not agent
-                           and other.cell is not None and other.can_receive_shared_reward
-                           and max(abs(other.cell.coordinate[0] - row),
-                                   abs(other.cell.coordinate[1] - col)) <= radius]
-        share = reward / len(recipients)
-        agent.reward += share
-        for other in recipients[1:]:
-            other.pending_reward += share
-            other.given_share(self.turn)
-        self.defeats.append(Defeat(self.turn, RESOURCE_NAMES[code], cell, agent.seat, hitters,
-                                   tuple(a.seat for a in recipients), share))
-
-    def _punish(self, agent):
-        if agent.next_punish > self.turn:
-            return
-        agent.next_punish = self.turn + self.punish_cooldown + 1
-        self.punishments += 1
-        agent.reward -= self.punish_cost
-        self._beams_drawn = True
-        for cell in self.footprint(agent, self.punish_rays):
-            self.punish_beam[cell] = True
-            for target in list(self.grid[cell].agents):
-                if target is not agent:
-                    self._punish_hit(target)
-
-    def _punish_hit(self, target):
-        self.punish_hits += 1
-        target.health -= 1
-        if target.health <= 0:
-            target.cell = None
-            target.removed = True
-            target.return_turn = self.turn + self.respawn_lag + 1
-            self.removals += 1
-            self.agents_removed += 1
+        """The cells ``agent``'s attack would hit if fired now (``arrays.footprint_cells``),
+        in the order of the footprint's rays."""
+        row, col = agent.cell.coordinate
+        rows, cols, hit = arrays.footprint_cells(
+            self.walls[None], np.array([[row]]), np.array([[col]]),
+            np.array([[agent.orientation]]), self.rules.attack)
+        return list(zip(rows[0, 0][hit[0, 0]].tolist(), cols[0, 0][hit[0, 0]].tolist()))
 
     # --- Phase 5: metrics -----------------------------------------------------------------
     def record_metrics(self):
-        """The turn's numbers (the DataCollector collects after the step); the episode ends
-        after ``max_steps`` turns."""
-        defeated = self.stags_defeated + self.hares_defeated
-        self.stag_share = self.stags_defeated / defeated if defeated else float("nan")
-        self.mean_reward = sum(agent.reward for agent in self.agents) / len(self.agents)
+        """The turn's numbers (``arrays.reporters``; the DataCollector collects after the
+        step); the episode ends after ``max_steps`` turns."""
+        self._report()
         if self.turn >= self.max_steps:
             self.running = False
 
+    def _report(self):
+        self.report(*self.reporter_inputs())
+
+    def reporter_inputs(self) -> tuple:
+        return self.turn, self.state, self.playing
+
     # --- Observation ------------------------------------------------------------------
     def observe(self, agent) -> Observation:
-        """``agent``'s observation, built on demand (docs/rules/stag_hunt.md, "Observations")."""
+        """``agent``'s observation, built on demand (docs/rules/stag_hunt.md, "Observations";
+        ``arrays.observation``)."""
         if agent.cell is None:
             raise ValueError(f"agent {agent.seat} ({agent.behaviour}) is not on the grid "
                              "(removed, or not spawned): it has no observation")
-        row, col = agent.cell.coordinate
-        radius = self.vision_radius
-        codes = window(self.entity_codes(), row, col, radius, outside=WALL)
-        beams = np.stack([window(self.attack_beam, row, col, radius, outside=False),
-                          window(self.punish_beam, row, col, radius, outside=False)], axis=-1)
-        view = np.concatenate([one_hot(codes, self.channels - 2), beams.astype(np.float32)],
-                              axis=-1)
-        features = np.array([agent.stags, agent.hares, agent.ready,
-                             agent.shared_last_turn], dtype=np.float32)
-        n = self.embedding_size
-        position = np.zeros(n * n, dtype=np.float32)
-        position[(row * n // self.height) * n + col * n // self.width] = 1.0
+        self._load()
+        parts = arrays.observation(self.state, self.rules, self.turn, np.array([[agent.seat]]),
+                                   self.vision_radius, self.channels, self.embedding_size)
+        view, features, position = (part[0, 0] for part in parts)
         return Observation(view, features, position)
 
     def entity_codes(self) -> np.ndarray:
-        """The grid as observation channels: empty, wall, stag, hare, agent kinds."""
-        codes = _RESOURCE_CHANNEL[self.resource_kinds]
-        codes[self.walls] = WALL
-        for agent in self.agents:
-            if agent.cell is not None:
-                codes[agent.cell.coordinate] = KIND_CHANNEL + self.kinds.index(agent.kind)
-        return codes
+        """The grid as observation channels: empty, wall, stag, hare, agent kinds
+        (``arrays.codes``)."""
+        self._load()
+        state = self.state
+        return arrays.codes(state.walls, state.resource, state.row, state.col,
+                            self.rules.kind[None], state.present)[0]
 
     def resource_cells(self, code) -> list[tuple[int, int]]:
         """Cells holding a resource of ``code`` (STAG or HARE), row-major."""

@@ -139,6 +139,11 @@ PARAMETERS = Parameters((
     Parameter("max_steps", 50, Integer(low=1, high=MAX_STEPS), "turns in an episode"),
 ))
 
+#: The version of these rules that results record (docs/rules/stag_hunt.md, "Random numbers
+#: and arrays"): 2 since the turn is played over arrays (``dilemmas.models.stag_hunt.arrays``),
+#: each chance drawing its own number.
+RULES_VERSION = 2
+
 MODEL_REPORTERS = ("turn", "stags_defeated", "hares_defeated", "coordinated_stag_kills",
                    "stag_share", "attacks", "punishments", "punish_hits", "removals",
                    "agents_removed", "stags_on_map", "hares_on_map", "mean_reward")

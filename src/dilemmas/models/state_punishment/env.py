@@ -94,16 +94,6 @@ class StatePunishmentInterface(Interface):
                                   features.astype(xp.float32)], axis=-1)
         return vectors, self.all_allowed(model)
 
-    def batch_decisions(self, batch, seats, phase, actions, memory) -> tuple:
-        """``batch.blank(phase)`` with the columns of ``seats`` set to their actions."""
-        decided = batch.blank(phase)
-        decided[0][:, seats] = actions
-        return decided
-
-    def batch_ended_by_rules(self, batch) -> np.ndarray:
-        """The game always runs ``max_steps`` turns: no episode ends by its rules."""
-        return np.zeros(batch.size, dtype=bool)
-
     def state(self, model, phase) -> np.ndarray:
         parts = []
         for grid in model.grids:
