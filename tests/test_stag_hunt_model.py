@@ -640,6 +640,29 @@ def check_state(model, initial):
     assert len(playing) == model.num_agents_to_spawn
 
 
+def test_resources_put_on_the_map_by_hand_are_hunted_and_regrow_like_the_others():
+    """A resource added to the ``resource`` layer by hand (here while others wait in the
+    regrowth queue) joins the game: killed, it waits in the queue beside the others and
+    regrows; none is lost or duplicated (docs/rules/stag_hunt.md, "Random numbers and
+    arrays": the layers are read back before each change)."""
+    model = StagHuntModel(population="hare_hunter", num_agents=3, num_agents_to_spawn=3,
+                          agent_config=HUNTERS3, height=8, width=8, resource_density=0.5,
+                          stag_probability=0.0, hare_regeneration_cooldown=6, max_steps=60,
+                          collect_data=False, rng=2)
+    total, added = int((model.resource_kinds > 0).sum()), 0
+    while model.running:
+        model.step()
+        queued = int((model.state.queue_order[0] >= 0).sum())
+        assert int((model.resource_kinds > 0).sum()) + queued == total + added, model.turn
+        if model.turn % 10 == 5 and queued:
+            free = [cell for cell in map(tuple, np.argwhere(~model.walls)) if model.is_free(cell)]
+            for cell in free[:2]:
+                model.resource_kinds[cell] = HARE
+                model.resource_health[cell] = model.hare_health
+                added += 1
+    assert added >= 4 and model.hares_defeated > added
+
+
 @given(games())
 @example(dict(population="cooperator:2,random:1", agent_config=HUNTERS3, num_agents_to_spawn=3,
               agent_health=1, respawn_lag=2, punish_cooldown=0, max_steps=80, rng=3,

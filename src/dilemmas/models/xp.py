@@ -79,6 +79,25 @@ def set_at(array, index, values):
     return array.at[index].set(values)
 
 
+def put_where(array, index, values, where):
+    """A copy of ``array`` with ``array[index] = values`` where ``where`` holds and the rest
+    untouched (``index``: a tuple of integer arrays that broadcast to ``where``'s shape,
+    ``values`` to it and ``array``'s axes after the indexed ones). With JAX the entries
+    left out go to an index past the last axis indexed and are dropped, so that the update
+    is done in place where XLA can."""
+    if isinstance(array, np.ndarray):
+        out = array.copy()
+        chosen = tuple(np.broadcast_to(i, where.shape)[where] for i in index)
+        trailing = array.shape[len(index):]
+        out[chosen] = np.broadcast_to(values, where.shape + trailing)[where]
+        return out
+    import jax.numpy as jnp
+
+    past = array.shape[len(index) - 1]
+    index = (*index[:-1], jnp.where(where, index[-1], past))
+    return array.at[index].set(values, mode="drop")
+
+
 def python_sum(rows):
     """``(E,)``: each row of ``rows`` ``(E, k)`` added up as Python's built-in ``sum`` adds
     floats (Python 3.12+: Neumaier's compensated summation, the compensation added once at

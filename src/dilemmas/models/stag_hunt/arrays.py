@@ -21,7 +21,7 @@ from dilemmas.models.stag_hunt.rules import ATTACK as ATTACK_ACTION
 from dilemmas.models.stag_hunt.rules import PUNISH as PUNISH_ACTION
 from dilemmas.models.stag_hunt.rules import (_RESOURCE_CHANNEL, DIRECTIONS, EMPTY, KIND_CHANNEL,
                                              MOVE_TURNS, TURN_LEFT, TURN_RIGHT, WALL, _rays)
-from dilemmas.models.xp import counts_per_row, namespace, never, repeat_while, set_at
+from dilemmas.models.xp import counts_per_row, namespace, never, put_where, repeat_while, set_at
 
 
 class Rays(NamedTuple):
@@ -292,6 +292,9 @@ class State(NamedTuple):
     health: object          # (E, height, width) the resource's
     last_hit: object        # (E, height, width) turn of its last hit while wounded, else -1
     hitters: object         # (E, height, width, k) who hit it this turn
+    ident: object           # (E, height, width) the resource's number, its regrowth-queue
+                            # slot once killed (distinct among the resources on the map and
+                            # the queue's; meaningless where there is none)
     attack_beam: object     # (E, height, width)
     punish_beam: object
     row: object             # (E, k)
@@ -335,15 +338,11 @@ _MOVE_OF = np.array([MOVE_TURNS.get(action, -1) for action in range(9)])
 def _scatter(values, episodes, index, new, where, grid=True):
     """``values`` ``(E, height, width, ...)`` (``grid``; else ``(E, slots, ...)``) with
     ``new`` ``(E, m, ...)`` at the row-major cells (or slots) ``index`` ``(E, m)`` where
-    ``where`` holds; the others untouched (those entries are sent to a spare cell)."""
-    xp = namespace(values, new)
+    ``where`` holds; the others untouched."""
     shape = values.shape
     cells = (shape[1] * shape[2], *shape[3:]) if grid else shape[1:]
-    flat = values.reshape(shape[0], *cells)
-    spare = flat.shape[1]
-    flat = xp.concatenate([flat, flat[:, :1]], axis=1)
-    flat = set_at(flat, (episodes, xp.where(where, index, spare)), new)
-    return flat[:, :spare].reshape(shape)
+    flat = put_where(values.reshape(shape[0], *cells), (episodes, index), new, where)
+    return flat.reshape(shape)
 
 
 class Kills(NamedTuple):
@@ -430,11 +429,10 @@ def _attack(state, rules, turn, seat, fires):
     received = (share[..., None] * recipients).sum(axis=1)                   # (E, k)
     given = (recipients & ~me[:, None, :]).any(axis=1)
     stag, hare = killed & (code == 1), killed & (code == 2)
-    # the killed resources join the regrowth queue in the order of the footprint's cells
-    empty = state.queue_order < 0
-    slots = xp.argsort(xp.where(empty, 0, 1), axis=1, stable=True)           # empty first
+    # the killed resources join the regrowth queue, each in its own slot, in the order of
+    # the footprint's cells
     nth = xp.cumsum(killed, axis=1) - 1
-    slot = xp.take_along_axis(slots, xp.clip(nth, 0, slots.shape[1] - 1), axis=1)
+    slot = state.ident[there]
     due = turn + xp.asarray(rules.regrow_cooldown)[code] + 1
     order = state.deaths[:, None] + nth
     cooldown = turn + rules.attack_cooldown + 1
@@ -517,13 +515,19 @@ def free(state: State):
 
 def _pick(cells, uniforms):
     """``(E,)`` the row-major index of the cell of ``cells`` ``(E, height, width)`` a uniform
-    number picks (``int(u * count)``-th in row-major order), and whether there was one."""
+    number picks (``int(u * count)``-th in row-major order), and whether there was one: its
+    row first, by the counts of the rows, then its column in that row."""
     xp = namespace(cells, uniforms)
-    flat = cells.reshape(cells.shape[0], -1)
-    count = flat.sum(axis=1)
+    episodes, height, width = cells.shape
+    per_row = cells.sum(axis=2)                                   # (E, height)
+    count = per_row.sum(axis=1)
     nth = (uniforms * count).astype(int)
-    rank = xp.cumsum(flat, axis=1) - 1
-    return xp.argmax(flat & (rank == nth[:, None]), axis=1), count > 0
+    upto = xp.cumsum(per_row, axis=1)
+    row = xp.minimum((upto <= nth[:, None]).sum(axis=1), height - 1)
+    e = xp.arange(episodes)
+    nth_in_row = nth - (upto - per_row)[e, row]
+    col = (xp.cumsum(cells[e, row], axis=1) <= nth_in_row[:, None]).sum(axis=1)
+    return row * width + xp.minimum(col, width - 1), count > 0
 
 
 def returns(state: State, rules: Rules, turn, places, facings) -> State:
@@ -533,10 +537,13 @@ def returns(state: State, rules: Rules, turn, places, facings) -> State:
     with no such cell it waits."""
     xp = namespace(state.row, places)
     k = state.row.shape[1]
-    width = state.walls.shape[2]
+    episodes, height, width = state.walls.shape
+    everywhere = xp.arange(height * width).reshape(1, height, width)
+    open_cells = free(state) & rules.spawn
     for seat in range(k):
-        cell, any_free = _pick(free(state) & rules.spawn, places[:, seat])
+        cell, any_free = _pick(open_cells, places[:, seat])
         back = state.removed[:, seat] & (state.return_turn[:, seat] <= turn) & any_free
+        open_cells = open_cells & ~(back[:, None, None] & (everywhere == cell[:, None, None]))
         me = (xp.arange(k) == seat) & back[:, None]
         state = state._replace(
             row=xp.where(me, (cell // width)[:, None], state.row),
@@ -567,29 +574,27 @@ def transitions(state: State, rules: Rules, turn, places) -> State:
         punish_beam=xp.zeros_like(state.punish_beam))
     e = xp.arange(episodes)
     everywhere = xp.arange(height * width).reshape(1, height, width)
-    due = (state.queue_order >= 0) & (state.queue_due <= turn)
-    by_death = xp.argsort(xp.where(due, state.queue_order, state.queue_order.shape[1] + 10 ** 9),
-                          axis=1)                            # the resources due first
-    waiting = due.sum(axis=1).max()
+    last = state.queue_order.shape[1] + 10 ** 9
 
     def regrow(carry):
-        i, state = carry
-        slot = by_death[:, i]
+        pending, state = carry                   # the resources due, not yet looked at
+        slot = xp.argmin(xp.where(pending, state.queue_order, last), axis=1)  # first to die
+        due = pending[e, slot]
         code, died = state.queue_code[e, slot], state.queue_cell[e, slot]
-        due = (state.queue_order[e, slot] >= 0) & (state.queue_due[e, slot] <= turn)
         cell, any_free = _pick(free(state) & (everywhere != died[:, None, None]), places[e, slot])
-        grows = due & any_free
-        at = xp.where(grows, cell, height * width)[:, None]
-        return i + 1, state._replace(
-            resource=_scatter(state.resource, e[:, None], at, code[:, None], grows[:, None]),
-            health=_scatter(state.health, e[:, None], at,
-                            xp.asarray(rules.full_health)[code][:, None], grows[:, None]),
-            queue_order=_scatter(state.queue_order, e[:, None], slot[:, None], -1,
-                                 grows[:, None], grid=False),
-            stags_on_map=state.stags_on_map + (grows & (code == 1)),
-            hares_on_map=state.hares_on_map + (grows & (code == 2)))
+        grows = (due & any_free)[:, None]
+        return pending & (xp.arange(pending.shape[1]) != slot[:, None]), state._replace(
+            resource=_scatter(state.resource, e[:, None], cell[:, None], code[:, None], grows),
+            ident=_scatter(state.ident, e[:, None], cell[:, None], slot[:, None], grows),
+            health=_scatter(state.health, e[:, None], cell[:, None],
+                            xp.asarray(rules.full_health)[code][:, None], grows),
+            queue_order=_scatter(state.queue_order, e[:, None], slot[:, None], -1, grows,
+                                 grid=False),
+            stags_on_map=state.stags_on_map + (grows[:, 0] & (code == 1)),
+            hares_on_map=state.hares_on_map + (grows[:, 0] & (code == 2)))
 
-    return repeat_while(lambda carry: carry[0] < waiting, regrow, (xp.asarray(0), state), xp)[1]
+    pending = (state.queue_order >= 0) & (state.queue_due <= turn)
+    return repeat_while(lambda carry: carry[0].any(), regrow, (pending, state), xp)[1]
 
 
 def start(rules: Rules, walls, resources, spawn_points, spawned_count: int,
@@ -629,8 +634,10 @@ def start(rules: Rules, walls, resources, spawn_points, spawned_count: int,
     none = xp.full((episodes, k), -1)
     zero_k, zero = xp.zeros((episodes, k), dtype=int), xp.zeros(episodes, dtype=int)
     slots = xp.full((episodes, queue), -1)
+    lying = (resource > 0).reshape(episodes, cells)
     return State(
         walls=walls, resource=resource,
+        ident=(xp.cumsum(lying, axis=1) - 1).reshape(walls.shape),
         health=xp.asarray(rules.full_health)[resource], last_hit=xp.full(walls.shape, -1),
         hitters=xp.zeros((*walls.shape, k), dtype=bool),
         attack_beam=xp.zeros(walls.shape, dtype=bool),

@@ -75,14 +75,15 @@ class StagHuntBatch(BatchEngine):
                                self.draw(self.row.shape))
         self.current = arrays.transitions(state, self.rules, self.t,
                                           self.draw(self.queue_order.shape))
-        self.order = self.xp.argsort(self.draw((self.size, k)), axis=1)
+        # the seats spawned in a uniformly random order, then the others (who never act)
+        self.order = self.xp.argsort(self.draw((self.size, k)) + ~self.playing, axis=1)
 
     def decide(self, phase, supplied=None):
         return self.blank(phase) if supplied is None else tuple(supplied)
 
     def take(self, phase, decisions):
-        """act: the agents act one after another, each behaviour choosing for its seat
-        when its turn comes (an agent off the grid does not act)."""
+        """act: the agents spawned act one after another, each behaviour choosing for its
+        seat when its turn comes (an agent off the grid does not act)."""
         (supplied,) = decisions
         xp = self.xp
         episodes = xp.arange(self.size)
@@ -98,7 +99,7 @@ class StagHuntBatch(BatchEngine):
                                       action)
             return arrays.act(self.current, self.rules, self.t, self.acting, action)[0], self.key
 
-        self.current, self.key = fori(0, self.model.num_agents, place,
+        self.current, self.key = fori(0, self.model.num_agents_to_spawn, place,
                                       (self.current, self.key), xp)
         self.acting = None
 

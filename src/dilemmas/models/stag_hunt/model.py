@@ -210,8 +210,11 @@ class StagHuntModel(PhasedModel):
         """The state takes the layers and places the Mesa grid and agents show (so that a
         layer changed or an agent moved by hand counts)."""
         cells = [agent.cell for agent in self.seats]
+        resource = self.resource_kinds[None].astype(int)
+        if not np.array_equal(resource, self.state.resource):
+            self.state = self.state._replace(ident=_numbered(self.state, resource))
         self.state = self.state._replace(
-            walls=self.walls[None], resource=self.resource_kinds[None].astype(int),
+            walls=self.walls[None], resource=resource,
             health=self.resource_health[None].astype(int),
             attack_beam=self.attack_beam[None], punish_beam=self.punish_beam[None],
             present=np.array([[cell is not None for cell in cells]]),
@@ -333,3 +336,21 @@ class StagHuntModel(PhasedModel):
     def resource_cells(self, code) -> list[tuple[int, int]]:
         """Cells holding a resource of ``code`` (STAG or HARE), row-major."""
         return list(map(tuple, np.argwhere(self.resource_kinds == code).tolist()))
+
+
+def _numbered(state, resource) -> np.ndarray:
+    """``state.ident`` for the resources ``resource`` ``(1, height, width)`` put on the map by
+    hand: each keeps its number if no resource before it (row-major) or in the regrowth
+    queue has it, else takes the lowest number free."""
+    ident = state.ident.copy()
+    taken = np.zeros(state.queue_order.shape[1], dtype=bool)
+    taken[state.queue_order[0] >= 0] = True
+    renumber = []
+    for cell in np.flatnonzero(resource[0]).tolist():
+        number = int(ident.flat[cell])
+        if 0 <= number < len(taken) and not taken[number]:
+            taken[number] = True
+        else:
+            renumber.append(cell)
+    ident.flat[renumber] = np.flatnonzero(~taken)[:len(renumber)]
+    return ident
