@@ -56,7 +56,7 @@ AGENT_REPORTERS = {BB: ("reward", "lied"), FG: ("reward", "observation"),
 NAN_REPORTERS = {BB: ("cooperation_rate",), FG: ("flame_rate",), SP: (), SH: ("stag_share",)}
 BATCH_SEED = 20240601
 BB_M, FG_M, SP_M, SH_M = 1000, 300, 300, 300  # Mesa episodes per configuration
-B, FG_B, SH_B = 10000, 5000, 1000  # batch episodes per configuration
+B, FG_B, SH_B = 10000, 5000, 600  # batch episodes per configuration
 
 HEURISTIC_MIX = "firefighter:2,free_rider:2"
 
@@ -80,7 +80,7 @@ def _sp(name, population, **more):
 
 
 def _sh(name, population, **more):
-    return (name, SH, dict(population=population, max_steps=30, **more), SH_M, SH_B)
+    return (name, SH, dict(dict(population=population, max_steps=30), **more), SH_M, SH_B)
 
 
 SH_MAP = "\n".join(["WWWWWWWWW", "WP..1..PW", "W.W...W.W", "W..2a2..W", "W.W...W.W",
@@ -126,17 +126,18 @@ CONFIGS = [
         initial_resources=8),
     # Stag Hunt: the three attack modes, an ASCII map with spawn points, removals and
     # returns, healing, exclusive rewards, seats not spawned, random and scripted
-    # populations (cut at 30 turns).
+    # populations (cut at 30 turns, the scripted ones at 20: on numpy, the engine's
+    # breadth-first searches cost about 2 ms per decision of the batch).
     _sh("sh-default-random", "random"),
-    _sh("sh-default-hunters", "cooperator:2,hare_hunter:1"),
+    _sh("sh-default-hunters", "cooperator:2,hare_hunter:1", max_steps=20),
     _sh("sh-beam-removals-random", "random", attack_mode="beam", punish_cooldown=0,
         agent_health=1, respawn_lag=2, num_agents_to_spawn=3),
     _sh("sh-single-heal-stag", "stag_hunter:1,cooperator:2", attack_mode="single",
-        attack_range=3, heal_delay=3, height=9, width=9, resource_density=0.3,
+        max_steps=20, attack_range=3, heal_delay=3, height=9, width=9, resource_density=0.3,
         num_agents_to_spawn=3, agent_config=[{"exclusive_reward": True}, {}, {}]),
     _sh("sh-map-cooperators", "cooperator:3,hare_hunter:1", ascii_map=SH_MAP, num_agents=4,
         num_agents_to_spawn=3, random_agent_spawning=False, stag_health=3,
-        stag_regeneration_cooldown=2),
+        stag_regeneration_cooldown=2, max_steps=20),
 ]
 BY_ID = {config[0]: config for config in CONFIGS}
 

@@ -4,7 +4,8 @@ tests/test_stag_hunt_model.py): traced by JAX, the footprints, observations, act
 and transitions are what they are with numpy on many states of several configurations
 (every attack mode, random maps with walls, an ASCII map, agents removed); the breadth-first
 approach and the scripted hunters' array decisions equal the Mesa behaviours' own (written
-apart, over the Mesa grid); and the batch engine plays the model's game in distribution."""
+apart, over the Mesa grid). That the batch engine plays the model's game in distribution is
+tests/test_batch_parity.py's."""
 
 import numpy as np
 import pytest
@@ -303,41 +304,3 @@ def test_the_hunters_decide_with_jax_as_with_numpy(behaviour):
             expected = cls.batch_decide(hunter_batch(model, agent.seat, u), None, "act")
             found = decide(state_of(model, jnp), jnp.asarray([agent.seat]), model.turn, u)
             assert int(found[0]) == int(expected[0]), (agent.seat, model.turn)
-
-
-PARITY = [("random", {}), ("hare_hunter", {}),
-          ("random", {"attack_mode": "beam", "punish_cooldown": 0, "agent_health": 1,
-                      "respawn_lag": 2, "num_agents_to_spawn": 3})]
-
-
-def test_the_engine_plays_the_models_game_in_distribution():
-    """The final value of every model column over whole episodes: the engine's mean (2,000
-    episodes, numpy path) against the model's (200 episodes), a two-sample z test per column
-    and configuration, Bonferroni-corrected to a family-wise false-failure rate of 1e-3
-    (each sample's spread at least the pooled one, as in tests/test_batch_parity.py)."""
-    from scipy import stats
-
-    from dilemmas.models.stag_hunt.batch import StagHuntBatch
-
-    columns = GAMES["stag_hunt"].model.model_reporters
-    z = stats.norm.isf(1e-3 / (len(PARITY) * len(columns)) / 2)
-    for population, parameters in PARITY:
-        given = dict(parameters, population=population, max_steps=30)
-        rows = StagHuntBatch(2000, np.random.default_rng(5), **given).run(compiled=False).last()
-        finals = []
-        for seed in range(200):
-            model = GAMES["stag_hunt"].model(**given, rng=seed)
-            model.run_model()
-            finals.append(model.datacollector.get_model_vars_dataframe().iloc[-1])
-        for column in columns:
-            a = np.array([row[column] for row in finals], dtype=float)
-            b = np.asarray(rows[column], dtype=float)
-            a, b = a[~np.isnan(a)], b[~np.isnan(b)]
-            if a.std() == b.std() == 0:
-                assert a.mean() == b.mean(), (population, column)
-                continue
-            pooled = np.concatenate([a, b]).std(ddof=1)
-            se = np.hypot(max(a.std(ddof=1), pooled) / np.sqrt(len(a)),
-                          max(b.std(ddof=1), pooled) / np.sqrt(len(b)))
-            assert abs(a.mean() - b.mean()) <= z * se, (population, parameters, column,
-                                                        a.mean(), b.mean(), se)
