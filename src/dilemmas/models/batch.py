@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from dilemmas.models.phases import AgentPhase
-from dilemmas.models.xp import set_at
+from dilemmas.models.xp import fori, set_at
 from dilemmas.registry import GAMES
 
 
@@ -274,6 +274,49 @@ class BatchEngine:
     def agent_row(self) -> dict:
         """Numeric agent reporter -> ``(episodes playing, seats)`` array."""
         raise NotImplementedError
+
+
+class InTurnEngine(BatchEngine):
+    """An engine whose agents act one after another (the gridworlds' act phase): in an order
+    drawn each round (``order``, ``(episodes, seats)``), each behaviour chooses for the seat
+    acting now in each episode (``acting``) when its place comes. A subclass says how many
+    places a round has (``places``) and what one action does (``act(action)`` -> the new
+    ``current`` state)."""
+
+    order = None
+    acting = None
+
+    def places(self) -> int:
+        raise NotImplementedError
+
+    def act(self, action):
+        raise NotImplementedError
+
+    def decide(self, phase, supplied=None):
+        """Only the seats whose actions come from outside choose now (``supplied``); the
+        others choose at their place in the order (``take``)."""
+        return self.blank(phase) if supplied is None else tuple(supplied)
+
+    def take(self, phase, decisions):
+        """The agents act one after another, each behaviour choosing for its seat when its
+        place comes."""
+        (supplied,) = decisions
+        xp = self.xp
+        episodes = xp.arange(self.size)
+
+        def place(i, carry):
+            self.current, self.key = carry
+            self.acting = self.order[:, i]
+            action = supplied[episodes, self.acting]
+            for group in self.groups:
+                if group.behaviour.behaviour != "policy":
+                    mine = (self.acting[:, None] == xp.asarray(group.seats)).any(axis=1)
+                    action = xp.where(mine, group.behaviour.batch_decide(self, group, phase),
+                                      action)
+            return self.act(action), self.key
+
+        self.current, self.key = fori(0, self.places(), place, (self.current, self.key), xp)
+        self.acting = None
 
 
 class Program:

@@ -13,12 +13,11 @@ episode, which the compiled program does not do.
 
 import numpy as np
 
-from dilemmas.models.batch import BatchEngine
+from dilemmas.models.batch import InTurnEngine
 from dilemmas.models.stag_hunt import arrays
-from dilemmas.models.xp import fori
 
 
-class StagHuntBatch(BatchEngine):
+class StagHuntBatch(InTurnEngine):
     game = "stag_hunt"
     state = (*arrays.State._fields, "order", "playing")
     decisions = ("act",)
@@ -78,30 +77,13 @@ class StagHuntBatch(BatchEngine):
         # the seats spawned in a uniformly random order, then the others (who never act)
         self.order = self.xp.argsort(self.draw((self.size, k)) + ~self.playing, axis=1)
 
-    def decide(self, phase, supplied=None):
-        return self.blank(phase) if supplied is None else tuple(supplied)
+    def places(self) -> int:
+        """The spawned seats' (the others never act)."""
+        return self.model.num_agents_to_spawn
 
-    def take(self, phase, decisions):
-        """act: the agents spawned act one after another, each behaviour choosing for its
-        seat when its turn comes (an agent off the grid does not act)."""
-        (supplied,) = decisions
-        xp = self.xp
-        episodes = xp.arange(self.size)
-
-        def place(i, carry):
-            self.current, self.key = carry
-            self.acting = self.order[:, i]
-            action = supplied[episodes, self.acting]
-            for group in self.groups:
-                if group.behaviour.behaviour != "policy":
-                    mine = (self.acting[:, None] == xp.asarray(group.seats)).any(axis=1)
-                    action = xp.where(mine, group.behaviour.batch_decide(self, group, phase),
-                                      action)
-            return arrays.act(self.current, self.rules, self.t, self.acting, action)[0], self.key
-
-        self.current, self.key = fori(0, self.model.num_agents_to_spawn, place,
-                                      (self.current, self.key), xp)
-        self.acting = None
+    def act(self, action):
+        """The acting seat's action (``arrays.act``; an agent off the grid does not act)."""
+        return arrays.act(self.current, self.rules, self.t, self.acting, action)[0]
 
     def resolve(self):
         """metrics; the episodes that end (after ``max_steps`` turns)."""

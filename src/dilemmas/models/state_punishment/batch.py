@@ -17,12 +17,11 @@ model ``batch.model`` (parameters, ``rules``), ``batch.xp`` (numpy or ``jax.nump
 seats of an environment) choose at the start of the act phase, as in the model.
 """
 
-from dilemmas.models.batch import BatchEngine, gathered
+from dilemmas.models.batch import InTurnEngine, gathered
 from dilemmas.models.state_punishment import arrays
-from dilemmas.models.xp import fori
 
 
-class StatePunishmentBatch(BatchEngine):
+class StatePunishmentBatch(InTurnEngine):
     game = "state_punishment"
     state = (*arrays.State._fields, "order")
     decisions = ("act",)
@@ -66,34 +65,13 @@ class StatePunishmentBatch(BatchEngine):
         else:
             self.order = xp.broadcast_to(xp.arange(model.num_agents), self.row.shape)
 
-    def decide(self, phase, supplied=None):
-        """Only the seats whose actions come from outside choose now (``supplied``); the
-        others choose at their place in the order (``take``)."""
-        return self.blank(phase) if supplied is None else tuple(supplied)
+    def places(self) -> int:
+        return self.model.num_agents
 
-    def take(self, phase, decisions):
-        """act: the agents act one after another, each behaviour choosing for its seat when
-        its turn comes."""
-        (supplied,) = decisions
-        xp, rules = self.xp, self.model.rules
-        episodes = xp.arange(self.size)
-
-        def place(i, carry):
-            self.current, self.key = carry
-            self.acting = self.order[:, i]
-            action = supplied[episodes, self.acting]
-            for group in self.groups:
-                if group.behaviour.behaviour != "policy":
-                    mine = (self.acting[:, None] == xp.asarray(group.seats)).any(axis=1)
-                    action = xp.where(mine, group.behaviour.batch_decide(self, group, phase),
-                                      action)
-            state, _ = arrays.act(self.current, rules, self.acting, action,
-                                  self.draw(self.acting.shape))
-            return state, self.key
-
-        self.current, self.key = fori(0, self.model.num_agents, place,
-                                      (self.current, self.key), xp)
-        self.acting = None
+    def act(self, action):
+        """The acting seat's action (``arrays.act``, with its number for a punishment)."""
+        return arrays.act(self.current, self.model.rules, self.acting, action,
+                          self.draw(self.acting.shape))[0]
 
     def resolve(self):
         """log; the episodes that end (after ``max_steps`` turns)."""
