@@ -3,7 +3,8 @@ and batch engines, with sweeps, game theory, learners, figures and a Solara dash
 
 Importing the package registers the four games (``dilemmas.games``). ``GAMES[name]`` is a
 game's registration (``dilemmas.registry.Game``) and ``GAMES[name].model`` its Mesa model;
-``parallel_env`` and ``vector_env`` make any game an environment for learning agents.
+``parallel_env``, ``functional_env`` and ``vector_env`` make any game an environment for
+learning agents (PettingZoo, JAX trainers, Gymnasium vector environments).
 
 The layers, each importing only those listed before it:
 
@@ -11,7 +12,8 @@ The layers, each importing only those listed before it:
   engine, environment encoding and replays in ``dilemmas.models.<game>``, and the machinery
   they share (phases, parameters, populations, policies and learners, batch engines);
 * ``dilemmas.agents``: each game's behaviours, as Mesa ``Agent`` subclasses;
-* ``dilemmas.envs``: every game as a PettingZoo environment and a vector environment;
+* ``dilemmas.envs``: every game as a PettingZoo environment, pure JAX functions and a
+  Gymnasium vector environment;
 * ``dilemmas.analysis``: studies and the sweep runner, learning, game theory and figures;
 * ``dilemmas.dashboard``: the Solara dashboard;
 * ``dilemmas.cli``: the ``dilemmas`` command;
@@ -20,12 +22,13 @@ The layers, each importing only those listed before it:
 
 from dilemmas.registry import GAMES, Benchmark, Game, register
 from dilemmas import games  # noqa: F401  (registers the four games)
-from dilemmas.envs import parallel_env, vector_env
+from dilemmas.envs import functional_env, parallel_env, vector_env
 from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
 from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
 from dilemmas.models.stag_hunt.model import StagHuntModel
 from dilemmas.models.state_punishment.model import StatePunishmentModel
 
-__all__ = ["GAMES", "Benchmark", "Game", "parallel_env", "vector_env", "register",
+__all__ = ["GAMES", "Benchmark", "Game", "functional_env", "parallel_env", "vector_env",
+           "register",
            "BucketBrigadeModel", "FirefightingGraphModel", "StagHuntModel",
            "StatePunishmentModel"]

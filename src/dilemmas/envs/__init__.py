@@ -1,6 +1,8 @@
 """Every registered game as an environment for learning agents: a PettingZoo
-``ParallelEnv`` on its Mesa model (``parallel``) and many episodes at once on its batch
-engine (``vector``); docs/rules/README.md, "Learning agents"."""
+``ParallelEnv`` (``parallel``), pure JAX functions of one episode for JAX trainers
+(``functional``, games with a batch engine) and a Gymnasium vector environment of many
+episodes' agents (``vector``, on the functional one); docs/rules/README.md, "Learning
+agents"."""
 
 
 def parallel_env(game: str, render_mode: str | None = None, **parameters):
@@ -10,9 +12,17 @@ def parallel_env(game: str, render_mode: str | None = None, **parameters):
     return DilemmaEnv(game, render_mode=render_mode, **parameters)
 
 
-def vector_env(game: str, num_envs: int, *, seed=None, **parameters):
-    """``num_envs`` episodes of a game at once on its batch engine, as one environment
-    (``dilemmas.envs.vector``)."""
+def functional_env(game: str, **parameters):
+    """One episode of a game as pure JAX functions, ``reset(key)`` and ``step(key, state,
+    actions)`` (``dilemmas.envs.functional``)."""
+    from dilemmas.envs.functional import FunctionalEnv
+
+    return FunctionalEnv(game, **parameters)
+
+
+def vector_env(game: str, episodes: int, *, seed=None, **parameters):
+    """``episodes`` episodes of a game at once, their agents the rows of a Gymnasium
+    ``VectorEnv`` (``dilemmas.envs.vector``)."""
     from dilemmas.envs.vector import VectorDilemmaEnv
 
-    return VectorDilemmaEnv(game, num_envs, seed=seed, **parameters)
+    return VectorDilemmaEnv(game, episodes, seed=seed, **parameters)

@@ -6,6 +6,8 @@
 import numpy as np
 from gymnasium import spaces
 
+from dilemmas.models.xp import set_at
+
 class Interface:
     """How a game shows itself to learning agents (the base of each game's interface).
 
@@ -68,9 +70,13 @@ class Interface:
         """``batch.blank(phase)`` with the columns of ``seats`` set to their actions (a game
         whose phase decides one array, the actions themselves)."""
         decided = batch.blank(phase)
-        decided[0][:, seats] = actions
-        return decided
+        return (set_at(decided[0], (slice(None), np.asarray(seats)), actions), *decided[1:])
 
-    def batch_ended_by_rules(self, batch) -> np.ndarray:
+    def batch_memory(self, batch) -> dict:
+        """What the interface keeps from phase to phase, one row per episode, at the start
+        (name -> array): nothing, by default."""
+        return {}
+
+    def batch_ended_by_rules(self, batch):
         """``ended_by_rules`` for every episode of ``batch``: none, by default."""
-        return np.zeros(batch.size, dtype=bool)
+        return batch.xp.zeros(batch.size, dtype=bool)

@@ -64,6 +64,21 @@ def counts_per_row(indices, length: int):
     return jnp.zeros((episodes, length), dtype=int).at[rows, indices].add(1)
 
 
+def smallest(values, count: int):
+    """``(E, n)`` booleans: in each row of ``values`` ``(E, n)``, the ``count`` smallest (equal
+    values ranked by position, as a stable sort ranks them). Short rows compare every pair,
+    which XLA does much faster than it sorts many short rows; long ones sort once."""
+    xp = namespace(values)
+    n = values.shape[1]
+    if n <= 64:
+        position = xp.arange(n)
+        before = (values[:, None, :] < values[:, :, None]) | (
+            (values[:, None, :] == values[:, :, None]) & (position < position[:, None]))
+        return before.sum(axis=2) < count
+    order = xp.argsort(values, axis=1, stable=True)
+    return xp.argsort(order, axis=1, stable=True) < count
+
+
 def never(mask) -> bool:
     """Whether ``mask`` is known to hold no True now: a numpy array with none (so that a
     rule may skip work that would change nothing); a traced JAX array is never known."""

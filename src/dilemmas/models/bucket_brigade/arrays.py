@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dilemmas.models.xp import fori, namespace, python_sum, set_at
+from dilemmas.models.xp import fori, namespace, python_sum, set_at, smallest
 
 SAFE, BURNING, RUINED = 0, 1, 2
 #: Which of a house's two numbers in ``spread`` decides which neighbour's chance.
@@ -46,8 +46,7 @@ def ignite(uniforms, fires: int):
     replacement in each episode (those with the ``fires`` smallest of one uniform number
     per house)."""
     xp = namespace(uniforms)
-    rank = xp.argsort(xp.argsort(uniforms, axis=1, stable=True), axis=1, stable=True)
-    return xp.where(rank < fires, BURNING, SAFE).astype(xp.int8)
+    return xp.where(smallest(uniforms, fires), BURNING, SAFE).astype(xp.int8)
 
 
 def workers_at(locations, working, num_houses: int):

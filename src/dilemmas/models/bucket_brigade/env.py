@@ -31,6 +31,7 @@ import numpy as np
 from dilemmas.models.bucket_brigade import arrays
 from dilemmas.models.bucket_brigade.rules import BURNING, REST, RUINED, SAFE, WORK
 from dilemmas.models.interface import Interface
+from dilemmas.models.xp import namespace, set_at
 
 #: Row ``s`` is the one-hot of the house state ``s`` (SAFE, BURNING, RUINED are 0, 1, 2).
 STATES = np.eye(3)[[SAFE, BURNING, RUINED]]
@@ -52,30 +53,37 @@ def public(model, phase, houses, locations, worked, signalled, tonight, night):
     From the night's public observation: ``houses`` ``(E, n)`` states, ``locations``
     ``(E, k)`` houses, who worked and who signalled WORK last night (``worked``,
     ``signalled``, ``(E, k)``, false before night 1), who signals WORK tonight (``tonight``,
-    read in the ``act`` phase only) and the ``night`` it opens (a number or ``(E,)``)."""
+    read in the ``act`` phase only) and the ``night`` it opens (a number or ``(E,)``).
+    numpy or JAX arrays (``dilemmas.models.xp``)."""
+    xp = namespace(houses, locations, worked, signalled, tonight, night)
     episodes, n = houses.shape
     k = model.num_agents
-    rest = np.zeros((episodes, k * n + 3 * k + 2))
-    rest[np.arange(episodes)[:, None], np.arange(k) * n + locations] = 1
-    rest[:, k * n:k * n + k] = worked
-    rest[:, k * n + k:k * n + 2 * k] = signalled
-    if phase == "act":
-        rest[:, k * n + 2 * k:k * n + 3 * k] = tonight
-    rest[:, -2] = phase == "act"
-    rest[:, -1] = np.minimum(np.asarray(night) / model.max_steps, 1.0)
-    return STATES[houses].reshape(episodes, 3 * n), rest
+    here = (locations[..., None] == xp.arange(n)).reshape(episodes, k * n)
+    heard = tonight if phase == "act" else xp.zeros((episodes, k))
+    # the night's fraction divided on the host: XLA divides by a constant inexactly
+    fractions = np.minimum(np.arange(model.max_steps + 2) / model.max_steps, 1.0)
+    fraction = xp.asarray(fractions)[xp.clip(xp.asarray(night), 0, model.max_steps + 1)]
+    clock = xp.stack([xp.full(episodes, float(phase == "act")),
+                      xp.broadcast_to(fraction, (episodes,))], axis=1)
+    flags = [xp.broadcast_to(xp.asarray(part, dtype=clock.dtype), (episodes, k))
+             for part in (worked, signalled, heard)]
+    rest = xp.concatenate([here.astype(clock.dtype), *flags, clock], axis=1)
+    return xp.asarray(STATES, dtype=clock.dtype)[houses].reshape(episodes, 3 * n), rest
 
 
-def vectors(model, seats, houses, rest) -> np.ndarray:
+def vectors(model, seats, houses, rest):
     """``(E, len(seats), L)`` float32: the observation vectors of ``seats`` in ``E`` episodes,
     from what they see alike (``public``), each with its own houses and seat."""
-    n, k = model.num_houses, model.num_agents
-    out = np.empty((houses.shape[0], len(seats), 4 * n + k + rest.shape[1]), dtype=np.float32)
-    out[:, :, :3 * n] = houses[:, None]
-    out[:, :, 3 * n:4 * n] = np.equal.outer(seats, model.owner)
-    out[:, :, 4 * n:4 * n + k] = np.eye(k)[seats]
-    out[:, :, 4 * n + k:] = rest[:, None]
-    return out
+    xp = namespace(houses, rest)
+    seats = np.asarray(seats)
+    episodes, count = houses.shape[0], len(seats)
+    own = np.concatenate([np.equal.outer(seats, model.owner),
+                          np.eye(model.num_agents)[seats]], axis=1).astype(np.float32)
+    return xp.concatenate([
+        xp.broadcast_to(houses[:, None].astype(xp.float32), (episodes, count, houses.shape[1])),
+        xp.broadcast_to(xp.asarray(own), (episodes, *own.shape)),
+        xp.broadcast_to(rest[:, None].astype(xp.float32), (episodes, count, rest.shape[1]))],
+        axis=-1)
 
 
 class BucketBrigadeInterface(Interface):
@@ -149,16 +157,30 @@ class BucketBrigadeInterface(Interface):
     def ended_by_rules(self, model) -> bool:
         return model.rules_end()
 
-    # Many episodes at once, on the batch engine's arrays (dilemmas.envs.vector).
-    def batch_observe(self, batch, seats, phase, memory):
-        """``vectors`` of ``seats`` in every episode ``batch`` plays
-        (``dilemmas.models.bucket_brigade.batch``) and the phase's mask; after the episode
-        (``phase`` None), the town as it ended. In the ``act`` phase, last night's signals are those
+    # Many episodes at once, on the batch engine's arrays (dilemmas.envs).
+    def _batch_public(self, batch, phase, memory):
+        """``public`` of every episode ``batch`` plays; after the episode (``phase`` None),
+        the town as it ended. In the ``act`` phase, last night's signals are those
         ``batch_decisions`` kept."""
         signalled = memory["signalled"] if phase == "act" else batch.signals
-        shared = public(batch.model, phase, batch.houses, batch.locations, batch.last_work,
-                        signalled, batch.signals, batch.t + (phase is None))
+        return public(batch.model, phase, batch.houses, batch.locations, batch.last_work,
+                      signalled, batch.signals, batch.t + (phase is None))
+
+    def batch_observe(self, batch, seats, phase, memory):
+        """``vectors`` of ``seats`` in every episode ``batch`` plays
+        (``dilemmas.models.bucket_brigade.batch``) and the phase's mask."""
+        shared = self._batch_public(batch, phase, memory)
         return vectors(batch.model, seats, *shared), self._mask(batch.model, phase)
+
+    def batch_state(self, batch, phase, memory):
+        """``state`` of every episode ``batch`` plays ``(E, D)``."""
+        xp = batch.xp
+        return xp.concatenate(self._batch_public(batch, phase, memory), axis=1).astype(
+            xp.float32)
+
+    def batch_memory(self, batch) -> dict:
+        """Last night's signals, which ``batch_decisions`` keeps when tonight's replace them."""
+        return {"signalled": batch.signals}
 
     def batch_decisions(self, batch, seats, phase, actions, memory) -> tuple:
         """``batch.blank(phase)`` with the columns of ``seats`` decoded from their actions
@@ -166,14 +188,13 @@ class BucketBrigadeInterface(Interface):
         replace, in ``memory``."""
         decided = batch.blank(phase)
         house, work = split(actions)
+        columns = (slice(None), np.asarray(seats))
         if phase == "signal":
             memory["signalled"] = batch.signals
-            decided[0][:, seats] = work
-        else:
-            decided[0][:, seats], decided[1][:, seats] = house, work
-        return decided
+            return (set_at(decided[0], columns, work),)
+        return set_at(decided[0], columns, house), set_at(decided[1], columns, work)
 
-    def batch_ended_by_rules(self, batch) -> np.ndarray:
+    def batch_ended_by_rules(self, batch):
         return arrays.rules_end(batch.houses, batch.t, batch.model.N_min, batch.model.spec)
 
 

@@ -24,22 +24,22 @@ import numpy as np
 from dilemmas.models.firefighting_graph import arrays
 
 from dilemmas.models.interface import Interface
+from dilemmas.models.xp import namespace
 
 
-def vectors(model, seats, flames, visited) -> np.ndarray:
+def vectors(model, seats, flames, visited):
     """``(E, len(seats), L)`` float32: the observation vectors of ``seats`` in ``E`` episodes,
     from each firefighter's flames seen (``flames``: 1, 0, or -1 before the first step) and
-    house visited (``visited``: -1 before the first step), ``(E, n_agents)`` each."""
+    house visited (``visited``: -1 before the first step), ``(E, n_agents)`` each; numpy or
+    JAX arrays (``dilemmas.models.xp``)."""
+    xp = namespace(flames, visited)
     seats = np.asarray(seats, dtype=np.int64)
-    out = np.zeros((len(flames), len(seats), 3 + model.n_actions + model.n_agents),
-                   dtype=np.float32)
-    episodes, columns = np.arange(len(flames))[:, None], np.arange(len(seats))
-    out[episodes, columns, 1 + flames[:, seats]] = 1  # -1 (none yet) lands on column 0
     seen = visited[:, seats]
-    last = np.argmax(model.guarded[seats] == seen[..., None], axis=2)
-    out[episodes, columns, 3 + last] = seen >= 0  # zeros before the first step
-    out[:, columns, 3 + model.n_actions + seats] = 1
-    return out
+    flame = flames[:, seats, None] + 1 == xp.arange(3)  # -1 (none yet) lands on column 0
+    last = (xp.asarray(model.guarded[seats]) == seen[..., None]) & (seen[..., None] >= 0)
+    me = np.eye(model.n_agents, dtype=np.float32)[seats]
+    return xp.concatenate([flame.astype(xp.float32), last.astype(xp.float32),
+                           xp.broadcast_to(xp.asarray(me), (len(flames), *me.shape))], axis=-1)
 
 
 class FirefightingGraphInterface(Interface):
@@ -87,11 +87,10 @@ class FirefightingGraphInterface(Interface):
         return (vectors(batch.model, seats, batch.observations, batch.visited),
                 self.all_allowed(batch.model))
 
-    def batch_decisions(self, batch, seats, phase, actions, memory) -> tuple:
-        """``batch.blank(phase)`` with the columns of ``seats`` set to their actions."""
-        decided = batch.blank(phase)
-        decided[0][:, seats] = actions
-        return decided
+    def batch_state(self, batch, phase, memory):
+        """``state`` of every episode ``batch`` plays ``(E, houses)``."""
+        levels = batch.levels.reshape(batch.levels.shape[0], -1)
+        return (levels / batch.model.max_fire_level).astype(batch.xp.float32)
 
     def batch_ended_by_rules(self, batch) -> np.ndarray:
         return arrays.ends(arrays.totals(batch.levels), 0, max_steps=1)

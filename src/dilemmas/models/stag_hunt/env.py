@@ -30,6 +30,7 @@ import numpy as np
 from gymnasium import spaces
 
 from dilemmas.models.interface import Interface
+from dilemmas.models.xp import set_at
 from dilemmas.models.stag_hunt import arrays
 from dilemmas.models.stag_hunt.maps import HARE, STAG
 from dilemmas.models.stag_hunt.rules import (ACTIONS, ATTACK, DIRECTIONS, HARE_CHANNEL,
@@ -143,6 +144,24 @@ class StagHuntInterface(Interface):
                 row[8:10] = agent.stags, agent.hares
         return np.concatenate([*(np.ravel(layer) for layer in layers),
                                seats.ravel()]).astype(np.float32)
+
+    def batch_state(self, batch, phase, memory):
+        """``state`` of every episode ``batch`` plays ``(E, D)``, from its arrays."""
+        model, state, xp = batch.model, batch.current, batch.xp
+        episodes, k = state.row.shape
+        e = xp.arange(episodes)[:, None]
+        hunters = set_at(xp.zeros(state.walls.shape, dtype=bool), (e, state.row, state.col),
+                         state.present)
+        layers = (state.walls, state.resource == STAG, state.resource == HARE, hunters,
+                  state.attack_beam, state.punish_beam)
+        here = state.present
+        parts = [layer.reshape(episodes, -1).astype(xp.float32) for layer in layers]
+        columns = [here, *(here & (state.orientation == d) for d in range(4)),
+                   xp.where(here, state.agent_health / model.agent_health, 0.0),
+                   here & (state.next_attack <= batch.t), here & (state.next_punish <= batch.t),
+                   xp.where(here, state.stags, 0), xp.where(here, state.hares, 0)]
+        seats = xp.stack([column.astype(xp.float32) for column in columns], axis=-1)
+        return xp.concatenate([*parts, seats.reshape(episodes, -1)], axis=1)
 
     def state_space(self, model) -> spaces.Box:
         high = np.ones(self.state(model, None).shape, dtype=np.float32)

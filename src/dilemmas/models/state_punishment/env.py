@@ -23,6 +23,7 @@ on a tie; 0 when none), 1 if it is one move away, and the punishment level in te
 import numpy as np
 
 from dilemmas.models.interface import Interface
+from dilemmas.models.xp import set_at
 from dilemmas.models.state_punishment import arrays
 from dilemmas.models.state_punishment.rules import AGENT_CHANNEL, KIND_CHANNEL, KINDS
 
@@ -93,6 +94,21 @@ class StatePunishmentInterface(Interface):
         vectors = xp.concatenate([views.reshape(*chosen.shape, -1),
                                   features.astype(xp.float32)], axis=-1)
         return vectors, self.all_allowed(model)
+
+    def batch_state(self, batch, phase, memory):
+        """``state`` of every episode ``batch`` plays ``(E, D)``, from its arrays: per world,
+        its walls, each kind's resources and its agents, then ``p``."""
+        model, state, xp = batch.model, batch.current, batch.xp
+        rules = model.rules
+        episodes, k = state.row.shape
+        agents = set_at(xp.zeros(state.resource.shape, dtype=bool),
+                        (xp.arange(episodes)[:, None], xp.asarray(rules.world_of), state.row,
+                         state.col), True)
+        walls = xp.broadcast_to(xp.asarray(~arrays.inside(rules)), state.resource.shape)
+        kinds = [state.resource == code for code in range(1, len(KINDS) + 1)]
+        layers = xp.stack([walls, *kinds, agents], axis=2).astype(xp.float32)
+        level = arrays.punishment_level(state, model.denominator).astype(xp.float32)
+        return xp.concatenate([layers.reshape(episodes, -1), level[:, None]], axis=1)
 
     def state(self, model, phase) -> np.ndarray:
         parts = []

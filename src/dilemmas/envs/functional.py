@@ -1,0 +1,366 @@
+"""Every game with a batch engine as pure JAX functions, in JaxMARL's idiom.
+
+``env = functional_env(game, **parameters)`` plays one episode of the game's rules on its
+batch engine (``dilemmas.models.batch``; the games with ``GAMES[game].batch``), written as
+functions of an explicit state and JAX keys, so that a trainer can ``jit`` them, ``vmap``
+them over thousands of episodes and ``lax.scan`` them over time together with its
+policy and its update:
+
+* ``env.reset(key, params=None)`` -> ``(observations, state)``;
+* ``env.step(key, state, actions, params=None)`` -> ``(observations, state, rewards,
+  dones, infos)``, resetting the episode when it ends (below); ``env.step_env`` is the
+  same step without the reset.
+
+``observations``, ``rewards`` and ``actions`` are dicts keyed by agent (``env.agents``,
+``"agent_<seat>"``): each observation the float32 vector of the PettingZoo environment's
+``"observation"`` (``dilemmas.envs.parallel``; docs/rules/<game>.md, "Learning agents"), each
+action an integer (a JAX scalar), each reward the agent's reward since its last step.
+``env.get_avail_actions(state)`` gives the PettingZoo environment's ``"action_mask"`` for
+each agent (1: the action does something different now; any action in range may be given,
+and a forbidden one is played as the rules file says); ``env.world_state(state)`` the
+centralised state (``state()`` there). ``dones[agent]`` and ``dones["__all__"]`` say the
+episode ended; ``infos["terminated"]`` whether the rules ended it, ``infos["truncated"]``
+whether ``max_steps`` did, ``infos["round"]`` the DataCollector's model columns after the step
+(of the episode that ended, where one did), ``infos["final_observation"]`` the observations
+the ended episode closes with (those the step would have given without the reset). As in
+``parallel_env``, ``population`` defaults to ``"policy"`` in every seat; in a mixed one only
+the ``policy`` seats are agents and the others play their ``batch_decide`` inside the step.
+
+Automatic reset (JaxMARL's): the step that ends an episode returns ``dones`` True, the
+ended episode's rewards and a fresh episode's first observations and state, drawn from
+the step's key; no step is spent idle.
+
+A round with two decisions (Bucket Brigade: the signal, then house and mode) takes two
+steps, as in ``parallel_env``; ``state.phase`` says which comes next.
+
+``params`` are the game's parameters (``env.default_params``, a hashable ``EnvParams``);
+they fix the arrays' shapes, so they are static: another ``EnvParams`` of the same game
+(``env.params_of(**parameters)``) plays with its own compiled functions.
+
+Randomness comes only from the keys given: the same key, state and actions give the same
+step, on a given backend. The episodes agree with the Mesa model's in distribution, not
+draw for draw (the engine draws its numbers its own way).
+"""
+
+import copy
+import functools
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+from gymnasium import spaces
+
+from dilemmas.models.batch import Group, _keep_compiled_programs, unable
+from dilemmas.registry import GAMES
+
+#: Parameters that belong to the environment, not to the game.
+OWN = ("policy", "rng", "collect_data")
+
+
+def functional_env(game: str, **parameters) -> "FunctionalEnv":
+    """One episode of a game with a batch engine as pure JAX functions (module docstring)."""
+    return FunctionalEnv(game, **parameters)
+
+
+@dataclass(frozen=True)
+class EnvParams:
+    """A game and its parameters, hashable, so that JAX can take them as a static argument."""
+
+    game: str
+    items: tuple
+
+    def as_dict(self) -> dict:
+        return dict(self.items)
+
+
+class EnvState(NamedTuple):
+    """One episode between two steps (a JAX pytree)."""
+
+    arrays: dict     # the engine's per-episode arrays, each with a first axis of 1
+    memory: tuple    # each scripted behaviour's arrays (``batch_memory``)
+    kept: dict       # what the game's interface keeps from phase to phase
+    t: Any           # rounds begun
+    phase: Any       # the next decision: its index in the engine's ``decisions``
+    mask: Any        # (agents, actions) int8: the actions allowed in it
+
+
+def checked_engine(game: str, parameters: dict, episodes: int):
+    """``(engine, model)``: a batch engine of ``episodes`` for ``game`` whose ``policy`` seats
+    take their actions from outside, and the template model; a ValueError names what the
+    parameters ask that an environment on the engine cannot do."""
+    if game not in GAMES:
+        raise ValueError(f"game={game!r} is not a registered game; allowed: {sorted(GAMES)}")
+    entry = GAMES[game]
+    if entry.batch is None or entry.interface is None:
+        able = sorted(name for name, g in GAMES.items() if g.batch and g.interface)
+        raise ValueError(f"game={game!r} has no batch engine, so no array environment (games "
+                         f"with one: {able}); use dilemmas.parallel_env")
+    for key in OWN:
+        if key in parameters:
+            raise ValueError(f"{key}= is the environment's own: give actions to step() and "
+                             "keys or seeds to reset()")
+    from dilemmas.envs.parallel import _refuse
+
+    parameters = {"population": "policy", **parameters, "policy": _refuse}
+    model = entry.model(**parameters, collect_data=False, rng=0)
+    scripted = [name for name in unable(model) if name != "policy"]
+    if scripted:
+        raise ValueError(f"population={model.population!r}: {scripted} cannot decide on "
+                         "arrays, so they cannot play beside an array environment's agents; "
+                         "use dilemmas.parallel_env")
+    if not model.policy_seats():
+        raise ValueError(f"population={model.population!r} seats no 'policy' behaviour: the "
+                         "environment would have no agents")
+    engine = entry.batch(episodes, np.random.default_rng(0), external=True, **parameters)
+    return engine, model
+
+
+class FunctionalEnv:
+    """A game's rules as pure JAX functions of one episode (module docstring)."""
+
+    def __init__(self, game: str, **parameters):
+        import jax
+
+        _keep_compiled_programs(jax)
+        self.template, model = checked_engine(game, parameters, 1)
+        self.game = GAMES[game]
+        self.interface = self.game.interface
+        self.default_params = EnvParams(game, tuple(sorted(parameters.items(), key=str)))
+        self.seats = np.array([agent.seat for agent in model.policy_seats()], dtype=np.int64)
+        self.agents = [f"agent_{seat}" for seat in self.seats]
+        self.num_agents = len(self.agents)
+        self.decisions = self.template.decisions
+        self.observation_spaces = dict.fromkeys(self.agents,
+                                                self.interface.observation_space(model)[
+                                                    "observation"])
+        self.action_spaces = dict.fromkeys(self.agents,
+                                           spaces.Discrete(self.interface.actions(model)))
+        self.state_space = self.interface.state_space(model)
+        self._others = {}
+        self._reset = jax.jit(self._reset_episode)
+        self._step = jax.jit(self._step_with_reset)
+        self._step_env = jax.jit(self._step_episode)
+        self._world_state = jax.jit(self._world)
+
+    def observation_space(self, agent: str) -> spaces.Box:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    def params_of(self, **parameters) -> EnvParams:
+        """The ``EnvParams`` of this game with ``parameters``."""
+        return EnvParams(self.default_params.game, tuple(sorted(parameters.items(), key=str)))
+
+    def _with(self, params) -> "FunctionalEnv":
+        if params is None or params == self.default_params:
+            return self
+        if not isinstance(params, EnvParams) or params.game != self.default_params.game:
+            raise ValueError(f"params={params!r} is invalid: must be None or an EnvParams of "
+                             f"{self.default_params.game!r} (env.params_of(**parameters))")
+        if params not in self._others:
+            self._others[params] = FunctionalEnv(params.game, **params.as_dict())
+        return self._others[params]
+
+    # The interface (each jitted once per instance).
+    def reset(self, key, params=None):
+        """A fresh episode drawn from ``key``: ``(observations, state)``."""
+        return self._with(params)._reset(key)
+
+    def step(self, key, state: EnvState, actions: dict, params=None):
+        """One decision of every agent, and a fresh episode if this one ends."""
+        return self._with(params)._step(key, state, actions)
+
+    def step_env(self, key, state: EnvState, actions: dict, params=None):
+        """``step`` without the automatic reset: an ended episode's state stays as it ended
+        (stepping it further is meaningless)."""
+        return self._with(params)._step_env(key, state, actions)
+
+    def get_avail_actions(self, state: EnvState) -> dict:
+        """Each agent's action mask (int8, 1: allowed)."""
+        return {name: state.mask[..., j, :] for j, name in enumerate(self.agents)}
+
+    def world_state(self, state: EnvState):
+        """The centralised state (float32), as ``parallel_env``'s ``state()``."""
+        return self._world_state(state)
+
+    def _split(self, rows) -> dict:
+        """Rows ``(agents, ...)`` as a dict keyed by agent."""
+        return {name: rows[j] for j, name in enumerate(self.agents)}
+
+    def _reset_episode(self, key):
+        vectors, state = self.start(key)
+        return self._split(vectors), state
+
+    def _step_episode(self, key, state, actions):
+        return self._as_dicts(self._switch(self.decide, key, state, actions))
+
+    def _step_with_reset(self, key, state, actions):
+        return self._as_dicts(self._switch(self.decide_and_reset, key, state, actions))
+
+    def _switch(self, function, key, state, actions: dict) -> "Decided":
+        """``function(index, ...)`` of the decision ``state.phase`` names."""
+        import jax
+        import jax.numpy as jnp
+
+        chosen = jnp.stack([jnp.asarray(actions[name], dtype=jnp.int32)
+                            for name in self.agents])
+        branches = [functools.partial(function, index) for index in range(len(self.decisions))]
+        if len(branches) == 1:
+            return branches[0](key, state, chosen)
+        return jax.lax.switch(state.phase, branches, key, state, chosen)
+
+    def _as_dicts(self, decided: "Decided"):
+        dones = {**dict.fromkeys(self.agents, decided.ended), "__all__": decided.ended}
+        infos = {"terminated": decided.ended & decided.by_rules,
+                 "truncated": decided.ended & ~decided.by_rules, "round": decided.columns,
+                 "final_observation": self._split(decided.final)}
+        return (self._split(decided.vectors), decided.state, self._split(decided.rewards), dones,
+                infos)
+
+    # One episode as arrays, on the engine's methods (dilemmas.models.batch); the vectorised
+    # environment maps these over its episodes.
+    def _bind(self, key, arrays: dict, memory, t):
+        import jax.numpy as jnp
+
+        engine = copy.copy(self.template)
+        engine.xp, engine.key, engine.t = jnp, key, t
+        for name, value in arrays.items():
+            setattr(engine, name, value)
+        engine.groups = [Group(group.behaviour, group.seats, dict(kept))
+                         for group, kept in zip(self.template.groups, memory)]
+        return engine
+
+    def _held(self, engine, kept: dict) -> EnvState:
+        """The state of ``engine`` (its decision and mask not yet set: ``observed``)."""
+        import jax.numpy as jnp
+
+        return EnvState({name: getattr(engine, name) for name in engine.state},
+                        tuple(group.memory for group in engine.groups), kept,
+                        jnp.asarray(engine.t, dtype=jnp.int32), None, None)
+
+    def observed(self, key, state: EnvState, index: int):
+        """The observation vectors ``(agents, L)`` of the decision ``index`` and the state
+        awaiting it, with its mask."""
+        import jax.numpy as jnp
+
+        engine = self._bind(key, state.arrays, state.memory, state.t)
+        vectors, mask = self.interface.batch_observe(engine, self.seats,
+                                                     self.decisions[index], state.kept)
+        mask = jnp.asarray(mask, dtype=jnp.int8)
+        mask = jnp.broadcast_to(mask[0] if mask.ndim == 3 else mask,
+                                (self.num_agents, mask.shape[-1]))
+        return vectors[0], state._replace(phase=jnp.int32(index), mask=mask)
+
+
+    def _begun(self, key) -> EnvState:
+        """A fresh episode drawn from ``key``, awaiting its first decision."""
+        import jax.numpy as jnp
+
+        engine = self._bind(key, {}, tuple({} for _ in self.template.groups), jnp.int32(0))
+        engine.start()
+        kept = self.interface.batch_memory(engine)
+        engine.begin_round()
+        return self._held(engine, kept)
+
+    def start(self, key):
+        """A fresh episode drawn from ``key``: ``(vectors, state)``."""
+        import jax
+
+        key, seen = jax.random.split(key)
+        return self.observed(seen, self._begun(key), 0)
+
+    def advance(self, index: int, key, state: EnvState, chosen):
+        """The decision ``index`` taken with the agents' actions ``chosen`` ``(agents,)``, and
+        after the round's last the rest of the round: ``(state, rewards, ended, by_rules,
+        columns)``: the state (after the round's last decision, before the next round, which
+        ``opened`` begins; ``observed`` makes it await a decision), the agents' rewards, whether the
+        episode ended and the rules (not ``max_steps``) ended it, and the model reporters."""
+        import jax.numpy as jnp
+
+        engine = self._bind(key, state.arrays, state.memory, state.t)
+        kept = dict(state.kept)
+        before = engine.rewards[0, self.seats]
+        phase = self.decisions[index]
+        decided = self.interface.batch_decisions(engine, self.seats, phase, chosen[None], kept)
+        engine.take(phase, engine.decide(phase, decided))
+        ended = by_rules = jnp.bool_(False)
+        if index + 1 == len(self.decisions):
+            ended = engine.resolve()[0]
+            by_rules = self.interface.batch_ended_by_rules(engine)[0]
+        rewards = engine.rewards[0, self.seats] - before
+        columns = {name: value[0] for name, value in engine.model_row().items()}
+        return self._held(engine, kept), rewards, ended, by_rules, columns
+
+    def closing(self, key, state: EnvState):
+        """The observation vectors ``(agents, L)`` of an episode that has ended
+        (``advance``'s state after the round's last decision)."""
+        engine = self._bind(key, state.arrays, state.memory, state.t)
+        return self.interface.batch_observe(engine, self.seats, None, state.kept)[0][0]
+
+    def opened(self, key, state: EnvState) -> EnvState:
+        """The next round of ``advance``'s state after the round's last decision, awaiting its
+        first decision."""
+        engine = self._bind(key, state.arrays, state.memory, state.t)
+        engine.begin_round()
+        return self._held(engine, dict(state.kept))
+
+    def decide(self, index: int, key, state: EnvState, chosen) -> "Decided":
+        """The decision ``index`` taken with the agents' actions ``chosen`` ``(agents,)``;
+        after the round's last, the rest of the round and the next round's opening (the
+        observations those of the episode's end where it ended)."""
+        import jax
+        import jax.numpy as jnp
+
+        key, close, open_, seen = jax.random.split(key, 4)
+        after, rewards, ended, by_rules, columns = self.advance(index, key, state, chosen)
+        if index + 1 < len(self.decisions):
+            vectors, after = self.observed(seen, after, index + 1)
+            return Decided(vectors, after, rewards, ended, by_rules, vectors, columns)
+        final = self.closing(close, after)
+        vectors, after = self.observed(seen, self.opened(open_, after), 0)
+        return Decided(jnp.where(ended, final, vectors), after, rewards, ended, by_rules,
+                       final, columns)
+
+    def decide_and_reset(self, index: int, key, state: EnvState, chosen) -> "Decided":
+        """``decide``, and a fresh episode (its first observations and state) where the
+        episode ended."""
+        import jax
+        import jax.numpy as jnp
+
+        if index + 1 < len(self.decisions):  # no episode ends before the round's last decision
+            return self.decide(index, key, state, chosen)
+        key, close, open_, seen, fresh = jax.random.split(key, 5)
+        after, rewards, ended, by_rules, columns = self.advance(index, key, state, chosen)
+        final = self.closing(close, after)
+        after = jax.tree_util.tree_map(lambda new, old: jnp.where(ended, new, old),
+                                       self._begun(fresh), self.opened(open_, after))
+        vectors, after = self.observed(seen, after, 0)
+        return Decided(vectors, after, rewards, ended, by_rules, final, columns)
+
+    def _world(self, state: EnvState):
+        import jax
+
+        def of(index):
+            def world(state):
+                engine = self._bind(None, state.arrays, state.memory, state.t)
+                return self.interface.batch_state(engine, self.decisions[index],
+                                                  dict(state.kept))[0]
+            return world
+
+        branches = [of(index) for index in range(len(self.decisions))]
+        if len(branches) == 1:
+            return branches[0](state)
+        return jax.lax.switch(state.phase, branches, state)
+
+
+class Decided(NamedTuple):
+    """What one decision did to one episode (arrays; ``FunctionalEnv.decide``)."""
+
+    vectors: Any     # (agents, L) the observations that follow
+    state: EnvState
+    rewards: Any     # (agents,)
+    ended: Any       # the episode ended
+    by_rules: Any    # the rules ended it (else max_steps)
+    final: Any       # (agents, L) the observations the episode closes with
+    columns: dict    # the model reporters after the decision

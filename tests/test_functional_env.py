@@ -1,0 +1,229 @@
+"""The functional JAX interface (dilemmas/envs/functional.py): every observation, mask and
+centralised state is what the game's PettingZoo interface makes of the episode's state
+(docs/rules/<game>.md, "Learning agents"); actions, rewards and ends are the engine's rules;
+``step`` resets an ended episode at once; everything is a pure function of its key."""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from array_env_support import CONFIGS, IDS, Shadow, assert_observed, episode, random_allowed
+from dilemmas import GAMES, parallel_env
+from dilemmas.envs.functional import EnvParams, functional_env
+from dilemmas.models.bucket_brigade.arrays import rules_end
+
+EPISODES = 6
+
+
+class Pieces:
+    """The interface's pieces, mapped over ``EPISODES`` episodes and compiled."""
+
+    def __init__(self, env):
+        self.env = env
+        self.start = jax.jit(jax.vmap(env.start))
+        self.advance = [jax.jit(jax.vmap(functools.partial(env.advance, index)))
+                        for index in range(len(env.decisions))]
+        self.closing = jax.jit(jax.vmap(env.closing))
+        self.opened = jax.jit(jax.vmap(env.opened))
+        self.observed = [jax.jit(jax.vmap(lambda k, s, i=index: env.observed(k, s, i)))
+                         for index in range(len(env.decisions))]
+        self.world = jax.jit(jax.vmap(env.world_state))
+
+
+def keys(seed, count=EPISODES):
+    return jax.random.split(jax.random.key(seed), count)
+
+
+@pytest.mark.parametrize("game, parameters", CONFIGS, ids=IDS)
+def test_every_observation_is_the_interfaces_of_the_episodes_state(game, parameters):
+    env = functional_env(game, **parameters)
+    single = parallel_env(game, **parameters)
+    assert env.agents == single.possible_agents
+    for name in env.agents:
+        assert env.observation_space(name) == single.observation_space(name)["observation"]
+        assert env.action_space(name) == single.action_space(name)
+    assert env.state_space == single.state_space
+    pieces, rng = Pieces(env), np.random.default_rng(0)
+    shadow = Shadow(env.game, parameters, env.seats)
+    vectors, state = pieces.start(keys(1))
+    signals = np.zeros((EPISODES, len(shadow.model.seats)), dtype=bool)
+    last = signals.copy()
+    ended, paid, rounds = np.zeros(EPISODES, dtype=bool), np.zeros((EPISODES, env.num_agents)), 0
+
+    def check(vectors, state, index, t_of=None):
+        phase = env.decisions[index]
+        worlds = np.asarray(pieces.world(state))
+        for e in range(EPISODES):
+            arrays, t = episode(state.arrays, e), int(state.t[e])
+            expected = shadow.observe(arrays, t, phase, signals[e], last[e])
+            assert_observed(env.game, expected, vectors[e], state.mask[e])
+            np.testing.assert_allclose(
+                worlds[e], shadow.state(arrays, t, phase, signals[e], last[e]), rtol=1e-6,
+                atol=0)
+            assert int(state.phase[e]) == index
+
+    check(vectors, state, 0)
+    for step in range(60):
+        index = int(state.phase[0])
+        phase = env.decisions[index]
+        chosen = random_allowed(np.asarray(state.mask), rng)
+        if phase == "signal":
+            last = np.asarray(state.arrays["signals"])[:, 0].copy()
+        before = state
+        after, rewards, done, by_rules, columns = pieces.advance[index](keys(step), state,
+                                                                        chosen)
+        paid += np.asarray(rewards)
+        rewards_now = np.asarray(after.arrays["rewards" if game != "stag_hunt" and
+                                              game != "state_punishment" else "reward"])
+        np.testing.assert_allclose(paid, rewards_now[:, 0, env.seats], rtol=1e-5, atol=1e-4)
+        if game == "bucket_brigade":  # the actions' decoding: a // 2, WORK if a even
+            works = np.asarray(after.arrays["signals" if phase == "signal" else "working"])
+            assert np.array_equal(works[:, 0, env.seats], chosen % 2 == 0)
+            if phase == "act":
+                assert np.array_equal(np.asarray(after.arrays["locations"])[:, 0, env.seats],
+                                      chosen // 2)
+            else:
+                signals = works[:, 0].copy()
+        elif game == "firefighting_graph":
+            guarded = shadow.model.guarded[env.seats]
+            assert np.array_equal(np.asarray(after.arrays["visited"])[:, 0, env.seats],
+                                  guarded[np.arange(env.num_agents), chosen])
+        if index + 1 < len(env.decisions):
+            assert not np.asarray(done).any() and not np.asarray(rewards).any()
+            vectors, state = pieces.observed[index + 1](keys(100 + step), after)
+            check(vectors, state, index + 1)
+            continue
+        done, by_rules = np.asarray(done), np.asarray(by_rules)
+        final = pieces.closing(keys(200 + step), after)
+        for e in range(EPISODES):
+            arrays, t = episode(after.arrays, e), int(after.t[e])
+            expected = shadow.observe(arrays, t, None, signals[e], last[e])
+            assert_observed(env.game, expected, final[e])
+        if game == "bucket_brigade":
+            t = np.asarray(after.t)
+            houses = np.asarray(after.arrays["houses"])[:, 0]
+            rules = np.array([rules_end(houses[e:e + 1], t[e], shadow.model.N_min,
+                                        shadow.model.spec)[0] for e in range(EPISODES)])
+            assert np.array_equal(by_rules, done & rules)
+        assert np.array_equal(done & ~by_rules, done & (np.asarray(after.t) >= env.template.model.max_steps))
+        ended |= done
+        rounds += 1
+        opened = pieces.opened(keys(300 + step), after)
+        assert np.array_equal(np.asarray(opened.t), np.asarray(after.t) + 1)
+        vectors, state = pieces.observed[0](keys(400 + step), opened)
+        if phase == "act":
+            last = signals.copy()
+        check(vectors, state, 0)
+        if ended.all():
+            break
+    assert ended.all(), "every episode ends within the steps played"
+
+
+@functools.cache
+def mapped(env, which: str):
+    """``env.reset`` and ``env.<which>`` mapped over episodes, compiled once."""
+    return jax.jit(jax.vmap(env.reset)), jax.jit(jax.vmap(getattr(env, which)))
+
+
+def play(env, which: str, seed: int, steps: int, episodes: int = 4):
+    """``steps`` steps of ``episodes`` episodes with random allowed actions: the reset's
+    ``(observations, state)``, then each step's outputs."""
+    reset, step = mapped(env, which)
+    rng = np.random.default_rng(seed)
+    observations, state = reset(keys(seed, episodes))
+    out = [(observations, state)]
+    for i in range(steps):
+        masks = env.get_avail_actions(state)
+        actions = {name: random_allowed(np.asarray(masks[name]), rng) for name in env.agents}
+        result = step(keys(seed * 1000 + i, episodes), state, actions)
+        state = result[1]
+        out.append(result)
+    return out
+
+
+def test_step_resets_an_ended_episode_at_once_and_step_env_does_not():
+    env = functional_env("bucket_brigade", max_steps=3)
+    record = play(env, "step", 3, 13)
+    states = [r[1] for r in record]
+    assert (np.asarray(states[0].t) == 1).all()
+    ends = 0
+    for before, result in zip(states, record[1:]):
+        observations, state, rewards, dones, infos = result
+        done = np.asarray(dones["__all__"])
+        for name in env.agents:
+            assert np.array_equal(np.asarray(dones[name]), done)
+        assert np.array_equal(np.asarray(infos["terminated"] | infos["truncated"]), done)
+        assert not np.asarray(infos["terminated"] & infos["truncated"]).any()
+        night = np.asarray(infos["round"]["night"])
+        # an ended episode's columns are its last night's; the fresh one opens night 1
+        assert np.array_equal(night, np.asarray(before.t))
+        assert (np.asarray(state.t)[done] == 1).all() and (np.asarray(state.phase)[done] == 0).all()
+        assert (np.asarray(observations["agent_0"])[done, -1] == np.float32(1 / 3)).all()
+        final = np.asarray(infos["final_observation"]["agent_0"])
+        assert (final[done, -1] == np.float32(1.0)).all(), "the town as it ended, night 3"
+        ends += done.sum()
+    assert ends == 4 * 2, "episodes of 3 nights (6 steps) end twice in 13 steps"
+    kept = play(env, "step_env", 3, 6)
+    assert np.asarray(kept[-1][3]["__all__"]).all()
+    assert (np.asarray(kept[-1][1].t) == 4).all(), "step_env leaves the ended episode be"
+
+
+@pytest.mark.parametrize("game", ["bucket_brigade", "firefighting_graph", "state_punishment", "stag_hunt"])
+def test_the_same_key_replays_the_same_steps_and_another_key_does_not(game):
+    env = functional_env(game, max_steps=5)
+    first, again, other = (play(env, "step", seed, 7) for seed in (1, 1, 2))
+    flat = [[np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(r)]
+            for r in (first, again, other)]
+
+    def same(a, b):  # undefined columns (NaN) equal
+        return all(np.array_equal(x, y, equal_nan=x.dtype.kind == "f") for x, y in zip(a, b))
+
+    assert same(flat[0], flat[1]) and not same(flat[0], flat[2])
+
+
+def test_a_mapped_step_is_the_step_of_each_episode():
+    env = functional_env("firefighting_graph", max_steps=4)
+    observations, state = jax.vmap(env.reset)(keys(0, 3))
+    actions = {name: jnp.array([0, 1, 1]) for name in env.agents}
+    mapped = jax.vmap(env.step)(keys(9, 3), state, actions)
+    for e in range(3):
+        one = env.step(keys(9, 3)[e], jax.tree_util.tree_map(lambda x: x[e], state),
+                       {name: actions[name][e] for name in env.agents})
+        for a, b in zip(jax.tree_util.tree_leaves(one), jax.tree_util.tree_leaves(mapped)):
+            assert np.array_equal(np.asarray(a), np.asarray(b)[e])
+
+
+def test_params_are_static_and_pick_the_game_parameters():
+    env = functional_env("firefighting_graph")
+    assert env.default_params == EnvParams("firefighting_graph", ())
+    assert hash(env.params_of(max_steps=3)) == hash(env.params_of(max_steps=3))
+    short = env.params_of(max_steps=2)
+    _, state = env.reset(jax.random.key(0), short)
+    ends = []
+    for i in range(2):
+        _, state, _, dones, infos = env.step(jax.random.key(i), state,
+                                             dict.fromkeys(env.agents, 0), short)
+        ends.append(bool(dones["__all__"]))
+    assert ends == [False, True] or bool(infos["terminated"]), "max_steps=2 ends it"
+    with pytest.raises(ValueError, match="params=.*must be None or an EnvParams of "
+                                         "'firefighting_graph'"):
+        env.reset(jax.random.key(0), EnvParams("bucket_brigade", ()))
+
+
+def test_games_and_populations_it_cannot_play_are_refused(monkeypatch):
+    with pytest.raises(ValueError, match="is not a registered game"):
+        functional_env("chess")
+    with pytest.raises(ValueError, match=r"\['q_learning'\] cannot decide on arrays"):
+        functional_env("bucket_brigade", population="policy:2,q_learning:2")
+    with pytest.raises(ValueError, match="seats no 'policy' behaviour"):
+        functional_env("firefighting_graph", population="random")
+    with pytest.raises(ValueError, match="rng= is the environment's own"):
+        functional_env("bucket_brigade", rng=1)
+    with pytest.raises(ValueError, match="wall_density=0.2: random maps with interior walls"):
+        functional_env("stag_hunt", wall_density=0.2)
+    monkeypatch.setitem(GAMES["stag_hunt"].__dict__, "batch", None)
+    with pytest.raises(ValueError, match="has no batch engine"):
+        functional_env("stag_hunt")
