@@ -1,118 +1,209 @@
-"""The PettingZoo environments against their own models: rounds per second, side by side.
+"""The environments against the earlier implementations' own, side by side in one run.
 
-For each game with an environment interface, in one process, whole episodes with every
-seat deciding at random, each model built as a sweep does, DataCollector off:
+Everything is measured per CPU-second (``time.process_time``: every thread of the process
+counts), in processes pinned to one core, with random actions (uniform over every action,
+as cognac's are: any action may be played, docs/rules/README.md, "Learning agents"; the
+array forms draw allowed ones from the masks) and every observation built:
 
-* ``model``: the model's own ``random`` behaviour;
-* ``model+policy``: the model with every seat ``policy`` and a random policy, so every seat
-  observes as an environment's agent does each round (the rules' observation, built by the
-  model; in State Punishment and Stag Hunt most of the work);
-* ``env``: the environment, ``reset`` and ``step`` with the same random choice of allowed
-  actions, counted in the model's rounds (a Bucket Brigade night takes two steps).
+1. **PettingZoo** (``dilemmas.parallel_env``, one episode after another): the Firefighting
+   Graph row of 10 firefighters in steps, and Bucket Brigade with 4 agents in nights (two
+   steps each), beside cognac's ``RowFireFightingGraphEnvironment`` (n = 10), the earlier
+   implementation of the Firefighting Graph, installed from PyPI into its own virtual
+   environment (``.bench/cognac``) by this script. The earlier Bucket Brigade is not on PyPI:
+   the figure it reached on this machine type, 12,500 nights per CPU-second, is the target.
+2. **Vector** (``dilemmas.vector_env``, ``--episodes`` episodes, default 8,192): each game's
+   episode steps per CPU-second (a ``step()`` counts one step of every episode; a Bucket
+   Brigade night is two), the actions drawn with numpy from the masks, and the ratio to
+   cognac's environment.
+3. **Functional** (``dilemmas.functional_env``): ``reset`` and ``step`` mapped over
+   ``--episodes`` episodes with ``jax.vmap`` and over 50 steps with ``jax.lax.scan``, the
+   random allowed actions drawn inside, compiled once before the clock starts; beside it the
+   batch engine's own ``run()`` of the same game (no observations), in rounds per second.
 
-``cost`` is the environment's cost over ``model+policy``, the model doing the same work:
-``1 - env / model+policy``. The three are measured in turns, ``--repeats`` times each for
-``--seconds`` (default 5 x 0.6 s), and each figure is the median of its repeats, so that the
-machine's drift from second to second falls on all three alike. Run: ``make bench`` or
-``.venv/bin/python benchmarks/env.py [--games NAME ...] [--seconds S] [--repeats N]
-[--envs N]``.
-
-For each game with a vectorised environment, a second line measures it
-(``dilemmas.envs.vector``) on ``--envs`` episodes (default 1000), random allowed actions drawn
-for all of them at once, measured in the same turns: ``env steps/s`` counts a
-``step()`` of the ``--envs`` episodes as that many environment steps (comparable to the line
-above), then the speed-up over it, then agent steps (x agents). The rows sitting out at the
-end of a batch, and the step that starts a fresh one, count too: it is what a trainer gets.
+The JAX device is named (a GPU where the CUDA plugin is installed). Run:
+``.venv/bin/python benchmarks/env.py [--seconds S] [--episodes N] [--cpu C]``.
 """
 
 import argparse
-import random
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-from dilemmas import GAMES, parallel_env
-from dilemmas.envs.vector import vector_env
+ROOT = Path(__file__).resolve().parent.parent
+COGNAC = ROOT / ".bench" / "cognac"
+GAMES = ("bucket_brigade", "firefighting_graph", "state_punishment", "stag_hunt")
+
+COGNAC_RUN = """
+import os, sys, time
+import numpy as np
+from cognac.env.FirefightingGraph.env import RowFireFightingGraphEnvironment
+os.sched_setaffinity(0, {int(sys.argv[2])})
+env, rng = RowFireFightingGraphEnvironment(n=10, max_steps=100), np.random.default_rng(0)
+seconds, steps, seed = float(sys.argv[1]), 0, 0
+start = time.process_time()
+while time.process_time() - start < seconds:
+    env.reset(seed=seed)
+    seed += 1
+    while env.agents:
+        actions = {agent: int(rng.integers(env.action_space(agent).n)) for agent in env.agents}
+        observations, rewards, terminations, truncations, infos = env.step(actions)
+        steps += 1
+        if any(terminations.values()) or any(truncations.values()):
+            break
+print(steps / (time.process_time() - start))
+"""
 
 
-def chooser(seed=0):
-    """A random allowed action of an observation (the same for the model and the env)."""
-    draw = random.Random(seed).random
-
-    def choose(observation) -> int:
-        allowed = np.flatnonzero(observation["action_mask"])
-        return int(allowed[int(draw() * len(allowed))])
-
-    return choose
-
-
-def model_rounds(game, seconds: float, **parameters) -> float:
-    clock, rounds, start, seed = time.perf_counter, 0, time.perf_counter(), 0
-    while clock() - start < seconds:
-        model = game.model(**parameters, collect_data=False, rng=seed)
-        model.run_model()
-        rounds, seed = rounds + model.steps, seed + 1
-    return rounds / (clock() - start)
+def cognac_python() -> Path | None:
+    """The Python of a virtual environment holding cognac from PyPI, made on first use."""
+    python = COGNAC / "bin" / "python"
+    if not python.exists():
+        print(f"installing cognac from PyPI into {COGNAC} ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(COGNAC)], check=True)
+        install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "cognac"],
+                                 capture_output=True, text=True)
+        if install.returncode != 0:
+            print(f"cognac could not be installed: {install.stderr.strip()[-500:]}")
+            return None
+    return python
 
 
-def env_rounds(game, seconds: float) -> tuple[float, float]:
-    env, choose = parallel_env(game.name, collect_data=False), chooser()
-    clock, rounds, steps, start, seed = time.perf_counter, 0, 0, time.perf_counter(), 0
-    while clock() - start < seconds:
-        observations, _ = env.reset(seed=seed)
+def cognac_steps(seconds: float, cpu: int) -> float | None:
+    python = cognac_python()
+    if python is None:
+        return None
+    out = subprocess.run([str(python), "-c", COGNAC_RUN, str(seconds), str(cpu)],
+                         capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def pettingzoo_steps(game: str, seconds: float) -> float:
+    """Steps per CPU-second of ``parallel_env`` with random allowed actions."""
+    import dilemmas
+
+    env, rng = dilemmas.parallel_env(game, collect_data=False), np.random.default_rng(0)
+    count = env.action_space(env.possible_agents[0]).n
+    steps, seed, start = 0, 0, time.process_time()
+    while time.process_time() - start < seconds:
+        observations, infos = env.reset(seed=seed)
+        seed += 1
         while env.agents:
-            observations, *_ = env.step({agent: choose(observation)
-                                         for agent, observation in observations.items()})
+            actions = {agent: int(rng.integers(count)) for agent in env.agents}
+            observations, rewards, terminations, truncations, infos = env.step(actions)
             steps += 1
-        rounds, seed = rounds + env.model.steps, seed + 1
-    elapsed = clock() - start
-    return rounds / elapsed, steps / elapsed
+    return steps / (time.process_time() - start)
 
 
-def vector_steps(game, seconds: float, envs: int) -> tuple[float, int]:
-    """Environment steps (one per episode per ``step()``) per second of the vectorised
-    environment with random allowed actions, and its number of agents."""
-    env, draw = vector_env(game.name, envs, seed=0), np.random.default_rng(0).random
-    observations, _ = env.reset()
-    clock, steps, start = time.perf_counter, 0, time.perf_counter()
-    while clock() - start < seconds:
-        observations, *_ = env.step({
-            agent: np.argmax(draw(o["action_mask"].shape) * o["action_mask"], axis=1)
-            for agent, o in observations.items()})
-        steps += envs
-    return steps / (clock() - start), len(env.agents)
+def vector_steps(game: str, seconds: float, episodes: int) -> float:
+    """Episode steps per CPU-second of ``vector_env`` (compiled before the clock starts)."""
+    import dilemmas
+
+    env, draw = dilemmas.vector_env(game, episodes, seed=0), np.random.default_rng(0).random
+    observations, infos = env.reset()
+    for _ in range(4):  # every decision's program compiled
+        mask = infos["action_mask"]
+        observations, rewards, terminated, truncated, infos = env.step(
+            np.argmax(draw(mask.shape) * mask, axis=1))
+    steps, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        mask = infos["action_mask"]
+        observations, rewards, terminated, truncated, infos = env.step(
+            np.argmax(draw(mask.shape) * mask, axis=1))
+        steps += episodes
+    return steps / (time.process_time() - start)
+
+
+def functional_steps(game: str, seconds: float, episodes: int, length: int = 50) -> float:
+    """Episode steps per CPU-second of ``functional_env`` under ``jit``, ``vmap`` and
+    ``scan``."""
+    import jax
+    import jax.numpy as jnp
+
+    import dilemmas
+
+    env = dilemmas.functional_env(game)
+
+    def one(state, key):
+        choose, play = jax.random.split(key)
+        masks = env.get_avail_actions(state)
+        actions = {agent: jax.random.categorical(jax.random.fold_in(choose, i),
+                                                 jnp.where(masks[agent] > 0, 0.0, -jnp.inf))
+                   for i, agent in enumerate(env.agents)}
+        observations, state, rewards, dones, infos = jax.vmap(env.step)(
+            jax.random.split(play, episodes), state, actions)
+        seen = sum(observation.sum() for observation in observations.values())
+        return state, seen + sum(rewards.values()).sum()
+
+    @jax.jit
+    def run(state, key):
+        return jax.lax.scan(one, state, jax.random.split(key, length))
+
+    _, state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(0), episodes))
+    jax.block_until_ready(run(state, jax.random.key(1)))
+    steps, key, start = 0, jax.random.key(2), time.process_time()
+    while time.process_time() - start < seconds:
+        key, now = jax.random.split(key)
+        state, seen = run(state, now)
+        jax.block_until_ready(seen)
+        steps += episodes * length
+    return steps / (time.process_time() - start)
+
+
+def engine_rounds(game: str, seconds: float, episodes: int) -> float:
+    """Rounds per CPU-second of the game's batch engine ``run()`` (random, no
+    observations), compiled before the clock starts."""
+    from dilemmas import GAMES
+
+    batch = GAMES[game].batch
+    batch(episodes, np.random.default_rng(0), population="random").run(compiled=True)
+    rounds, start, seed = 0, time.process_time(), 1
+    while time.process_time() - start < seconds:
+        rows = batch(episodes, np.random.default_rng(seed), population="random").run(
+            compiled=True)
+        rounds, seed = rounds + int((rows.step > 0).sum()), seed + 1
+    return rounds / (time.process_time() - start)
 
 
 def main():
-    parser = argparse.ArgumentParser(description="PettingZoo environments against their "
-                                     "own models, rounds per second")
-    names = [name for name, game in GAMES.items() if game.interface is not None]
-    parser.add_argument("--games", nargs="+", choices=names, default=names)
-    parser.add_argument("--seconds", type=float, default=0.6, help="time per measurement")
-    parser.add_argument("--repeats", type=int, default=5, help="measurements of each")
-    parser.add_argument("--envs", type=int, default=1000, help="episodes of the vectorised "
-                        "environment")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--episodes", type=int, default=8192)
+    parser.add_argument("--cpu", type=int, default=0, help="the core to pin to")
     args = parser.parse_args()
-    print(f"{'rounds/s, DataCollector off':<28} {'model':>8} {'model+policy':>12} {'env':>8} "
-          f"{'env steps/s':>11} {'cost':>5}")
-    for name in args.games:
-        game, runs, vectorised_runs = GAMES[name], [], []
-        for _ in range(args.repeats):
-            runs.append((model_rounds(game, args.seconds, population="random"),
-                         model_rounds(game, args.seconds, population="policy",
-                                      policy=chooser()),
-                         *env_rounds(game, args.seconds)))
-            if game.batch is not None:
-                vectorised_runs.append(vector_steps(game, args.seconds, args.envs))
-        alone, observing, env, steps = np.median(runs, axis=0)
-        print(f"{game.title:<28} {alone:>8,.0f} {observing:>12,.0f} {env:>8,.0f} "
-              f"{steps:>11,.0f} {1 - env / observing:>5.0%}", flush=True)
-        if vectorised_runs:
-            rate = np.median([rate for rate, _ in vectorised_runs])
-            agents = vectorised_runs[0][1]
-            print(f"{'  vectorised, ' + f'{args.envs:,} episodes':<28} {'':>8} {'':>12} "
-                  f"{'':>8} {rate:>11,.0f} {rate / steps:>4.0f}x, "
-                  f"{rate * agents:,.0f} agent steps/s", flush=True)
+    os.sched_setaffinity(0, {args.cpu})
+    import jax
+
+    print(f"one core (cpu {args.cpu}); JAX device: {jax.devices()[0].device_kind} "
+          f"({jax.default_backend()}); {args.seconds:g} s per measurement")
+    theirs = cognac_steps(args.seconds, args.cpu)
+    print("\n1. PettingZoo, one episode after another, per CPU-second")
+    fg = pettingzoo_steps("firefighting_graph", args.seconds)
+    bb = pettingzoo_steps("bucket_brigade", args.seconds) / 2
+    if theirs is not None:
+        print(f"  cognac, Firefighting Graph row of 10:        {theirs:>12,.0f} steps")
+    print(f"  dilemmas, Firefighting Graph row of 10:      {fg:>12,.0f} steps"
+          + (f"   {fg / theirs:.2f} x cognac" if theirs else ""))
+    print(f"  dilemmas, Bucket Brigade, 4 agents:          {bb:>12,.0f} nights"
+          f"   {bb / 12_500:.2f} x the 12,500 target")
+    print(f"\n2. Vector environment, {args.episodes:,} episodes, episode steps per CPU-second")
+    for game in GAMES:
+        rate = vector_steps(game, args.seconds, args.episodes)
+        ratio = f"   {rate / theirs:,.0f} x cognac" if theirs else ""
+        night = f"  ({rate / 2:,.0f} nights, {rate / 2 / 12_500:,.0f} x 12,500)" \
+            if game == "bucket_brigade" else ""
+        print(f"  {game:<20} {rate:>12,.0f}{ratio}{night}", flush=True)
+    print(f"\n3. Functional, jit + vmap over {args.episodes:,} episodes + scan, per "
+          "CPU-second; the batch engine's run() beside it")
+    for game in GAMES:
+        rate = functional_steps(game, args.seconds, args.episodes)
+        rounds = engine_rounds(game, args.seconds, args.episodes)
+        print(f"  {game:<20} {rate:>12,.0f} steps   engine {rounds:>12,.0f} rounds",
+              flush=True)
+
 
 if __name__ == "__main__":
     main()

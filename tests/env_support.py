@@ -49,19 +49,6 @@ CONFIGS = [
     ("fg-row-10", "firefighting_graph", {"layout": "row", "n_agents": 10}),
 ]
 
-NO_AGENTS_WARNING = "No agents present but not all possible_agents are terminated or truncated"
-
-
-def partial_spawning(game, parameters) -> bool:
-    """Stag Hunt spawning fewer hunters than it has seats: PettingZoo's parallel API test
-    then warns NO_AGENTS_WARNING at each episode's end (documented, docs/rules/stag_hunt.md,
-    "Learning agents")."""
-    if game != "stag_hunt":
-        return False
-    seats = parameters.get("num_agents", 3)
-    return parameters.get("num_agents_to_spawn", 2) < seats
-
-
 class FixedSeedEnv(DilemmaEnv):
     """The environment, except that ``reset()`` without a seed takes the next seed of a
     fixed sequence instead of one from the operating system: PettingZoo's API tests reset
@@ -109,8 +96,16 @@ def last_allowed(observation) -> int:
     return int(np.flatnonzero(observation["action_mask"])[-1])
 
 
+def seen(observations, infos) -> dict:
+    """What each agent sees, as a model's ``policy`` is given it: its observation vector and
+    its action mask (``infos[agent]["action_mask"]``) in one dict."""
+    return {name: {"observation": observation, "action_mask": infos[name]["action_mask"]}
+            for name, observation in observations.items()}
+
+
 def random_actions(observations, generator) -> dict:
-    """One allowed action per agent, drawn from ``generator`` (a numpy Generator)."""
+    """One allowed action per agent, drawn from ``generator`` (a numpy Generator), from what
+    the agents see (``seen``)."""
     return {name: int(generator.choice(np.flatnonzero(obs["action_mask"])))
             for name, obs in observations.items()}
 
@@ -148,12 +143,12 @@ def own_episode(game, parameters, seed, **extra):
 
 
 def env_episode(env, seed, choose):
-    """Play one episode of ``env`` from ``reset(seed)``, the actions ``choose(observations)``;
-    returns the number of steps."""
-    observations, _ = env.reset(seed=seed)
+    """Play one episode of ``env`` from ``reset(seed)``, the actions ``choose(seen)`` of what
+    the agents see (``seen``); returns the number of steps."""
+    observations, infos = env.reset(seed=seed)
     steps = 0
     while env.agents:
-        observations, *_ = env.step(choose(observations))
+        observations, _, _, _, infos = env.step(choose(seen(observations, infos)))
         steps += 1
     return steps
 
@@ -213,7 +208,9 @@ def scripted_actions(env, shadows) -> dict:
     for name in sorted(env.agents, key=seat):
         cls, memory = shadows[name]
         agent = env.model.seats[seat(name)]
-        if env.game.name == "bucket_brigade":
+        if agent not in env.model.agents:  # a Stag Hunt seat not spawned: it never acts
+            actions[name] = 0
+        elif env.game.name == "bucket_brigade":
             if env.phase == "signal":
                 signal = _as_scripted(agent, cls, memory, lambda a: a.choose_signal())
                 actions[name] = 0 if signal == WORK else 1

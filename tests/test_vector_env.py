@@ -27,6 +27,7 @@ def test_every_row_is_observed_as_the_interface_observes_its_episodes_state(game
     assert isinstance(env, VectorEnv) and env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     single = parallel_env(game, **parameters)
     assert env.single_observation_space == single.observation_space(single.possible_agents[0])
+    assert env.observation_space.shape == (env.num_envs, *env.single_observation_space.shape)
     assert env.single_action_space == single.action_space(single.possible_agents[0])
     assert env.agents == single.possible_agents and env.num_envs == EPISODES * len(env.agents)
     shadow, rng = Shadow(env.game, parameters, env.functional.seats), np.random.default_rng(0)
@@ -40,9 +41,9 @@ def test_every_row_is_observed_as_the_interface_observes_its_episodes_state(game
         for e in range(EPISODES):
             arrays, t = episode(state.arrays, e), int(state.t[e])
             expected = shadow.observe(arrays, t, phase, signals[e], last[e])
-            assert_observed(env.game, expected, rows(env, observations["observation"])[e],
-                            rows(env, observations["action_mask"])[e])
-        actions = random_allowed(observations["action_mask"], rng)
+            assert_observed(env.game, expected, rows(env, observations)[e],
+                            rows(env, infos["action_mask"])[e])
+        actions = random_allowed(infos["action_mask"], rng)
         if phase == "signal":
             last = np.asarray(state.arrays["signals"])[:, 0].copy()
         observations, rewards, terminated, truncated, infos = env.step(actions)
@@ -63,8 +64,8 @@ def test_every_row_is_observed_as_the_interface_observes_its_episodes_state(game
         np.testing.assert_allclose(paid[~ended], cumulative[~ended], rtol=1e-5, atol=1e-4)
         if ended.any():
             assert np.array_equal(infos["_final_obs"], terminated | truncated)
-            final = infos["final_obs"]["observation"][infos["_final_obs"]]
-            assert env.single_observation_space["observation"].contains(final[0])
+            final = infos["final_obs"][infos["_final_obs"]]
+            assert env.single_observation_space.contains(final[0])
             assert (np.asarray(after.t)[ended] == 1).all(), "a fresh episode in its rows"
             assert not np.asarray(after.arrays[rewards_of])[ended].any()
             paid[ended], signals[ended], last[ended] = 0, False, False
@@ -82,11 +83,11 @@ def test_every_row_is_observed_as_the_interface_observes_its_episodes_state(game
 ])
 def test_terminated_when_the_rules_end_truncated_when_max_steps_does(game, parameters, ending):
     env = vector_env(game, 10, seed=0, **parameters)
-    observations, _ = env.reset()
+    observations, infos = env.reset()
     rng = np.random.default_rng(0)
     for _ in range(20):
         observations, _, terminated, truncated, infos = env.step(
-            random_allowed(observations["action_mask"], rng))
+            random_allowed(infos["action_mask"], rng))
         if (terminated | truncated).any():
             break
     assert (terminated if ending == "terminated" else truncated).all()
@@ -101,14 +102,14 @@ def test_a_row_is_terminated_exactly_when_the_rules_end_its_episode():
         before = env.state
         phase = infos["phase"]
         observations, _, terminated, truncated, infos = env.step(
-            random_allowed(observations["action_mask"], rng))
+            random_allowed(infos["action_mask"], rng))
         if phase == "signal":
             assert not (terminated | truncated).any()
             continue
         ended = rows(env, terminated | truncated)[:, 0]
         t = np.asarray(before.t)
         # the night's houses: those the ended episode closed with (the state holds a fresh one)
-        houses = np.argmax(rows(env, infos["final_obs"]["observation"])[:, 0, :30].reshape(
+        houses = np.argmax(rows(env, infos["final_obs"])[:, 0, :30].reshape(
             50, 10, 3), axis=2) if ended.any() else None
         if ended.any():
             by_rules = rules_end(houses, t, 1, True)
@@ -121,23 +122,23 @@ def test_a_row_is_terminated_exactly_when_the_rules_end_its_episode():
 
 def test_no_row_sits_idle_every_step_plays_every_episode():
     env = vector_env("firefighting_graph", 64, seed=3, max_steps=5)
-    observations, _ = env.reset()
+    observations, infos = env.reset()
     rng = np.random.default_rng(2)
     for _ in range(23):
         t = np.asarray(env.state.t)
-        observations, _, terminated, truncated, _ = env.step(
-            random_allowed(observations["action_mask"], rng))
+        observations, _, terminated, truncated, infos = env.step(
+            random_allowed(infos["action_mask"], rng))
         ended = rows(env, terminated | truncated)[:, 0]
         after = np.asarray(env.state.t)
         assert (after[~ended] == t[~ended] + 1).all() and (after[ended] == 1).all()
 
 
 def record(env, steps, seed=None) -> list:
-    observations, _ = env.reset(seed=seed)
+    observations, infos = env.reset(seed=seed)
     rng, seen = np.random.default_rng(0), []
     for _ in range(steps):
-        seen.append(observations["observation"].copy())
-        observations, *_ = env.step(random_allowed(observations["action_mask"], rng))
+        seen.append(observations.copy())
+        observations, _, _, _, infos = env.step(random_allowed(infos["action_mask"], rng))
     return seen
 
 
@@ -159,8 +160,8 @@ def test_the_same_seed_replays_the_same_arrays_and_another_does_not(game):
 def test_only_the_policy_seats_of_a_mixed_population_are_agents(game, population, agents):
     env = vector_env(game, 10, seed=0, population=population)
     assert env.possible_agents == agents and env.num_envs == 10 * len(agents)
-    observations, _ = env.reset()
-    env.step(random_allowed(observations["action_mask"], np.random.default_rng(0)))
+    observations, infos = env.reset()
+    env.step(random_allowed(infos["action_mask"], np.random.default_rng(0)))
     if game == "bucket_brigade":  # the scripted seats signalled inside the engine
         houses = np.asarray(env.state.arrays["houses"])[:, 0]
         signals = np.asarray(env.state.arrays["signals"])[:, 0]
@@ -172,16 +173,16 @@ def test_a_stag_hunt_seat_not_spawned_in_a_row_sits_the_episode_out():
     """docs/rules/stag_hunt.md, "Learning agents": in an episode that did not spawn a seat,
     that agent observes zeros, may only NOOP and is paid nothing."""
     env = vector_env("stag_hunt", 16, seed=1, max_steps=6)
-    observations, _ = env.reset()
+    observations, infos = env.reset()
     playing = np.asarray(env.state.arrays["playing"])[:, 0]
     assert (playing.sum(axis=1) == 2).all() and not playing.all(axis=0).any()
     rng, paid = np.random.default_rng(0), np.zeros(playing.shape)
     noop_only = np.eye(9, dtype=np.int8)[0]
     for _ in range(5):
         out = ~playing
-        assert not rows(env, observations["observation"])[out].any()
-        assert (rows(env, observations["action_mask"])[out] == noop_only).all()
-        observations, rewards, *_ = env.step(random_allowed(observations["action_mask"], rng))
+        assert not rows(env, observations)[out].any()
+        assert (rows(env, infos["action_mask"])[out] == noop_only).all()
+        observations, rewards, _, _, infos = env.step(random_allowed(infos["action_mask"], rng))
         paid += rows(env, rewards)
     assert not paid[~playing].any() and paid[playing].any()
 
@@ -190,7 +191,7 @@ def test_a_forbidden_action_is_played_as_everywhere_and_out_of_range_is_an_error
     """docs/rules/README.md, "Learning agents": Bucket Brigade's signal phase reads only the
     parity of an action, in every interface."""
     env = vector_env("bucket_brigade", 5, seed=0)
-    observations, _ = env.reset()
+    observations, infos = env.reset()
     state = env.state
     env.step(np.full(20, 2))  # masked in the signal phase: signals WORK
     assert np.asarray(env.state.arrays["signals"]).all()
@@ -212,7 +213,7 @@ def test_gymnasiums_episode_statistics_count_every_agents_episodes():
     wrappers take only NEXT_STEP, which would leave a row idle a step per episode."""
     env = gymnasium.wrappers.vector.RecordEpisodeStatistics(
         vector_env("firefighting_graph", 8, seed=0, max_steps=4))
-    observations, _ = env.reset(seed=1)
+    observations, infos = env.reset(seed=1)
     episodes, paid = 0, np.zeros(80)
     for _ in range(8):
         observations, rewards, terminated, truncated, infos = env.step(

@@ -3,7 +3,7 @@ and batch engines, with sweeps, game theory, learners, figures and a Solara dash
 
 Importing the package registers the four games (``dilemmas.games``). ``GAMES[name]`` is a
 game's registration (``dilemmas.registry.Game``) and ``GAMES[name].model`` its Mesa model;
-``parallel_env``, ``functional_env`` and ``vector_env`` make any game an environment for
+``parallel_env`` (and ``aec_env``), ``functional_env`` and ``vector_env`` make any game an environment for
 learning agents (PettingZoo, JAX trainers, Gymnasium vector environments).
 
 The layers, each importing only those listed before it:
@@ -22,13 +22,13 @@ The layers, each importing only those listed before it:
 
 from dilemmas.registry import GAMES, Benchmark, Game, register
 from dilemmas import games  # noqa: F401  (registers the four games)
-from dilemmas.envs import functional_env, parallel_env, vector_env
+from dilemmas.envs import aec_env, functional_env, parallel_env, vector_env
 from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
 from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
 from dilemmas.models.stag_hunt.model import StagHuntModel
 from dilemmas.models.state_punishment.model import StatePunishmentModel
 
-__all__ = ["GAMES", "Benchmark", "Game", "functional_env", "parallel_env", "vector_env",
+__all__ = ["GAMES", "Benchmark", "Game", "aec_env", "functional_env", "parallel_env", "vector_env",
            "register",
            "BucketBrigadeModel", "FirefightingGraphModel", "StagHuntModel",
            "StatePunishmentModel"]

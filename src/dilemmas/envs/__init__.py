@@ -1,5 +1,5 @@
 """Every registered game as an environment for learning agents: a PettingZoo
-``ParallelEnv`` (``parallel``), pure JAX functions of one episode for JAX trainers
+``ParallelEnv`` (``parallel``) and its AEC form (``aec_env``), pure JAX functions of one episode for JAX trainers
 (``functional``, games with a batch engine) and a Gymnasium vector environment of many
 episodes' agents (``vector``, on the functional one); docs/rules/README.md, "Learning
 agents"."""
@@ -10,6 +10,14 @@ def parallel_env(game: str, render_mode: str | None = None, **parameters):
     from dilemmas.envs.parallel import DilemmaEnv
 
     return DilemmaEnv(game, render_mode=render_mode, **parameters)
+
+
+def aec_env(game: str, render_mode: str | None = None, **parameters):
+    """The same environment in PettingZoo's AEC form (the agents act one after another,
+    each action kept until every agent has chosen; ``pettingzoo.utils.parallel_to_aec``)."""
+    from pettingzoo.utils.conversions import parallel_to_aec
+
+    return parallel_to_aec(parallel_env(game, render_mode=render_mode, **parameters))
 
 
 def functional_env(game: str, **parameters):

@@ -8,8 +8,6 @@ only shows observations, takes actions and reports what the model did.
 
 * ``reset(seed=...)`` builds the model with ``rng=seed`` and plays up to the first decision;
   after a seeded reset, unseeded resets draw their seeds from it (Gymnasium's convention).
-  An episode in which no ``policy`` seat plays (Stag Hunt: none spawned) is played to its end
-  at once and has no agents.
 * ``step(actions)`` gives each agent's action to the model as its seat's decision and plays
   up to the next decision (``PhasedModel.advance``): one round, except where a round holds
   two decisions (Bucket Brigade: the signal, then house and mode once every signal is seen),
@@ -17,15 +15,22 @@ only shows observations, takes actions and reports what the model did.
 * Rewards are each agent's reward in the model since its last step (0 on a step that ends no
   reward-paying phase); when the model's episode ends, every agent is terminated if the
   rules ended it and truncated if ``max_steps`` did, and ``agents`` becomes empty.
-* ``infos[agent]`` holds the phase that comes next (``"phase"``) and the model's
+  ``max_cycles`` (PettingZoo's name; None: no limit) truncates the episode after that many
+  steps, whatever the game's own ``max_steps``.
+* Every agent takes part in the whole episode (``agents == possible_agents`` until it ends):
+  a Stag Hunt seat not spawned in the episode, or removed from the grid, observes zeros, is
+  paid nothing and may only NOOP, as in the array environments.
+* Observations are the float32 vectors of the game's encoding (a ``Box``, which SuperSuit's
+  wrappers take as it is); ``infos[agent]["action_mask"]`` is the int8 action mask (1: the
+  action does something now), PettingZoo's convention for masks kept beside the observation.
+  Any action in range is played: one the mask forbids does what the rules file says
+  (docs/rules/README.md, "Learning agents").
+* ``infos[agent]`` also holds the phase that comes next (``"phase"``) and the model's
   DataCollector model columns after the step (``"round"``: a dict; an undefined value, NaN
   in the DataCollector, is None here, so that equal episodes have equal infos).
-* Agents are named ``"agent_<seat>"``. Stag Hunt's seats not spawned in an episode are not
-  among its ``agents``; a removed hunter stays an agent whose only allowed action is NOOP.
-* Observations are dicts with the float32 vector ``"observation"`` and the int8
-  ``"action_mask"`` (1: the action does something); ``state()`` is the world for
-  centralised training; ``render()`` with ``render_mode="rgb_array"`` draws the world as the
-  dashboard does, as an RGB array.
+* ``state()`` is the world for centralised training; ``render()`` draws the world as the
+  dashboard does: an RGB array with ``render_mode="rgb_array"``, a matplotlib window with
+  ``"human"``.
 
 Each game's encoding of observations and actions is its ``Interface`` (``Game.interface``,
 ``dilemmas/models/<game>/env.py``), documented in its rules file under "Learning agents".
@@ -48,23 +53,28 @@ def _refuse(observation):
 class DilemmaEnv(ParallelEnv):
     """A registered game as a PettingZoo ``ParallelEnv`` (module docstring)."""
 
-    metadata = {"name": "dilemmas", "render_modes": ["rgb_array"], "is_parallelizable": True}
+    metadata = {"name": "dilemmas", "render_modes": ["rgb_array", "human"],
+                "is_parallelizable": True}
 
-    def __init__(self, game: str, render_mode: str | None = None, **parameters):
+    def __init__(self, game: str, render_mode: str | None = None, max_cycles: int | None = None,
+                 **parameters):
         if game not in GAMES:
             raise ValueError(f"game={game!r} is not a registered game; allowed: {sorted(GAMES)}")
         self.game = GAMES[game]
         self.interface = self.game.interface
         if self.interface is None:
             raise ValueError(f"game={game!r} has no environment interface (Game.interface)")
-        if render_mode not in (None, "rgb_array"):
-            raise ValueError(f"render_mode={render_mode!r} is invalid: must be None or "
-                             "'rgb_array'")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode={render_mode!r} is invalid: must be None, "
+                             "'rgb_array' or 'human'")
+        if max_cycles is not None and (type(max_cycles) is not int or max_cycles < 1):
+            raise ValueError(f"max_cycles={max_cycles!r} is invalid: must be None or an "
+                             "integer >= 1")
         for key in ("policy", "rng"):
             if key in parameters:
                 raise ValueError(f"{key}= is the environment's own: give actions to step() "
                                  "and the seed to reset()")
-        self.render_mode = render_mode
+        self.render_mode, self.max_cycles = render_mode, max_cycles
         self.parameters = {"population": "policy", **parameters}
         self.model = self._build(seed=0)
         seats = self.model.policy_seats()
@@ -72,12 +82,13 @@ class DilemmaEnv(ParallelEnv):
             raise ValueError(f"population={self.parameters['population']!r} seats no "
                              "'policy' behaviour: the environment would have no agents")
         self.possible_agents = [self.name(agent) for agent in seats]
-        self._observation_space = self.interface.observation_space(self.model)
+        self._observation_space = self.interface.observation_space(self.model)["observation"]
         self._action_space = spaces.Discrete(self.interface.actions(self.model))
         self._state_space = self.interface.state_space(self.model)
         self.metadata = {**self.metadata, "name": f"dilemmas_{game}"}
         self.agents = []
         self._seeds = None  # the seeds of unseeded resets after a seeded one
+        self._window = None  # the figure of render_mode="human"
 
     @staticmethod
     def name(agent) -> str:
@@ -109,20 +120,25 @@ class DilemmaEnv(ParallelEnv):
             seed = int(self._seeds.integers(2 ** 63))
         self.model = self._build(seed)
         self._seats = {self.name(agent): agent for agent in self.model.policy_seats()}
-        self.agents = [self.name(agent) for agent in
-                       self.interface.deciding(self.model, self.model.policy_seats())]
+        self.agents = list(self.possible_agents)
         self._paid = {name: self._seats[name].reward for name in self.agents}
+        self.cycles = 0
         self.phase = self.model.advance()
         self._round = self._model_columns()
-        observations = self._observations()
-        return observations, {name: self._info() for name in self.agents}
+        observations, infos = self._observed()
+        return observations, infos
 
-    def _observations(self):
+    def _observed(self) -> tuple[dict, dict]:
+        """Each agent's observation vector and info (its action mask, the next phase and the
+        model columns)."""
         seats = [self._seats[name] for name in self.agents]
-        return dict(zip(self.agents, self.interface.observe_all(self.model, seats, self.phase)))
-
-    def _info(self):
-        return {"phase": self.phase, "round": self._round}
+        seen = self.interface.observe_all(self.model, seats, self.phase)
+        observations, infos = {}, {}
+        for name, observation in zip(self.agents, seen):
+            observations[name] = observation["observation"]
+            infos[name] = {"action_mask": observation["action_mask"], "phase": self.phase,
+                           "round": self._round}
+        return observations, infos
 
     def step(self, actions):
         if not hasattr(self, "_seats"):
@@ -141,6 +157,7 @@ class DilemmaEnv(ParallelEnv):
             decisions[agent] = decode(self.model, agent, self.phase, action)
         self.model.supply(decisions)
         self.phase = self.model.advance()
+        self.cycles += 1
         self._round = self._model_columns()
         rewards = {}
         for name in self.agents:
@@ -149,11 +166,11 @@ class DilemmaEnv(ParallelEnv):
             self._paid[name] = reward
         ended = self.phase is None
         by_rules = ended and self.interface.ended_by_rules(self.model)
+        cut = not ended and self.max_cycles is not None and self.cycles >= self.max_cycles
         terminations = dict.fromkeys(self.agents, by_rules)
-        truncations = dict.fromkeys(self.agents, ended and not by_rules)
-        observations = self._observations()
-        infos = {name: self._info() for name in self.agents}
-        if ended:
+        truncations = dict.fromkeys(self.agents, (ended and not by_rules) or cut)
+        observations, infos = self._observed()
+        if ended or cut:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
 
@@ -168,8 +185,30 @@ class DilemmaEnv(ParallelEnv):
         return self.interface.state(self.model, self.phase)
 
     def render(self):
+        """The world as the dashboard draws it: an RGB array (``"rgb_array"``), or shown in
+        a matplotlib window (``"human"``, returning None); None without a render mode."""
         if self.render_mode is None:
             return None
+        image = self._image()
+        if self.render_mode == "rgb_array":
+            return image
+        import matplotlib
+        from matplotlib import pyplot
+
+        if self._window is None:
+            self._window = pyplot.figure(num=self.metadata["name"],
+                                         figsize=(image.shape[1] / 100, image.shape[0] / 100))
+            axes = self._window.add_axes((0, 0, 1, 1))
+            axes.set_axis_off()
+            self._shown = axes.imshow(image)
+        self._shown.set_data(image)
+        self._window.canvas.draw_idle()
+        if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo",
+                                                    "template"):
+            pyplot.pause(0.001)  # an interactive backend: show the window and let it draw
+        return None
+
+    def _image(self) -> np.ndarray:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -184,5 +223,8 @@ class DilemmaEnv(ParallelEnv):
         return np.asarray(canvas.buffer_rgba())[..., :3].copy()
 
     def close(self):
-        pass
+        if self._window is not None:
+            from matplotlib import pyplot
 
+            pyplot.close(self._window)
+            self._window = None

@@ -9,24 +9,24 @@ environments are the agents of every episode, the layout SuperSuit's
 agents`` rows, row ``e * agents + j`` the agent ``env.agents[j]`` of episode ``e``, so that a
 single-agent learner (Stable-Baselines3, CleanRL) trains one policy shared by all agents.
 
-* ``reset(seed=None)`` -> ``(observations, infos)``; ``observations`` is the batched
-  ``single_observation_space``: ``{"observation": float32 (num_envs, L), "action_mask":
-  int8 (num_envs, A)}``, what ``parallel_env`` gives each agent (docs/rules/<game>.md,
-  "Learning agents").
+* ``reset(seed=None)`` -> ``(observations, infos)``; ``observations`` float32 ``(num_envs,
+  L)``, and ``infos["action_mask"]`` int8 ``(num_envs, A)``: what ``parallel_env`` gives each
+  agent (docs/rules/<game>.md, "Learning agents").
 * ``step(actions)``, ``actions`` integers ``(num_envs,)`` in ``0 .. A - 1`` (out of range: a
   ValueError naming the row) -> ``(observations, rewards, terminations, truncations,
   infos)``, each ``(num_envs,)`` after the observations: each agent's reward since its last
   step, terminated where the rules ended its episode, truncated where ``max_steps`` did. An
   action the mask forbids is played as it is everywhere else (docs/rules/README.md,
   "Learning agents").
-* ``infos["phase"]``: the decision that comes next (every episode is at the same one: a round
+* ``infos["action_mask"]``: the masks of the observations returned; ``infos["phase"]``: the
+  decision that comes next (every episode is at the same one: a round
   with two decisions, Bucket Brigade's, takes two steps, and an episode ends only after a
   round's last).
 
 Automatic reset, per episode (Gymnasium's ``AutoresetMode.SAME_STEP``): on the step where an
 episode ends, its rows report the ended episode's rewards and flags, and already hold the
 observations of a fresh episode; the observations it closed with are in
-``infos["final_obs"]`` (the same dict of arrays, rows that did not end left as they were) where
+``infos["final_obs"]`` (``(num_envs, L)``, rows that did not end as they were) where
 ``infos["_final_obs"]`` is True. No row sits idle.
 
 Randomness: one JAX key, from ``seed`` (``reset(seed=...)`` replaces it; an unseeded first
@@ -35,7 +35,6 @@ a given backend.
 """
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -64,15 +63,12 @@ class VectorDilemmaEnv(VectorEnv):
         self.agents = self.possible_agents = list(functional.agents)
         self.num_agents = functional.num_agents
         self.num_envs = episodes * self.num_agents
-        count = functional.action_space(self.agents[0]).n
-        self.single_observation_space = spaces.Dict({
-            "observation": functional.observation_space(self.agents[0]),
-            "action_mask": spaces.Box(0, 1, shape=(count,), dtype=np.int8)})
-        self.single_action_space = spaces.Discrete(count)
+        self.single_observation_space = functional.observation_space(self.agents[0])
+        self.single_action_space = functional.action_space(self.agents[0])
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.render_mode = None
-        self._length = self.single_observation_space["observation"].shape[0]
+        self._length = self.single_observation_space.shape[0]
         self._key = None if seed is None else jax.random.key(seed)
         self._start = jax.jit(self._started)
         self._decisions = [jax.jit(self._decided(index))
@@ -135,7 +131,7 @@ class VectorDilemmaEnv(VectorEnv):
                                        if seed is None else seed)
         self._key, vectors, self.state = self._start(self._key)
         self.phase = 0
-        return self._observations(vectors, self.state.mask), self._infos()
+        return self._observations(vectors), self._infos()
 
     def step(self, actions):
         if self.state is None:
@@ -149,19 +145,17 @@ class VectorDilemmaEnv(VectorEnv):
         truncated = np.repeat(ended & ~by_rules, self.num_agents)
         infos = self._infos()
         if ended.any():
-            infos["final_obs"] = {
-                "observation": np.asarray(final).reshape(self.num_envs, -1),
-                "action_mask": np.ones((self.num_envs, self.single_action_space.n), np.int8)}
+            infos["final_obs"] = self._observations(final)
             infos["_final_obs"] = terminated | truncated
-        return (self._observations(vectors, self.state.mask),
-                np.asarray(rewards, dtype=np.float64).reshape(-1), terminated, truncated, infos)
+        return (self._observations(vectors), np.asarray(rewards, dtype=np.float64).reshape(-1),
+                terminated, truncated, infos)
 
-    def _observations(self, vectors, masks) -> dict:
-        return {"observation": np.asarray(vectors).reshape(self.num_envs, -1),
-                "action_mask": np.asarray(masks).reshape(self.num_envs, -1)}
+    def _observations(self, vectors) -> np.ndarray:
+        return np.asarray(vectors).reshape(self.num_envs, -1)
 
     def _infos(self) -> dict:
-        return {"phase": self.functional.decisions[self.phase]}
+        return {"action_mask": np.asarray(self.state.mask).reshape(self.num_envs, -1),
+                "phase": self.functional.decisions[self.phase]}
 
     def _checked(self, actions) -> np.ndarray:
         """The actions as int32 ``(num_envs,)``; a ValueError names the first row whose

@@ -346,10 +346,8 @@ class PhasedModel(mesa.Model):
         while self._cursor < len(bound):
             name, run, deciding = bound[self._cursor]
             if deciding:
-                interface = self.game.interface
-                if stop and not self._supplied \
-                        and interface.deciding(self, self.policy_seats()):
-                    return name
+                if stop and not self._supplied and self.policy_seats():
+                    return name  # an environment decides for every policy seat, playing or not
                 if not self._supplied:
                     self._decide(name)
                 self._supplied = False
