@@ -43,7 +43,7 @@ def test_every_observation_is_the_interfaces_of_the_episodes_state(game, paramet
     single = parallel_env(game, **parameters)
     assert env.agents == single.possible_agents
     for name in env.agents:
-        assert env.observation_space(name) == single.observation_space(name)["observation"]
+        assert env.observation_space(name) == single.observation_space(name)
         assert env.action_space(name) == single.action_space(name)
     assert env.state_space == single.state_space
     pieces, rng = Pieces(env), np.random.default_rng(0)
