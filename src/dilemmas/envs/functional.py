@@ -131,8 +131,7 @@ class FunctionalEnv:
         self.num_agents = len(self.agents)
         self.decisions = self.template.decisions
         self.observation_spaces = dict.fromkeys(self.agents,
-                                                self.interface.observation_space(model)[
-                                                    "observation"])
+                                                self.interface.observation_space(model))
         self.action_spaces = dict.fromkeys(self.agents,
                                            spaces.Discrete(self.interface.actions(model)))
         self.state_space = self.interface.state_space(model)

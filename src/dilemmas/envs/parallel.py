@@ -82,7 +82,7 @@ class DilemmaEnv(ParallelEnv):
             raise ValueError(f"population={self.parameters['population']!r} seats no "
                              "'policy' behaviour: the environment would have no agents")
         self.possible_agents = [self.name(agent) for agent in seats]
-        self._observation_space = self.interface.observation_space(self.model)["observation"]
+        self._observation_space = self.interface.observation_space(self.model)
         self._action_space = spaces.Discrete(self.interface.actions(self.model))
         self._state_space = self.interface.state_space(self.model)
         self.metadata = {**self.metadata, "name": f"dilemmas_{game}"}

@@ -51,12 +51,10 @@ class Interface:
         mask.flags.writeable = False
         return mask
 
-    def observation_space(self, model) -> spaces.Dict:
+    def observation_space(self, model) -> spaces.Box:
+        """The space of the observation vectors (each mask beside it: 0 or 1 per action)."""
         low, high = self.bounds(model)
-        shape = (self.observation_length(model),)
-        return spaces.Dict({
-            "observation": spaces.Box(low, high, shape=shape, dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, shape=(self.actions(model),), dtype=np.int8)})
+        return spaces.Box(low, high, shape=(self.observation_length(model),), dtype=np.float32)
 
     def state_space(self, model) -> spaces.Box:
         return spaces.Box(0.0, 1.0, shape=self.state(model, None).shape, dtype=np.float32)
