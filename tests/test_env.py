@@ -4,6 +4,8 @@ files (dilemmas/models/policies.py); docs/rules/<game>.md, "Learning agents".
 
 """
 
+import importlib
+import itertools
 import math
 import types
 
@@ -25,6 +27,8 @@ from env_support import (CONFIGS, GAMES, CollectingWarnings, FixedSeedEnv, asser
                          own_episode, random_actions, same, scripted_actions, seat, seen)
 from dilemmas.envs.parallel import DilemmaEnv
 from dilemmas.models.policies import LinearPolicy, PolicyError, load_policy, save_policy
+
+performance_benchmark_module = importlib.import_module("pettingzoo.test.performance_benchmark")
 
 CONFIG_IDS = [config_id for config_id, _, _ in CONFIGS]
 BY_GAME = {game: [(i, p) for i, g, p in CONFIGS if g == game] for game in GAMES}
@@ -99,12 +103,15 @@ FOUR = ["bucket_brigade", "firefighting_graph", "state_punishment", "stag_hunt"]
 
 
 @pytest.mark.parametrize("game", FOUR)
-def test_pettingzoo_render_max_cycles_and_performance_tests(game, capsys):
+def test_pettingzoo_render_max_cycles_and_performance_tests(game, capsys, monkeypatch):
     render_test(lambda render_mode=None: dilemmas.aec_env(game, render_mode=render_mode,
                                                           max_steps=3))
     max_cycles_test(types.SimpleNamespace(
         parallel_env=lambda max_cycles: dilemmas.parallel_env(game, max_cycles=max_cycles),
         env=lambda max_cycles: dilemmas.aec_env(game, max_cycles=max_cycles)))
+    # its 5 seconds of play, on a clock that runs a second a look (it plays 6 cycles)
+    seconds = itertools.count(0.0)
+    monkeypatch.setattr(performance_benchmark_module.time, "time", lambda: next(seconds))
     performance_benchmark(dilemmas.aec_env(game))
     assert "turns per second" in capsys.readouterr().out
 

@@ -13,6 +13,8 @@ from dilemmas import GAMES, parallel_env, vector_env
 from dilemmas.models.bucket_brigade.arrays import rules_end
 
 EPISODES = 5
+#: The configurations checked here; tests/test_functional_env.py checks the others.
+VECTOR = (0, 3, 4, 8, 10)
 
 
 def rows(env, values):
@@ -20,8 +22,8 @@ def rows(env, values):
     return np.asarray(values).reshape(env.episodes, env.num_agents, *np.shape(values)[1:])
 
 
-@pytest.mark.parametrize("game, parameters", [CONFIGS[i] for i in (0, 3, 4, 8, 10)],
-                         ids=[IDS[i] for i in (0, 3, 4, 8, 10)])
+@pytest.mark.parametrize("game, parameters", [CONFIGS[i] for i in VECTOR],
+                         ids=[IDS[i] for i in VECTOR])
 def test_every_row_is_observed_as_the_interface_observes_its_episodes_state(game, parameters):
     env = vector_env(game, EPISODES, seed=5, **parameters)
     assert isinstance(env, VectorEnv) and env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
@@ -172,7 +174,7 @@ def test_only_the_policy_seats_of_a_mixed_population_are_agents(game, population
 def test_a_stag_hunt_seat_not_spawned_in_a_row_sits_the_episode_out():
     """docs/rules/stag_hunt.md, "Learning agents": in an episode that did not spawn a seat,
     that agent observes zeros, may only NOOP and is paid nothing."""
-    env = vector_env("stag_hunt", 16, seed=1, max_steps=6)
+    env = vector_env("stag_hunt", 1024, seed=1, max_steps=15)  # test_env_parity's programs
     observations, infos = env.reset()
     playing = np.asarray(env.state.arrays["playing"])[:, 0]
     assert (playing.sum(axis=1) == 2).all() and not playing.all(axis=0).any()
