@@ -6,7 +6,7 @@ the DataCollector's model columns at its end. The engine draws its own numbers, 
 episodes agree in distribution, not draw for draw.
 
 Each statistic is compared by a z test on the two means (standard errors from the samples'
-own spread): with about 60 comparisons in all, |z| < 4.5 fails a correct implementation with
+own spread): with about 45 comparisons in all, |z| < 4.5 fails a correct implementation with
 probability below 1 in 2,000 (Bonferroni over a normal tail of 6.8e-6 each)."""
 
 import jax
@@ -26,6 +26,10 @@ CASES = [
                                            "punishments"]),
 ]
 ARRAY_EPISODES = 1024
+#: The vector environment composes the same functions differently (a reset only on a step
+#: where an episode ended, one program per decision): checked on the two games whose
+#: programs compile quickly, where episodes end at different rounds.
+VECTOR_TOO = ("bucket_brigade", "firefighting_graph")
 
 
 def model_episodes(game, parameters, count, columns):
@@ -132,10 +136,11 @@ def test_the_array_environments_play_the_models_game(game, parameters, count, co
     steps = 2 * len(env.decisions) * int(lengths.max() + 10)
     functional = array_episodes(functional_stepper(env, ARRAY_EPISODES), env, ARRAY_EPISODES,
                                 columns, steps)
-    vector, step_of = vector_stepper(game, parameters, ARRAY_EPISODES)
-    vectorised = array_episodes(step_of, env, ARRAY_EPISODES, [], steps)
-    for label, (their_returns, their_lengths, their_ends) in (("functional", functional),
-                                                              ("vector", vectorised)):
+    played = [("functional", functional)]
+    if game in VECTOR_TOO:
+        vector, step_of = vector_stepper(game, parameters, ARRAY_EPISODES)
+        played.append(("vector", array_episodes(step_of, env, ARRAY_EPISODES, [], steps)))
+    for label, (their_returns, their_lengths, their_ends) in played:
         for j, agent in enumerate(env.agents):
             compare(f"{label} {agent} return", returns[:, j], their_returns[:, j])
         compare(f"{label} rounds", lengths, their_lengths)

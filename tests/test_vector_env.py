@@ -174,7 +174,7 @@ def test_only_the_policy_seats_of_a_mixed_population_are_agents(game, population
 def test_a_stag_hunt_seat_not_spawned_in_a_row_sits_the_episode_out():
     """docs/rules/stag_hunt.md, "Learning agents": in an episode that did not spawn a seat,
     that agent observes zeros, may only NOOP and is paid nothing."""
-    env = vector_env("stag_hunt", 1024, seed=1, max_steps=15)  # test_env_parity's programs
+    env = vector_env("stag_hunt", 16, seed=1, max_steps=6)
     observations, infos = env.reset()
     playing = np.asarray(env.state.arrays["playing"])[:, 0]
     assert (playing.sum(axis=1) == 2).all() and not playing.all(axis=0).any()
