@@ -6,9 +6,17 @@ from dilemmas.cli.arguments import interval_text
 
 
 def train(args):
-    from dilemmas.analysis.learning.training import Training, train
+    from dilemmas.analysis.learning import deep
+    from dilemmas.analysis.learning.training import read_training, train
 
-    training = Training.from_file(args.training)
+    training = read_training(args.training)
+    if isinstance(training, deep.DeepTraining):  # one process: every seed in one program
+        report = deep.train(training, args.out, progress=not args.no_progress)
+        print(f"{training.name}: {training.algorithm}, {report.seeds} seeds x "
+              f"{training.updates} updates, {report.episodes_before} done before, "
+              f"{report.episodes_played} now; policies in {report.folder}/seed-*/policy.npz, "
+              f"curve in {report.folder}/learning_curve.png")
+        return
     report = train(training, args.out, backend=args.backend, workers=args.workers,
                    scheduler=args.scheduler, progress=not args.no_progress)
     print(f"{training.name}: {report.seeds} seeds x {training.episodes} episodes, "
@@ -23,9 +31,9 @@ def evaluate(args):
         evaluation_study,
         returns,
     )
-    from dilemmas.analysis.learning.training import Training
+    from dilemmas.analysis.learning.training import read_training
 
-    training = Training.from_file(args.training)
+    training = read_training(args.training)
     study = evaluation_study(training, args.trained)
     report = run_study(study, args.out, backend=args.backend, workers=args.workers,
                        scheduler=args.scheduler, progress=not args.no_progress)

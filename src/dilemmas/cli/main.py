@@ -126,8 +126,10 @@ def _parser():
     train = commands.add_parser(
         "train", help="train learning agents from a TOML file",
         description="Train the learners of a training file: "
-        "each training seed in parallel, checkpointed, so an interrupted training resumes; "
-        "writes learning curves (Parquet) and a learning-curve figure.")
+        "each training seed in parallel (tabular and linear learners on --backend; deep "
+        "learners, algorithm = ippo or mappo, every seed in one compiled JAX program), "
+        "checkpointed, so an interrupted training resumes; writes learning curves (Parquet) "
+        "and a learning-curve figure.")
     train.add_argument("training", type=example("training"),
                        help="the training file (TOML), or a game's name for its example "
                        "training file (shipped with the package)")

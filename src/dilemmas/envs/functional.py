@@ -343,17 +343,16 @@ class FunctionalEnv:
         vectors, after = self.observed(seen, after, 0)
         return Decided(vectors, after, rewards, ended, by_rules, final, columns)
 
+    def state_at(self, index: int, state: EnvState):
+        """The centralised state (float32) of an episode awaiting the decision ``index``."""
+        engine = self._bind(None, state.arrays, state.memory, state.t)
+        return self.interface.batch_state(engine, self.decisions[index], dict(state.kept))[0]
+
     def _world(self, state: EnvState):
         import jax
 
-        def of(index):
-            def world(state):
-                engine = self._bind(None, state.arrays, state.memory, state.t)
-                return self.interface.batch_state(engine, self.decisions[index],
-                                                  dict(state.kept))[0]
-            return world
-
-        branches = [of(index) for index in range(len(self.decisions))]
+        branches = [functools.partial(self.state_at, index)
+                    for index in range(len(self.decisions))]
         if len(branches) == 1:
             return branches[0](state)
         return jax.lax.switch(state.phase, branches, state)

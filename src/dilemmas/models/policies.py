@@ -14,6 +14,16 @@ A policy file is NumPy's ``.npz`` with the arrays ``format`` (``"dilemmas/policy
   ``values`` (one row of action values per key): the action is the allowed one with the
   highest value in the row of the seat's features (all zeros for a key not in the table).
 
+* ``"network"``: a deep learner's actor (``dilemmas.analysis.learning.ppo``): ``activation``
+  (``"tanh"`` or ``"relu"``), dense layers ``layer<i>_weight`` (out x in) and
+  ``layer<i>_bias``, each followed by the activation; for a recurrent actor a GRU cell
+  ``gru_weight_ih`` (3 hidden x in), ``gru_weight_hh`` (3 hidden x hidden), ``gru_bias`` (3
+  hidden) and ``gru_bias_n`` (hidden), in equinox's ``GRUCell`` equations; then the head
+  ``head_weight`` (actions x in) and ``head_bias``: the action is the allowed one with the
+  highest head output (its greedy action). A recurrent actor keeps each seat's memory from
+  decision to decision, starting from zeros at the seat's first decision of an episode; it
+  plays inside a model (``decide``), where each seat is told apart.
+
 Ties go to the lowest action. A learner's file (``dilemmas.models.learners``) is a policy file with
 its settings added, so a trained learner plays as a policy. ``save_policy`` writes one
 atomically. A tabular policy reads features the game computes from the model, so it plays
@@ -21,6 +31,7 @@ inside a model (``decide(model, agent, observation)``), not as a bare callable.
 """
 
 import io
+import weakref
 import zipfile
 from pathlib import Path
 
@@ -128,16 +139,122 @@ class TabularPolicy:
                 f"features ({', '.join(interface.feature_names(model))})")
 
 
+class NetworkPolicy:
+    """A deep learner's greedy actor, in numpy (float32, as it was trained); ``arrays`` the
+    file's fields (module docstring)."""
+
+    kind = "network"
+
+    def __init__(self, arrays: dict, game: str = "", path=None):
+        self.game, self.path = game, path
+        self.activation = str(arrays["activation"])
+        if self.activation not in ("tanh", "relu"):
+            raise ValueError(f"activation={self.activation!r} must be 'tanh' or 'relu'")
+        count = sum(1 for key in arrays if key.startswith("layer") and key.endswith("_weight"))
+        self.layers = [(np.asarray(arrays[f"layer{i}_weight"], dtype=np.float32),
+                        np.asarray(arrays[f"layer{i}_bias"], dtype=np.float32))
+                       for i in range(count)]
+        self.cell = tuple(np.asarray(arrays[f"gru_{name}"], dtype=np.float32)
+                          for name in ("weight_ih", "weight_hh", "bias", "bias_n")) \
+            if "gru_weight_ih" in arrays else None
+        self.head = (np.asarray(arrays["head_weight"], dtype=np.float32),
+                     np.asarray(arrays["head_bias"], dtype=np.float32))
+        width = self.inputs
+        for weight, bias in self.layers:
+            _check_layer(weight, bias, width)
+            width = weight.shape[0]
+        if self.cell is not None:
+            weight_ih, weight_hh, bias, bias_n = self.cell
+            hidden = bias_n.shape[0] if bias_n.ndim == 1 else -1
+            if weight_ih.shape != (3 * hidden, width) or weight_hh.shape != (3 * hidden, hidden) \
+                    or bias.shape != (3 * hidden,):
+                raise ValueError(f"a GRU cell of shapes {weight_ih.shape}, {weight_hh.shape}, "
+                                 f"{bias.shape}, {bias_n.shape} does not follow a layer of "
+                                 f"{width} units")
+            width = hidden
+        _check_layer(*self.head, width)
+        self.memories = weakref.WeakKeyDictionary()
+
+    @property
+    def inputs(self) -> int:
+        return (self.layers[0][0] if self.layers else
+                self.cell[0] if self.cell is not None else self.head[0]).shape[1]
+
+    def forward(self, x, hidden=None):
+        """``(head outputs, memory)`` for one observation vector."""
+        x = np.asarray(x, dtype=np.float32)
+        for weight, bias in self.layers:
+            x = weight @ x + bias
+            x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0)
+        if self.cell is not None:
+            weight_ih, weight_hh, bias, bias_n = self.cell
+            if hidden is None:
+                hidden = np.zeros(weight_hh.shape[1], dtype=np.float32)
+            i_reset, i_input, i_new = np.split(weight_ih @ x + bias, 3)
+            h_reset, h_input, h_new = np.split(weight_hh @ hidden, 3)
+            reset = _sigmoid(i_reset + h_reset)
+            update = _sigmoid(i_input + h_input)
+            new = np.tanh(i_new + reset * (h_new + bias_n))
+            hidden = new + update * (hidden - new)
+            x = hidden
+        weight, bias = self.head
+        return weight @ x + bias, hidden
+
+    def __call__(self, observation) -> int:
+        if self.cell is not None:
+            raise TypeError("a recurrent network keeps each seat's memory: it plays inside a "
+                            "model (the 'policy' behaviour), or call decide(model, agent, "
+                            "observation)")
+        return best(self.forward(observation["observation"])[0], observation["action_mask"])
+
+    def decide(self, model, agent, observation) -> int:
+        outputs, self.memories[agent] = self.forward(observation["observation"],
+                                                     self.memories.get(agent))
+        return best(outputs, observation["action_mask"])
+
+    def arrays(self) -> dict:
+        arrays = {"activation": np.array(self.activation)}
+        for i, (weight, bias) in enumerate(self.layers):
+            arrays[f"layer{i}_weight"], arrays[f"layer{i}_bias"] = weight, bias
+        if self.cell is not None:
+            for name, value in zip(("weight_ih", "weight_hh", "bias", "bias_n"), self.cell):
+                arrays[f"gru_{name}"] = value
+        arrays["head_weight"], arrays["head_bias"] = self.head
+        return arrays
+
+    def check_fits(self, model) -> None:
+        """A ValueError unless the network reads the model's observations and gives its
+        actions."""
+        interface = model.game.interface
+        shape = (interface.actions(model), interface.observation_length(model))
+        if (self.head[0].shape[0], self.inputs) != shape:
+            where = f"the policy file {str(self.path)!r}" if self.path else "the policy"
+            raise ValueError(
+                f"{where} is a network of {self.head[0].shape[0]} actions x {self.inputs} "
+                f"inputs, but with these parameters the game has {shape[0]} actions and "
+                f"observations of length {shape[1]}")
+
+
+def _check_layer(weight, bias, width):
+    if weight.ndim != 2 or weight.shape[1] != width or bias.shape != (weight.shape[0],):
+        raise ValueError(f"a layer of weights {weight.shape} and bias {bias.shape} does not "
+                         f"follow one of {width} units")
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
 def best(values, mask) -> int:
     """The allowed action (``mask``) of the highest value, ties to the lowest."""
     return int(np.argmax(np.where(np.asarray(mask).astype(bool), values, -np.inf)))
 
 
-KINDS = {"linear": LinearPolicy, "tabular": TabularPolicy}
+KINDS = {"linear": LinearPolicy, "tabular": TabularPolicy, "network": NetworkPolicy}
 
 
 def save_policy(path, policy, **extra) -> Path:
-    """Write ``policy`` (linear or tabular) as a policy file, atomically; ``extra`` arrays
+    """Write ``policy`` (linear, tabular or network) as a policy file, atomically; ``extra`` arrays
     are stored with it (a learner's settings)."""
     buffer = io.BytesIO()
     np.savez(buffer, format=FORMAT, version=VERSION, game=policy.game, kind=policy.kind,
@@ -152,6 +269,8 @@ def load_policy(path):
     try:
         if fields["kind"] == "linear":
             return LinearPolicy(fields["weights"], fields["bias"], fields["game"], path)
+        if fields["kind"] == "network":
+            return NetworkPolicy(fields, fields["game"], path)
         values = fields["values"]
         return TabularPolicy(int(values.shape[-1]), fields["keys"], values, fields["game"],
                              path)
@@ -182,7 +301,9 @@ def read_policy_file(path) -> dict:
     if kind not in KINDS:
         raise PolicyError(f"policy file {str(path)!r}: kind={kind!r} is not known; known: "
                           f"{sorted(KINDS)}")
-    for key in ("weights", "bias") if kind == "linear" else ("keys", "values"):
+    needed = {"linear": ("weights", "bias"), "tabular": ("keys", "values"),
+              "network": ("activation", "head_weight", "head_bias")}[kind]
+    for key in needed:
         if key not in fields:
             raise PolicyError(f"policy file {str(path)!r}: the field {key!r} is missing")
     return fields

@@ -27,24 +27,16 @@ import pandas as pd
 
 from dilemmas.analysis.studies import results
 from dilemmas.analysis.studies.study import Study
-from dilemmas.analysis.learning.training import (Training, TrainingError, checkpoint, episodes_done,
-                                                 folder_of)
+from dilemmas.analysis.learning.training import Training, folder_of
 
 CONFIDENCE = 0.95
 
 
-def policies(training: Training, trained) -> list[str]:
-    """The final learner file of each training seed; a TrainingError if one is unfinished."""
+def policies(training, trained) -> list[str]:
+    """The final policy file of each training seed; a TrainingError if one is unfinished."""
     folder = folder_of(training, trained)
-    files = []
-    for index in range(training.seeds):
-        done = episodes_done(folder, index)
-        if done < training.episodes:
-            raise TrainingError(f"training {training.name!r}: seed {index} has trained "
-                                f"{done} of {training.episodes} episodes in {folder}: run "
-                                "`dilemmas train` first")
-        files.append(_relative(checkpoint(folder, index)))
-    return files
+    return [_relative(training.finished_policy(folder, index))
+            for index in range(training.seeds)]
 
 
 def _relative(path: Path) -> str:

@@ -88,8 +88,48 @@ def _integer(where, key, value, low):
     return value
 
 
+class Seating:
+    """Who plays in a training: its ``population``'s first entry the learning seats, the
+    rest the background (shared by ``Training`` and the deep learners' ``DeepTraining``)."""
+
+    @property
+    def entries(self) -> list[str]:
+        if not isinstance(self.population, str):
+            raise TrainingError(f"training {self.name!r}: population={self.population!r} must "
+                                "be a behaviour mix, its learning seats first")
+        return [entry.strip() for entry in self.population.split(",")]
+
+    @property
+    def background(self) -> str:
+        return ",".join(self.entries[1:])
+
+    def focal_population(self, focal: str, background: str) -> str:
+        """The population with the learning seats played by ``focal``."""
+        count = self.entries[0].partition(":")[2].strip()
+        entry = f"{focal}:{count}" if count else focal
+        return ",".join(part for part in (entry, background) if part)
+
+    def check_evaluate(self, where: str) -> None:
+        """The ``[evaluate]`` table: its seeds, and each background beside the learning
+        seats played by a policy or by ``random``."""
+        _integer(where, "[evaluate] seeds", self.evaluate.get("seeds", 30), 1)
+        backgrounds = self.evaluate.get("backgrounds", [self.background])
+        if not isinstance(backgrounds, list) or not backgrounds \
+                or not all(isinstance(b, str) for b in backgrounds):
+            raise TrainingError(f"{where}: [evaluate] backgrounds={backgrounds!r} must be a "
+                                "non-empty list of behaviour mixes (\"\" for none)")
+        try:
+            for background in backgrounds:
+                for focal in ("policy", "random"):
+                    GAMES[self.game].model(**self.parameters, rng=0, collect_data=False,
+                                           population=self.focal_population(focal, background),
+                                           policy=_first_allowed)
+        except (ValueError, TypeError) as error:
+            raise TrainingError(f"{where}: {error}") from None
+
+
 @dataclass(frozen=True)
-class Training:
+class Training(Seating):
     """A validated training (module docstring); ``Training.from_file`` reads TOML."""
 
     game: str
@@ -131,19 +171,9 @@ class Training:
                     or not 0 <= value <= 1:
                 raise TrainingError(f"{where}: [learner] {key}={value!r} must be a number "
                                     "from 0 to 1")
-        _integer(where, "[evaluate] seeds", self.evaluate.get("seeds", 30), 1)
-        backgrounds = self.evaluate.get("backgrounds", [self.background])
-        if not isinstance(backgrounds, list) or not backgrounds \
-                or not all(isinstance(b, str) for b in backgrounds):
-            raise TrainingError(f"{where}: [evaluate] backgrounds={backgrounds!r} must be a "
-                                "non-empty list of behaviour mixes (\"\" for none)")
+        self.check_evaluate(where)
         try:
             model = self.model(rng=0, collect_data=False)
-            for background in backgrounds:
-                for focal in ("policy", "random"):
-                    GAMES[self.game].model(**self.parameters, rng=0, collect_data=False,
-                                           population=self.focal_population(focal, background),
-                                           policy=_first_allowed)
         except (ValueError, TypeError) as error:
             raise TrainingError(f"{where}: {error}") from None
         if LEARNERS[learning].behaviour != learning or not model.learning_seats():
@@ -161,13 +191,6 @@ class Training:
 
     # --- Who plays -------------------------------------------------------------------
     @property
-    def entries(self) -> list[str]:
-        if not isinstance(self.population, str):
-            raise TrainingError(f"training {self.name!r}: population={self.population!r} must "
-                                "be a behaviour mix, its learning seats first")
-        return [entry.strip() for entry in self.population.split(",")]
-
-    @property
     def learning_behaviour(self) -> str:
         first = self.entries[0].partition(":")[0].strip()
         others = {entry.partition(":")[0].strip() for entry in self.entries[1:]}
@@ -181,16 +204,6 @@ class Training:
     def learning_seats(self) -> int:
         model = self.model(rng=0, collect_data=False)
         return len(model.learning_seats())
-
-    @property
-    def background(self) -> str:
-        return ",".join(self.entries[1:])
-
-    def focal_population(self, focal: str, background: str) -> str:
-        """The population with the learning seats played by ``focal``."""
-        count = self.entries[0].partition(":")[2].strip()
-        entry = f"{focal}:{count}" if count else focal
-        return ",".join(part for part in (entry, background) if part)
 
     def model(self, **kwargs):
         return GAMES[self.game].model(**self.parameters, population=self.population, **kwargs)
@@ -211,11 +224,34 @@ class Training:
         digest = hashlib.sha256(f"{self.seed}|training|{index}|{episode}".encode()).digest()
         return digest[:8].hex(), int.from_bytes(digest[8:16], "big") >> 1
 
+    def finished_policy(self, folder: Path, index: int) -> Path:
+        """Training seed ``index``'s final learner file; a TrainingError if unfinished."""
+        done = episodes_done(folder, index)
+        if done < self.episodes:
+            raise TrainingError(f"training {self.name!r}: seed {index} has trained "
+                                f"{done} of {self.episodes} episodes in {folder}: run "
+                                "`dilemmas train` first")
+        return checkpoint(folder, index)
+
     def definition(self) -> dict:
         return {"game": self.game, "population": self.population, "episodes": self.episodes,
                 "seeds": self.seeds, "seed": self.seed,
                 "checkpoint_every": self.checkpoint_every, "parameters": self.parameters,
                 "learner": self.learner}
+
+
+def read_training(path):
+    """A training file's ``Training`` (tabular and linear learners) or ``DeepTraining``
+    (``algorithm = "ippo"`` or ``"mappo"``)."""
+    import tomllib
+
+    from dilemmas.analysis.learning.deep import DeepTraining
+
+    try:
+        algorithm = tomllib.loads(Path(path).read_text()).get("algorithm")
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        algorithm = None  # Training.from_file names the problem
+    return (DeepTraining if algorithm is not None else Training).from_file(path)
 
 
 def _first_allowed(observation):
@@ -289,7 +325,8 @@ def _train(training, folder, backend, workers, scheduler, progress) -> TrainingR
     return report
 
 
-def _prepare(training: Training, folder: Path) -> None:
+def write_definition(training, folder: Path) -> None:
+    """Write ``training.json``, or check that the folder's is this training's."""
     definition = folder / "training.json"
     if definition.exists():
         try:
@@ -301,6 +338,10 @@ def _prepare(training: Training, folder: Path) -> None:
                                 f"training (see {definition}); choose another name or folder")
     else:
         write_atomic(definition, (json.dumps(training.definition(), indent=2) + "\n").encode())
+
+
+def _prepare(training: Training, folder: Path) -> None:
+    write_definition(training, folder)
     for index in range(training.seeds):
         seed_folder = folder / f"seed-{index}"
         seed_folder.mkdir(exist_ok=True)
@@ -390,9 +431,15 @@ def learning_curve_figure(folder, window: int | None = None):
     from dilemmas.analysis.figures.paper import CONFIDENCE, STYLE, PaperFigure, save
     from dilemmas.analysis.studies.results import aggregate
 
+    from dilemmas.analysis.learning import deep
+
     folder = Path(folder)
-    returns = episode_returns(folder)
-    episodes = int(returns["episode"].max()) + 1
+    x, x_label = ("update", "training update") if deep.is_deep(folder) \
+        else ("episode", "training episode")
+    returns = deep.curves(folder) if x == "update" else episode_returns(folder)
+    if "background_return" not in returns:
+        returns = returns.assign(background_return=np.nan)
+    episodes = int(returns[x].max()) + 1
     window = window or max(1, episodes // 20)
     seeds = returns["replicate"].nunique()
     figure = PaperFigure()
@@ -404,14 +451,14 @@ def learning_curve_figure(folder, window: int | None = None):
                 continue
             smooth = returns.assign(**{column: returns.groupby("replicate")[column].transform(
                 lambda values: values.rolling(window, min_periods=1).mean())})
-            stats = aggregate(smooth, "episode", column, CONFIDENCE).sort_values("episode")
-            axis.plot(stats["episode"], stats[column], color=colour, label=label)
-            axis.fill_between(stats["episode"], stats[f"{column}_low"],
+            stats = aggregate(smooth, x, column, CONFIDENCE).sort_values(x)
+            axis.plot(stats[x], stats[column], color=colour, label=label)
+            axis.fill_between(stats[x], stats[f"{column}_low"],
                               stats[f"{column}_high"], color=colour, alpha=0.25, linewidth=0)
-        axis.set_xlabel("training episode")
+        axis.set_xlabel(x_label)
         axis.set_ylabel("return per seat in the episode")
         axis.legend(frameon=False)
-        figure.suptitle(f"{folder.name}: moving average over {window} episodes; mean of "
+        figure.suptitle(f"{folder.name}: moving average over {window} {x}s; mean of "
                         f"{seeds} training seed{'s' * (seeds > 1)}"
                         + (f" ({CONFIDENCE:.0%} band)" if seeds > 1 else ""))
     return save(figure, folder, "learning_curve")[-1]

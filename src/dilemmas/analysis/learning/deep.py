@@ -1,0 +1,337 @@
+"""Training deep learners: ``dilemmas train TRAIN.toml`` with ``algorithm = "ippo"`` or
+``"mappo"`` (docs/learning.md, "Deep learners").
+
+A deep training file is TOML::
+
+    name = "firefighting_graph_ippo"  # optional: the file's stem
+    game = "firefighting_graph"
+    algorithm = "ippo"                # or "mappo" (dilemmas.analysis.learning.ppo)
+    population = "policy:2"           # the learning seats (policy), then background behaviours
+    updates = 300                     # PPO updates per training seed
+    seeds = 5                         # training seeds, trained together (vmapped)
+    seed = 2026                       # default 0
+    checkpoint_every = 50             # updates between checkpoints, default 50
+
+    [parameters]                      # the game's other parameters
+    n_agents = 2
+
+    [network]                         # every key optional (defaults: ppo.Settings)
+    kind = "gru"                      # "mlp" or "gru"
+    hidden = 64
+    layers = 2
+    activation = "tanh"
+
+    [ppo]                             # every key optional (defaults: ppo.Settings)
+    envs = 64                         # parallel episodes per seed
+    steps = 128                       # decisions per episode per update
+    epochs = 4
+    minibatches = 4
+    learning_rate = 2.5e-4
+    anneal = true
+    discount = 0.99
+    gae_lambda = 0.95
+    clip = 0.2
+    entropy = 0.01
+    value = 0.5
+    max_grad_norm = 0.5
+    reward = "individual"             # "shared" or "prosocial"
+    prosociality = 0.0                # the weight on the others' rewards, for "prosocial"
+
+    [evaluate]                        # as for the tabular learners
+    seeds = 30
+    backgrounds = [""]
+
+The population's first entry seats ``policy``: those seats are the environment's agents,
+played by the network being trained; the other entries are scripted behaviours that can play
+on the batch engine. Training seed ``i`` starts from the JAX key ``fold_in(PRNGKey(seed), i)``;
+every seed trains in one compiled program.
+
+``train(training, out)`` writes into ``<out>/<name>/``:
+
+* ``training.json`` -- the training's definition; a different one in the folder is an error.
+* ``checkpoint.npz`` -- every seed's networks, optimiser, episodes in progress, memories and
+  key after ``updates`` updates (``updates``, ``leaf<k>``): the training resumes from it.
+* ``seed-<i>/policy.npz`` -- the seed's actor as a policy file (kind ``"network"``,
+  ``dilemmas.models.policies``) with ``updates``: ``policy=`` plays it in any model.
+* ``curve-<first update>.parquet`` -- one row per seed and update: ``replicate`` (the
+  seed), ``update`` (updates done), ``agent_steps`` (the learning seats' decisions so far),
+  ``episodes`` (episodes that ended in the update), ``learner_return`` (their mean return
+  per learning seat, the seats' own rewards), ``end_<column>`` (the mean of each model
+  column at those episodes' ends) and the update's mean losses (``ppo.LOSSES``).
+* ``learning_curve.pdf`` / ``.png`` -- the returns per update over the seeds with a 95% band.
+
+Every ``checkpoint_every`` updates the curve rows are written, then the checkpoint, then the
+policy files, each atomically; a training killed at any moment resumes from the last
+checkpoint (curve files beyond it are removed) and gives the same curve as one never
+stopped.
+"""
+
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from dilemmas import GAMES
+from dilemmas.analysis.learning.ppo import ALGORITHMS, Settings, Trainer, network_arrays
+from dilemmas.analysis.learning.training import (Seating, TrainingError, TrainingReport,
+                                                 _integer, folder_of, learning_curve_figure,
+                                                 write_definition)
+from dilemmas.analysis.studies import manifest
+from dilemmas.analysis.studies.run_files import parquet_bytes
+from dilemmas.analysis.studies.runner import Progress
+from dilemmas.analysis.studies.study import check_name, read_toml
+from dilemmas.models.files import write_atomic
+from dilemmas.models.policies import NetworkPolicy, save_policy
+
+KEYS = ("name", "game", "algorithm", "population", "updates", "seeds", "seed",
+        "checkpoint_every", "parameters", "network", "ppo", "evaluate")
+NETWORK_KEYS = ("kind", "hidden", "layers", "activation")
+PPO_KEYS = ("envs", "steps", "epochs", "minibatches", "learning_rate", "anneal", "discount",
+            "gae_lambda", "clip", "entropy", "value", "max_grad_norm", "reward", "prosociality")
+EVALUATE_KEYS = ("seeds", "backgrounds")
+OWN = ("population", "policy", "learner", "rng", "collect_data")
+
+
+@dataclass(frozen=True)
+class DeepTraining(Seating):
+    """A validated deep training (module docstring); ``DeepTraining.from_file`` reads TOML."""
+
+    game: str
+    population: str
+    updates: int
+    name: str
+    algorithm: str = "ippo"
+    seeds: int = 1
+    seed: int = 0
+    checkpoint_every: int = 50
+    parameters: dict = field(default_factory=dict)
+    network: dict = field(default_factory=dict)
+    ppo: dict = field(default_factory=dict)
+    evaluate: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        where = f"training {self.name!r}"
+        check_name(where, self.name, TrainingError)
+        if self.game not in GAMES:
+            raise TrainingError(f"{where}: game={self.game!r} is not a game; allowed: "
+                                f"{sorted(GAMES)}")
+        if self.algorithm not in ALGORITHMS:
+            raise TrainingError(f"{where}: algorithm={self.algorithm!r} is not a deep learner; "
+                                f"allowed: {list(ALGORITHMS)}")
+        for key, low in (("updates", 1), ("seeds", 1), ("seed", 0), ("checkpoint_every", 1)):
+            _integer(where, key, getattr(self, key), low)
+        for table, keys in (("parameters", None), ("network", NETWORK_KEYS), ("ppo", PPO_KEYS),
+                            ("evaluate", EVALUATE_KEYS)):
+            value = getattr(self, table)
+            if not isinstance(value, dict):
+                raise TrainingError(f"{where}: [{table}] must be a table")
+            allowed = keys or [k for k in GAMES[self.game].parameters.names if k not in OWN]
+            unknown = sorted(set(value) - set(allowed))
+            if unknown:
+                raise TrainingError(f"{where}: [{table}] {unknown[0]}: not allowed here; "
+                                    f"allowed: {list(allowed)}")
+        if self.entries[0].partition(":")[0].strip() != "policy" \
+                or any(e.partition(":")[0].strip() == "policy" for e in self.entries[1:]):
+            raise TrainingError(f"{where}: population={self.population!r} must seat 'policy' "
+                                "(the learning seats) in its first entry and only there")
+        try:
+            self.settings()
+        except ValueError as error:
+            raise TrainingError(f"{where}: [network] or [ppo]: {error}") from None
+        self.check_evaluate(where)
+        try:
+            self.trainer()
+        except ValueError as error:
+            raise TrainingError(f"{where}: {error}") from None
+
+    @classmethod
+    def from_file(cls, path) -> "DeepTraining":
+        """Read and validate a deep training file; ``TrainingError`` names the file and key."""
+        data = read_toml(path, "training", KEYS, ("game", "population", "updates"),
+                         TrainingError)
+        try:
+            return cls(**data)
+        except TrainingError as error:
+            raise TrainingError(f"training file {str(path)!r}: {error}") from None
+
+    def settings(self) -> Settings:
+        network = {("network" if key == "kind" else key): value
+                   for key, value in self.network.items()}
+        return Settings(algorithm=self.algorithm, **network, **self.ppo)
+
+    def env(self):
+        from dilemmas.envs.functional import functional_env
+
+        return functional_env(self.game, population=self.population, **self.parameters)
+
+    def trainer(self) -> Trainer:
+        return Trainer(self.env(), self.settings(), self.updates)
+
+    @property
+    def learning_seats(self) -> int:
+        return self.env().num_agents
+
+    def keys(self):
+        """Each training seed's starting key ``(seeds, 2)``."""
+        import jax
+
+        return np.stack([np.asarray(jax.random.fold_in(jax.random.PRNGKey(self.seed), index))
+                         for index in range(self.seeds)])
+
+    def definition(self) -> dict:
+        return {"game": self.game, "algorithm": self.algorithm, "population": self.population,
+                "updates": self.updates, "seeds": self.seeds, "seed": self.seed,
+                "checkpoint_every": self.checkpoint_every, "parameters": self.parameters,
+                "network": self.network, "ppo": self.ppo}
+
+    def finished_policy(self, folder: Path, index: int) -> Path:
+        """Training seed ``index``'s final policy file; a TrainingError if unfinished."""
+        path = policy_path(folder, index)
+        done = updates_done(folder)
+        if done < self.updates or not path.exists():
+            raise TrainingError(f"training {self.name!r}: {done} of {self.updates} updates "
+                                f"done in {folder}: run `dilemmas train` first")
+        return path
+
+
+def policy_path(folder: Path, index: int) -> Path:
+    return Path(folder) / f"seed-{index}" / "policy.npz"
+
+
+def checkpoint_path(folder: Path) -> Path:
+    return Path(folder) / "checkpoint.npz"
+
+
+def updates_done(folder: Path) -> int:
+    """Updates the folder's checkpoint holds (0 without one)."""
+    path = checkpoint_path(folder)
+    if not path.exists():
+        return 0
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return int(data["updates"])
+    except (OSError, ValueError, KeyError, EOFError) as error:
+        raise TrainingError(f"checkpoint {str(path)!r} cannot be used ({error}); remove it "
+                            "to train from the start") from None
+
+
+# --- Checkpoints -----------------------------------------------------------------------------
+def save_checkpoint(folder: Path, runners, updates: int) -> None:
+    import equinox as eqx
+    import jax
+
+    leaves = jax.tree_util.tree_leaves(eqx.filter(runners, eqx.is_array))
+    buffer = io.BytesIO()
+    np.savez(buffer, updates=np.int64(updates),
+             **{f"leaf{k}": np.asarray(leaf) for k, leaf in enumerate(leaves)})
+    write_atomic(checkpoint_path(folder), buffer.getvalue())
+
+
+def load_checkpoint(folder: Path, skeleton):
+    """The runners of the folder's checkpoint, laid out as ``skeleton`` (fresh runners of the
+    same training); a TrainingError names what does not fit."""
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+    arrays, static = eqx.partition(skeleton, eqx.is_array)
+    leaves, tree = jax.tree_util.tree_flatten(arrays)
+    path = checkpoint_path(folder)
+    with np.load(path, allow_pickle=False) as data:
+        saved = [data[f"leaf{k}"] for k in range(len(leaves)) if f"leaf{k}" in data.files]
+    if len(saved) != len(leaves) or any(a.shape != b.shape or a.dtype != b.dtype
+                                        for a, b in zip(saved, leaves)):
+        raise TrainingError(f"checkpoint {str(path)!r} does not fit this training's networks "
+                            "and episodes; remove it to train from the start")
+    return eqx.combine(jax.tree_util.tree_unflatten(tree, [jnp.asarray(a) for a in saved]),
+                       static)
+
+
+def save_policies(folder: Path, training: DeepTraining, runners, updates: int) -> None:
+    import jax
+
+    for index in range(training.seeds):
+        actor = jax.tree_util.tree_map(lambda leaf: leaf[index], runners.actor)
+        save_policy(policy_path(folder, index),
+                    NetworkPolicy(network_arrays(actor), training.game),
+                    updates=np.int64(updates))
+
+
+# --- Training --------------------------------------------------------------------------------
+def train(training: DeepTraining, out="results/training", *, progress=True) -> TrainingReport:
+    """Train every seed of ``training`` to its last update, resuming from the checkpoint,
+    and draw the learning curve (module docstring)."""
+    folder = folder_of(training, out)
+    folder.mkdir(parents=True, exist_ok=True)
+    with manifest.lock(folder):
+        return _train(training, folder, progress)
+
+
+def _train(training: DeepTraining, folder: Path, progress: bool) -> TrainingReport:
+    import jax
+
+    write_definition(training, folder)
+    for index in range(training.seeds):
+        (folder / f"seed-{index}").mkdir(exist_ok=True)
+    done = updates_done(folder)
+    for stale in [*folder.glob(".*.tmp"), *folder.glob("seed-*/.*.tmp")]:
+        stale.unlink()
+    for curve in folder.glob("curve-*.parquet"):  # beyond the checkpoint
+        if int(curve.stem.split("-")[1]) >= done:
+            curve.unlink()
+    trainer = training.trainer()
+    runners = jax.vmap(trainer.init)(training.keys())
+    if done:
+        runners = load_checkpoint(folder, runners)
+    report = TrainingReport(folder, training.seeds, episodes_before=done)
+    bar = Progress(total=training.updates, initial=done, unit="update", desc=training.name,
+                   disable=not progress)
+    try:
+        while done < training.updates:
+            count = min(training.checkpoint_every, training.updates - done)
+            runners, metrics = trainer.chunk(runners, count)
+            write_atomic(folder / f"curve-{done:09d}.parquet",
+                         parquet_bytes(_curve_rows(training, trainer, metrics, done)))
+            done += count
+            save_checkpoint(folder, runners, done)
+            save_policies(folder, training, runners, done)
+            bar.update(count)
+            report.episodes_played += count
+    finally:
+        bar.close()
+    if not all(policy_path(folder, index).exists() for index in range(training.seeds)):
+        save_policies(folder, training, runners, done)  # killed between checkpoint and these
+    learning_curve_figure(folder)
+    return report
+
+
+def _curve_rows(training, trainer, metrics: dict, done: int) -> pa.Table:
+    values = {name: np.asarray(value) for name, value in metrics.items()}
+    seeds, count = values["episodes"].shape
+    settings = trainer.settings
+    update = np.tile(np.arange(done + 1, done + count + 1), seeds)
+    columns = {"replicate": np.repeat(np.arange(seeds), count), "update": update,
+               "agent_steps": update * settings.steps * settings.envs * trainer.seats}
+    columns.update({name: value.reshape(-1) for name, value in values.items()})
+    return pa.table(columns)
+
+
+def curves(folder) -> pd.DataFrame:
+    """Every curve row of a deep training folder, by seed and update."""
+    files = sorted(Path(folder).glob("curve-*.parquet"))
+    if not files:
+        raise FileNotFoundError(f"no learning curves in {folder} (curve-*.parquet)")
+    rows = pd.concat([pq.read_table(path).to_pandas() for path in files], ignore_index=True)
+    return rows.sort_values(["replicate", "update"], ignore_index=True)
+
+
+def is_deep(folder) -> bool:
+    """Whether a training folder holds a deep training."""
+    definition = Path(folder) / "training.json"
+    return json.loads(definition.read_text()).get("algorithm") in ALGORITHMS
+

@@ -1,0 +1,487 @@
+"""IPPO and MAPPO in JAX on a game's functional environment (docs/learning.md, "Deep learners").
+
+Proximal policy optimisation (Schulman et al. 2017) for every learning seat at once, in the
+manner of JaxMARL's and PureJaxRL's single-file baselines: the environment
+(``dilemmas.functional_env``), the policy and the update compiled together, ``vmap``-ped over
+``envs`` parallel episodes and over training seeds, and ``lax.scan``-ned over time and updates.
+
+* **IPPO** (independent PPO; de Witt et al. 2020): one actor and one critic shared by the
+  learning seats (parameter sharing), each reading the seat's own observation.
+* **MAPPO** (Yu et al. 2022): the same actor; the critic reads the environment's centralised
+  ``state`` (``FunctionalEnv.state_at``) with the seat's one-hot index.
+
+Networks (equinox): ``mlp`` -- ``layers`` dense layers of ``hidden`` units and a linear head;
+``gru`` -- the same layers, then a GRU cell of ``hidden`` units, then the head. A recurrent
+network's memory is reset to zeros at the first decision of every episode, in rollouts and
+when the update replays them. The actor's logits of the actions the mask forbids are set to
+``-1e9``, so it never samples them and their probability does not enter the loss.
+
+One update: every parallel episode plays ``steps`` decisions (a Bucket Brigade round is two
+decisions) with actions sampled from the actor; the advantages are generalised advantage
+estimates (Schulman et al. 2016) with ``discount`` and ``gae_lambda`` per decision, an episode's
+end (by the rules or by ``max_steps``) closing its returns; then ``epochs`` passes over the
+batch in ``minibatches`` (of transitions for ``mlp``, of whole per-seat sequences for ``gru``),
+each an Adam step (optax; gradients clipped to a global norm of ``max_grad_norm``; the
+learning rate falls linearly to zero over the training when ``anneal``) on the clipped
+surrogate loss: ``actor + value * critic - entropy * H``, the advantages normalised in each
+minibatch, the critic's loss the larger of the plain and the clipped squared error.
+
+Rewards (``reward``) -- what each learning seat maximises: ``individual`` its own reward;
+``shared`` the mean reward of the learning seats (a team reward); ``prosocial`` its own reward
+plus ``prosociality`` times the sum of the other learning seats' rewards (Peysakhovich and
+Lerer 2018). Scripted background seats play their own rules inside the environment.
+
+Randomness comes only from the training seed's JAX key: the same settings and seed give the
+same training on a given backend.
+"""
+
+from dataclasses import asdict, dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+ALGORITHMS = ("ippo", "mappo")
+NETWORKS = ("mlp", "gru")
+ACTIVATIONS = ("tanh", "relu")
+REWARDS = ("individual", "shared", "prosocial")
+MASKED = -1e9
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The hyper-parameters of a PPO training (module docstring)."""
+
+    algorithm: str = "ippo"
+    network: str = "mlp"
+    hidden: int = 64
+    layers: int = 2
+    activation: str = "tanh"
+    envs: int = 64
+    steps: int = 128
+    epochs: int = 4
+    minibatches: int = 4
+    learning_rate: float = 2.5e-4
+    anneal: bool = True
+    discount: float = 0.99
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    entropy: float = 0.01
+    value: float = 0.5
+    max_grad_norm: float = 0.5
+    reward: str = "individual"
+    prosociality: float = 0.0
+
+    def __post_init__(self):
+        for key, allowed in (("algorithm", ALGORITHMS), ("network", NETWORKS),
+                             ("activation", ACTIVATIONS), ("reward", REWARDS)):
+            if getattr(self, key) not in allowed:
+                raise ValueError(f"{key}={getattr(self, key)!r} is invalid: allowed: "
+                                 f"{list(allowed)}")
+        for key in ("hidden", "layers", "envs", "steps", "epochs", "minibatches"):
+            value = getattr(self, key)
+            if type(value) is not int or value < (0 if key == "layers" else 1):
+                raise ValueError(f"{key}={value!r} must be an integer >= "
+                                 f"{0 if key == 'layers' else 1}")
+        for key in ("learning_rate", "discount", "gae_lambda", "clip", "entropy", "value",
+                    "max_grad_norm", "prosociality"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 \
+                    or (key in ("discount", "gae_lambda") and value > 1):
+                raise ValueError(f"{key}={value!r} must be a number >= 0"
+                                 + (" and <= 1" if key in ("discount", "gae_lambda") else ""))
+        if not isinstance(self.anneal, bool):
+            raise ValueError(f"anneal={self.anneal!r} must be true or false")
+        if self.prosociality and self.reward != "prosocial":
+            raise ValueError(f"prosociality={self.prosociality!r} is only for "
+                             "reward='prosocial'")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+# --- Networks ----------------------------------------------------------------------------
+def _network_class():
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+    class Network(eqx.Module):
+        """Dense layers, an optional GRU cell and a linear head; ``(x, hidden) -> (out,
+        hidden)`` for one input vector (``hidden`` of length 0 without a cell)."""
+
+        layers: list
+        cell: Any
+        head: Any
+        activation: str = eqx.field(static=True)
+
+        def __call__(self, x, hidden):
+            act = jnp.tanh if self.activation == "tanh" else jax.nn.relu
+            for layer in self.layers:
+                x = act(layer(x))
+            if self.cell is not None:
+                hidden = self.cell(x, hidden)
+                x = hidden
+            return self.head(x), hidden
+
+    return Network
+
+
+def network(key, inputs: int, outputs: int, settings: Settings, head_gain: float):
+    """A fresh network: orthogonal weights (gain sqrt 2 in the layers, ``head_gain`` in the
+    head) and zero biases, as PureJaxRL initialises PPO's networks; the GRU cell as equinox
+    initialises it."""
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+    keys = jax.random.split(key, settings.layers + 2)
+    sizes = [inputs] + [settings.hidden] * settings.layers
+
+    def dense(key, size_in, size_out, gain):
+        layer = eqx.nn.Linear(size_in, size_out, key=key)
+        weight = jax.nn.initializers.orthogonal(gain)(key, (size_out, size_in))
+        return eqx.tree_at(lambda l: (l.weight, l.bias), layer,
+                           (weight, jnp.zeros(size_out)))
+
+    layers = [dense(k, a, b, np.sqrt(2)) for k, a, b in zip(keys, sizes[:-1], sizes[1:])]
+    cell = eqx.nn.GRUCell(sizes[-1], settings.hidden, key=keys[-2]) \
+        if settings.network == "gru" else None
+    head = dense(keys[-1], settings.hidden if cell is not None else sizes[-1], outputs,
+                 head_gain)
+    return _network_class()(layers, cell, head, settings.activation)
+
+
+def memory_size(settings: Settings) -> int:
+    return settings.hidden if settings.network == "gru" else 0
+
+
+def network_arrays(net) -> dict:
+    """A network's weights as named numpy arrays (the policy file's ``"network"`` kind,
+    ``dilemmas.models.policies.NetworkPolicy``)."""
+    arrays = {"activation": np.array(net.activation)}
+    for i, layer in enumerate(net.layers):
+        arrays[f"layer{i}_weight"] = np.asarray(layer.weight)
+        arrays[f"layer{i}_bias"] = np.asarray(layer.bias)
+    if net.cell is not None:
+        for name in ("weight_ih", "weight_hh", "bias", "bias_n"):
+            arrays[f"gru_{name}"] = np.asarray(getattr(net.cell, name))
+    arrays["head_weight"] = np.asarray(net.head.weight)
+    arrays["head_bias"] = np.asarray(net.head.bias)
+    return arrays
+
+
+def masked_logits(logits, mask):
+    import jax.numpy as jnp
+
+    return jnp.where(mask.astype(bool), logits, MASKED)
+
+
+def apply(net, inputs, hidden, first):
+    """``net`` over a batch ``(..., inputs)`` at one decision: the memory ``hidden`` reset
+    where ``first`` (an episode's first decision) before it is used."""
+    import jax
+    import jax.numpy as jnp
+
+    hidden = jnp.where(first[..., None], jnp.zeros_like(hidden), hidden)
+    rows = int(np.prod(inputs.shape[:-1]))
+    flat_x = inputs.reshape(rows, inputs.shape[-1])
+    flat_h = hidden.reshape(rows, hidden.shape[-1])
+    out, new = jax.vmap(net)(flat_x, flat_h)
+    return out.reshape(*inputs.shape[:-1], -1), new.reshape(hidden.shape)
+
+
+def replay(net, inputs, hidden, first):
+    """``net`` over a sequence ``(T, ..., inputs)`` from the memory ``hidden`` at its start."""
+    import jax
+
+    def one(hidden, step):
+        x, f = step
+        out, hidden = apply(net, x, hidden, f)
+        return hidden, out
+
+    return jax.lax.scan(one, hidden, (inputs, first))[1]
+
+
+# --- Advantages and the loss ---------------------------------------------------------------
+def advantages(rewards, values, dones, last_value, discount, gae_lambda):
+    """Generalised advantage estimates and returns (targets) over a rollout ``(T, ...)``:
+    ``delta_t = r_t + discount * V_{t+1} * (1 - done_t) - V_t``, ``A_t = delta_t + discount *
+    gae_lambda * (1 - done_t) * A_{t+1}``, ``V_T = last_value``; returns ``A + V``."""
+    import jax
+    import jax.numpy as jnp
+
+    def back(carry, step):
+        advantage, next_value = carry
+        reward, value, done = step
+        live = 1.0 - done
+        delta = reward + discount * next_value * live - value
+        advantage = delta + discount * gae_lambda * live * advantage
+        return (advantage, value), advantage
+
+    _, found = jax.lax.scan(back, (jnp.zeros_like(last_value), last_value),
+                            (rewards, values, dones.astype(values.dtype)), reverse=True)
+    return found, found + values
+
+
+def ppo_loss(logits, mask, actions, old_log_prob, values, old_values, advantage, target,
+             clip, value_coef, entropy_coef):
+    """PPO's clipped loss over a minibatch: ``(total, (actor, critic, entropy, approx_kl,
+    clipped fraction))`` (module docstring)."""
+    import jax
+    import jax.numpy as jnp
+
+    log_probs = jax.nn.log_softmax(masked_logits(logits, mask))
+    log_prob = jnp.take_along_axis(log_probs, actions[..., None], axis=-1)[..., 0]
+    entropy = -jnp.sum(jnp.exp(log_probs) * log_probs, axis=-1).mean()
+    ratio = jnp.exp(log_prob - old_log_prob)
+    normal = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+    actor = -jnp.minimum(ratio * normal,
+                         jnp.clip(ratio, 1 - clip, 1 + clip) * normal).mean()
+    clipped = old_values + jnp.clip(values - old_values, -clip, clip)
+    critic = 0.5 * jnp.maximum((values - target) ** 2, (clipped - target) ** 2).mean()
+    kl = ((ratio - 1) - (log_prob - old_log_prob)).mean()
+    fraction = (jnp.abs(ratio - 1) > clip).mean()
+    return actor + value_coef * critic - entropy_coef * entropy, \
+        (actor, critic, entropy, kl, fraction)
+
+
+def shaped(rewards, settings: Settings):
+    """The rewards ``(..., seats)`` each learning seat maximises (``reward``)."""
+    import jax.numpy as jnp
+
+    if settings.reward == "individual":
+        return rewards
+    total = rewards.sum(axis=-1, keepdims=True)
+    if settings.reward == "shared":
+        return jnp.broadcast_to(total / rewards.shape[-1], rewards.shape)
+    return rewards + settings.prosociality * (total - rewards)
+
+
+# --- Training ------------------------------------------------------------------------------
+class Runner(NamedTuple):
+    """One training seed between updates (a pytree)."""
+
+    actor: Any
+    critic: Any
+    optimiser: Any
+    env: Any              # the episodes' EnvState, batched over envs
+    observations: Any     # (envs, seats, L)
+    first: Any            # (envs,) the next decision is an episode's first
+    actor_memory: Any     # (envs, seats, memory)
+    critic_memory: Any
+    returns: Any          # (envs, seats) each seat's reward so far this episode
+    key: Any
+    update: Any
+
+
+class Rollout(NamedTuple):
+    observations: Any
+    critic_inputs: Any
+    mask: Any
+    first: Any
+    actions: Any
+    log_prob: Any
+    values: Any
+    rewards: Any
+    dones: Any
+
+
+class Trainer:
+    """The compiled PPO of ``settings`` on ``env`` (a ``FunctionalEnv``) for ``updates``
+    updates; ``init(key)`` a seed's fresh ``Runner``, ``chunk(runners, count)`` ``count``
+    updates of every seed at once (vmapped), returning the runners and each update's
+    metrics (``METRICS``, arrays ``(seeds, count)``)."""
+
+    def __init__(self, env, settings: Settings, updates: int):
+        import jax
+        import optax
+
+        self.env, self.settings, self.updates = env, settings, updates
+        self.seats = env.num_agents
+        self.decisions = len(env.decisions)
+        if settings.steps % self.decisions:
+            raise ValueError(f"steps={settings.steps} must be a multiple of the "
+                             f"{self.decisions} decisions of a round of {env.game.name}")
+        batch = settings.envs * (1 if settings.network == "gru" else settings.steps) \
+            * self.seats
+        if settings.network == "gru" and (settings.envs * self.seats) % settings.minibatches:
+            raise ValueError(f"minibatches={settings.minibatches} must divide the "
+                             f"{settings.envs * self.seats} sequences (envs x seats)")
+        if batch % settings.minibatches:
+            raise ValueError(f"minibatches={settings.minibatches} must divide the batch of "
+                             f"{batch} transitions")
+        self.observation = env.observation_space(env.agents[0]).shape[0]
+        self.actions = int(env.action_space(env.agents[0]).n)
+        self.critic_input = self.observation if settings.algorithm == "ippo" \
+            else env.state_space.shape[0] + self.seats
+        steps = updates * settings.epochs * settings.minibatches
+        rate = optax.linear_schedule(settings.learning_rate, 0.0, steps) \
+            if settings.anneal else settings.learning_rate
+        self.optimiser = optax.chain(optax.clip_by_global_norm(settings.max_grad_norm),
+                                     optax.adam(rate, eps=1e-5))
+        self.chunk = jax.jit(jax.vmap(self._chunk, in_axes=(0, None)), static_argnums=1)
+
+    # A seed's start.
+    def init(self, key):
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        key, actor_key, critic_key, env_key = jax.random.split(key, 4)
+        actor = network(actor_key, self.observation, self.actions, self.settings, 0.01)
+        critic = network(critic_key, self.critic_input, 1, self.settings, 1.0)
+        optimiser = self.optimiser.init(eqx.filter((actor, critic), eqx.is_array))
+        observations, env = jax.vmap(self.env.start)(
+            jax.random.split(env_key, self.settings.envs))
+        memory = jnp.zeros((self.settings.envs, self.seats, memory_size(self.settings)))
+        return Runner(actor, critic, optimiser, env, observations,
+                      jnp.ones(self.settings.envs, dtype=bool), memory, memory,
+                      jnp.zeros((self.settings.envs, self.seats)), key, jnp.int32(0))
+
+    def critic_inputs(self, index: int, env, observations):
+        import jax
+        import jax.numpy as jnp
+
+        if self.settings.algorithm == "ippo":
+            return observations
+        world = jax.vmap(self.env.state_at, in_axes=(None, 0))(index, env)
+        seats = jnp.broadcast_to(jnp.eye(self.seats), (world.shape[0], self.seats, self.seats))
+        world = jnp.broadcast_to(world[:, None], (world.shape[0], self.seats, world.shape[-1]))
+        return jnp.concatenate([world, seats], axis=-1)
+
+    # The rollout: a round's decisions in order, each with its static index.
+    def _decision(self, index: int, runner: Runner):
+        import jax
+        import jax.numpy as jnp
+
+        key, act_key, env_key = jax.random.split(runner.key, 3)
+        critic_in = self.critic_inputs(index, runner.env, runner.observations)
+        logits, actor_memory = apply(runner.actor, runner.observations, runner.actor_memory,
+                                     jnp.broadcast_to(runner.first[:, None],
+                                                      (self.settings.envs, self.seats)))
+        first = jnp.broadcast_to(runner.first[:, None], (self.settings.envs, self.seats))
+        values, critic_memory = apply(runner.critic, critic_in, runner.critic_memory, first)
+        mask = runner.env.mask
+        logits = masked_logits(logits, mask)
+        actions = jax.random.categorical(act_key, logits)
+        log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), actions[..., None],
+                                       axis=-1)[..., 0]
+        decided = jax.vmap(self.env.decide_and_reset, in_axes=(None, 0, 0, 0))(
+            index, jax.random.split(env_key, self.settings.envs), runner.env, actions)
+        returns = runner.returns + decided.rewards
+        ended = decided.ended
+        seen = (ended.sum(), jnp.where(ended[:, None], returns, 0.0).sum(axis=0),
+                {name: jnp.where(ended, column, 0).sum()
+                 for name, column in decided.columns.items()})
+        step = Rollout(runner.observations, critic_in, mask, first, actions, log_prob,
+                       values[..., 0], shaped(decided.rewards, self.settings),
+                       jnp.broadcast_to(ended[:, None], (self.settings.envs, self.seats)))
+        runner = runner._replace(env=decided.state, observations=decided.vectors,
+                                 first=ended, actor_memory=actor_memory,
+                                 critic_memory=critic_memory,
+                                 returns=jnp.where(ended[:, None], 0.0, returns), key=key)
+        return runner, step, seen
+
+    def _round(self, runner: Runner, _):
+        import jax
+        import jax.numpy as jnp
+
+        steps, seen = [], []
+        for index in range(self.decisions):
+            runner, step, episodes = self._decision(index, runner)
+            steps.append(step)
+            seen.append(episodes)
+        stacked = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *steps)
+        total = jax.tree_util.tree_map(lambda *xs: sum(xs), *seen)
+        return runner, (stacked, total)
+
+    def _update(self, runner: Runner, _):
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        s = self.settings
+        start = runner
+        runner, (rollout, seen) = jax.lax.scan(self._round, runner, None,
+                                               s.steps // self.decisions)
+        rollout = jax.tree_util.tree_map(
+            lambda x: x.reshape(s.steps, *x.shape[2:]), rollout)  # (rounds, D) -> decisions
+        seen = jax.tree_util.tree_map(lambda x: x.sum(axis=0), seen)
+        last_in = self.critic_inputs(0, runner.env, runner.observations)  # a round begins
+        first = jnp.broadcast_to(runner.first[:, None], (s.envs, self.seats))
+        last_value = apply(runner.critic, last_in, runner.critic_memory, first)[0][..., 0]
+        advantage, target = advantages(rollout.rewards, rollout.values, rollout.dones,
+                                       last_value, s.discount, s.gae_lambda)
+        arrays, static = eqx.partition((runner.actor, runner.critic), eqx.is_array)
+
+        def loss(arrays, batch, actor_memory, critic_memory):
+            actor, critic = eqx.combine(arrays, static)
+            data, advantage, target = batch
+            if s.network == "gru":
+                logits = replay(actor, data.observations, actor_memory, data.first)
+                values = replay(critic, data.critic_inputs, critic_memory, data.first)
+            else:
+                none = jnp.zeros(data.first.shape + (0,))
+                logits = apply(actor, data.observations, none, data.first)[0]
+                values = apply(critic, data.critic_inputs, none, data.first)[0]
+            return ppo_loss(logits, data.mask, data.actions, data.log_prob, values[..., 0],
+                            data.values, advantage, target, s.clip, s.value, s.entropy)
+
+        gradient = jax.value_and_grad(loss, has_aux=True)
+        batch = (rollout, advantage, target)
+
+        def epoch(carry, key):
+            arrays, optimiser = carry
+            if s.network == "gru":  # whole sequences: (T, envs*seats, ...) split on axis 1
+                flat = jax.tree_util.tree_map(
+                    lambda x: x.reshape(x.shape[0], s.envs * self.seats, *x.shape[3:]), batch)
+                memories = (start.actor_memory.reshape(s.envs * self.seats, -1),
+                            start.critic_memory.reshape(s.envs * self.seats, -1))
+                order = jax.random.permutation(key, s.envs * self.seats)
+                size = s.envs * self.seats // s.minibatches
+                parts = jax.tree_util.tree_map(
+                    lambda x: jnp.swapaxes(x[:, order].reshape(
+                        x.shape[0], s.minibatches, size, *x.shape[2:]), 0, 1), flat)
+                mems = jax.tree_util.tree_map(
+                    lambda x: x[order].reshape(s.minibatches, size, -1), memories)
+            else:  # single transitions
+                flat = jax.tree_util.tree_map(
+                    lambda x: x.reshape(s.steps * s.envs * self.seats, *x.shape[3:]), batch)
+                order = jax.random.permutation(key, s.steps * s.envs * self.seats)
+                size = s.steps * s.envs * self.seats // s.minibatches
+                parts = jax.tree_util.tree_map(
+                    lambda x: x[order].reshape(s.minibatches, size, *x.shape[1:]), flat)
+                mems = (jnp.zeros((s.minibatches, 0)), jnp.zeros((s.minibatches, 0)))
+
+            def minibatch(carry, part):
+                arrays, optimiser = carry
+                data, mem = part
+                (_, aux), grads = gradient(arrays, data, *mem)
+                change, optimiser = self.optimiser.update(grads, optimiser, arrays)
+                return (eqx.apply_updates(arrays, change), optimiser), aux
+
+            return jax.lax.scan(minibatch, (arrays, optimiser), (parts, mems))
+
+        key, *epoch_keys = jax.random.split(runner.key, s.epochs + 1)
+        (arrays, optimiser), aux = jax.lax.scan(epoch, (arrays, runner.optimiser),
+                                                jnp.stack(epoch_keys))
+        actor, critic = eqx.combine(arrays, static)
+        runner = runner._replace(actor=actor, critic=critic, optimiser=optimiser, key=key,
+                                 update=runner.update + 1)
+        count, returns, columns = seen
+        per = jnp.maximum(count, 1)
+        metrics = {"episodes": count,
+                   "learner_return": jnp.where(count > 0, returns.mean() / per, jnp.nan),
+                   **{f"end_{name}": jnp.where(count > 0, value / per, jnp.nan)
+                      for name, value in columns.items()},
+                   **dict(zip(LOSSES, (x.mean() for x in aux)))}
+        return runner, metrics
+
+    def _chunk(self, runner: Runner, count: int):
+        import jax
+
+        return jax.lax.scan(self._update, runner, None, count)
+
+
+#: The losses each update reports (means over its minibatches).
+LOSSES = ("actor_loss", "critic_loss", "entropy", "approx_kl", "clipped_fraction")
