@@ -15,7 +15,9 @@ import pytest
 from dilemmas.cli import main as cli
 from dilemmas.analysis.learning.evaluation import comparison, evaluation_study, returns
 from dilemmas.analysis.studies.runner import run_study
-from dilemmas.analysis.learning.training import Training, TrainingError, curves, episode_returns, train
+from dilemmas.analysis.learning.deep import DeepTraining
+from dilemmas.analysis.learning.training import (Training, TrainingError, curves, episode_returns,
+                                                 read_training, train)
 from dilemmas.models.learners import load_learner
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,10 +57,13 @@ def learner_arrays(folder, index):
 
 def test_the_example_training_files_are_valid():
     files = sorted((ROOT / "src" / "dilemmas" / "examples" / "training").glob("*.toml"))
-    assert {path.stem for path in files} == {"bucket_brigade", "state_punishment", "stag_hunt",
-                                             "firefighting_graph"}
+    games = {"bucket_brigade", "state_punishment", "stag_hunt", "firefighting_graph"}
+    deep = {"bucket_brigade_mappo", "state_punishment_ippo", "stag_hunt_ippo",
+            "firefighting_graph_ippo"}
+    assert {path.stem for path in files} == games | deep
     for path in files:
-        training = Training.from_file(path)
+        training = read_training(path)
+        assert type(training) is (DeepTraining if path.stem in deep else Training)
         assert training.learning_seats >= 1 and training.evaluate.get("seeds", 30) >= 30
 
 

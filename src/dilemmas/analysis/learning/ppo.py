@@ -395,6 +395,18 @@ class Trainer:
         total = jax.tree_util.tree_map(lambda *xs: sum(xs), *seen)
         return runner, (stacked, total)
 
+    def rollout(self, runner: Runner):
+        """``steps`` decisions of every episode: ``(runner, Rollout of (steps, envs, seats,
+        ...) arrays, (episodes ended, their returns per seat, their model columns' sums))``."""
+        import jax
+
+        s = self.settings
+        runner, (rollout, seen) = jax.lax.scan(self._round, runner, None,
+                                               s.steps // self.decisions)
+        rollout = jax.tree_util.tree_map(
+            lambda x: x.reshape(s.steps, *x.shape[2:]), rollout)  # (rounds, D) -> decisions
+        return runner, rollout, jax.tree_util.tree_map(lambda x: x.sum(axis=0), seen)
+
     def _update(self, runner: Runner, _):
         import equinox as eqx
         import jax
@@ -402,11 +414,7 @@ class Trainer:
 
         s = self.settings
         start = runner
-        runner, (rollout, seen) = jax.lax.scan(self._round, runner, None,
-                                               s.steps // self.decisions)
-        rollout = jax.tree_util.tree_map(
-            lambda x: x.reshape(s.steps, *x.shape[2:]), rollout)  # (rounds, D) -> decisions
-        seen = jax.tree_util.tree_map(lambda x: x.sum(axis=0), seen)
+        runner, rollout, seen = self.rollout(runner)
         last_in = self.critic_inputs(0, runner.env, runner.observations)  # a round begins
         first = jnp.broadcast_to(runner.first[:, None], (s.envs, self.seats))
         last_value = apply(runner.critic, last_in, runner.critic_memory, first)[0][..., 0]
@@ -485,3 +493,44 @@ class Trainer:
 
 #: The losses each update reports (means over its minibatches).
 LOSSES = ("actor_loss", "critic_loss", "entropy", "approx_kl", "clipped_fraction")
+
+
+def greedy_episodes(env, actor, episodes: int, key, rounds: int):
+    """``episodes`` whole episodes of ``env`` with every agent playing ``actor``'s greedy
+    action (the allowed one of highest logit, as its policy file plays): ``(returns (episodes,
+    seats), the model columns at each episode's end, whether it ended within ``rounds``)``.
+    ``rounds`` bounds the episode (its ``max_steps``)."""
+    import jax
+    import jax.numpy as jnp
+
+    decisions = len(env.decisions)
+    memory = actor.cell.hidden_size if actor.cell is not None else 0
+    seats = env.num_agents
+
+    def one(key):
+        start, key = jax.random.split(key)
+        observations, state = env.start(start)
+        shapes = jax.eval_shape(lambda: env.decide(decisions - 1, key, state,
+                                                   jnp.zeros(seats, jnp.int32)).columns)
+        columns = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+        carry = (state, observations, jnp.zeros((seats, memory)), jnp.zeros(seats),
+                 jnp.bool_(False), columns)
+
+        def round_(carry, key):
+            state, observations, hidden, returns, ended, columns = carry
+            for index, step_key in enumerate(jax.random.split(key, decisions)):
+                logits, hidden = apply(actor, observations, hidden, jnp.zeros(seats, bool))
+                actions = jnp.argmax(masked_logits(logits, state.mask), axis=-1)
+                decided = env.decide(index, step_key, state, actions)
+                live = ~ended
+                returns = returns + jnp.where(live, decided.rewards, 0.0)
+                columns = jax.tree_util.tree_map(lambda old, now: jnp.where(live, now, old),
+                                                 columns, decided.columns)
+                ended = ended | decided.ended
+                state, observations = decided.state, decided.vectors
+            return (state, observations, hidden, returns, ended, columns), None
+
+        carry, _ = jax.lax.scan(round_, carry, jax.random.split(key, rounds))
+        return carry[3], carry[5], carry[4]
+
+    return jax.jit(jax.vmap(one))(jax.random.split(key, episodes))

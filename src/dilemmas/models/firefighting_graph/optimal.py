@@ -428,6 +428,32 @@ def behaviour_policy(behaviour: str, horizon: int, **parameters) -> tuple:
     return joint
 
 
+def network_policy(policy, horizon: int, **parameters) -> tuple:
+    """The joint policy (one dict per seat: flame history -> action) of a policy that
+    decides from the observation vectors (``dilemmas.models.policies``, e.g. a trained
+    network): each seat shown, step by step, the vector of the flames in the history and the
+    house it chose (``env.vectors``), its memory carried from step to step."""
+    from dilemmas.models.firefighting_graph.env import vectors
+
+    model = _model(GAME, horizon, parameters)
+    joint = tuple({} for _ in range(model.n_agents))
+    mask = np.ones(model.n_actions, dtype=np.int8)
+    for seat, table in enumerate(joint):
+        for history in histories(horizon):
+            flames = np.full((1, model.n_agents), -1)
+            visited = np.full((1, model.n_agents), -1)
+            memory = None
+            for k in range(len(history) + 1):
+                if k:
+                    flames[0, seat] = history[k - 1]
+                    visited[0, seat] = model.guarded[seat, action]
+                vector = vectors(model, [seat], flames, visited)[0, 0]
+                outputs, memory = policy.forward(vector, memory)
+                action = int(np.argmax(np.where(mask.astype(bool), outputs, -np.inf)))
+            table[history] = action
+    return joint
+
+
 def exact_value(policy, horizon: int, **parameters) -> float:
     """The exact expected total team reward of a deterministic behaviour's name
     (``DETERMINISTIC``) or a joint policy (one dict per seat), by ``policy_value``."""

@@ -1,0 +1,239 @@
+"""The deep learners' results (docs/learning.md, "Deep learners"): trains the example deep
+training files with ``dilemmas train`` (every training seed) and prints what they learned
+beside the tabular learners and ``random``.
+
+``firefighting_graph``: ``examples/training/firefighting_graph_ippo.toml`` on two instances
+of the ``oliehoek`` row, 2 firefighters over 3 steps (the file) and 3 over 2 (``n_agents``
+and ``max_steps`` changed); each seed's greedy joint policy is read as a policy tree (flame
+history -> action, ``optimal.network_policy``) and valued exactly (``optimal.exact_value``),
+and checked by 100,000 simulated episodes on the batch engine (``ppo.greedy_episodes``);
+the exact optimum, ``random``, ``fixed0`` and the tabular ``q_learning``
+(``optimum.baselines``) beside.
+
+The other games play each training seed's policy file greedily in the Mesa model (100
+episodes, 60 in State Punishment, seeds 10,000 on) and report the game's episode statistics,
+mean and Student-t 95% interval over the training seeds (over episodes for a scripted team):
+
+``stag_hunt``: ``stag_hunt_ippo.toml`` (own reward) and the same with ``reward =
+"prosocial"``, ``prosociality = 1``: coordinated stag kills per episode and the training
+seeds whose policy kills more stags than hares; the tabular example and ``random`` beside.
+``bucket_brigade``: ``bucket_brigade_mappo.toml`` in the ``default`` and ``hard`` scenarios:
+team reward, work and lie rates, beside four tabular learners and every scripted behaviour
+as a whole team. ``state_punishment``: ``state_punishment_ippo.toml``: votes, punishment level
+and social harm beside three tabular learners and teams of civic voters, greedy foragers
+and random players.
+
+Run: ``.venv/bin/python benchmarks/deep_learning.py GAME [--out results/deep]``; a training
+already in ``--out`` resumes (or is reused when finished).
+"""
+
+import argparse
+import time
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from dilemmas import GAMES as GAMES_
+from dilemmas.analysis.learning import deep
+from dilemmas.analysis.learning.deep import DeepTraining
+from dilemmas.analysis.learning.ppo import greedy_episodes
+from dilemmas.models.policies import load_policy
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "src" / "dilemmas" / "examples" / "training"
+
+
+def training(file: str, name: str | None = None, changes=None, **parameters) -> DeepTraining:
+    """The example ``file`` with the top-level ``changes`` and the game's ``parameters``."""
+    data = {**tomllib.loads((EXAMPLES / file).read_text()), **(changes or {})}
+    data["parameters"] = {**data.get("parameters", {}), **parameters}
+    return DeepTraining(**{"name": name or Path(file).stem, **data})
+
+
+def interval(values) -> str:
+    values = np.asarray(values, dtype=float)
+    mean = values.mean()
+    if len(values) < 2 or values.std() == 0:
+        return f"{mean:.4f} [{mean:.4f}, {mean:.4f}]"
+    half = stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values))
+    return f"{mean:.4f} [{mean - half:.4f}, {mean + half:.4f}]"
+
+
+def firefighting_graph(out: Path) -> None:
+    import jax
+
+    from dilemmas.analysis import optimum
+    from dilemmas.models.firefighting_graph import optimal
+
+    rows = []
+    for firefighters, horizon in ((2, 3), (3, 2)):
+        plan = training("firefighting_graph_ippo.toml",
+                        f"firefighting_graph_ippo_{firefighters}x{horizon}",
+                        {"population": f"policy:{firefighters}"},
+                        n_agents=firefighters, max_steps=horizon)
+        start = time.perf_counter()
+        deep.train(plan, out, progress=False)
+        seconds = time.perf_counter() - start
+        parameters = {k: v for k, v in plan.parameters.items() if k != "max_steps"}
+        best = optimal.optimal_value("firefighting_graph", horizon, **parameters).value
+        env = plan.env()
+        trainer = plan.trainer()
+        runners = deep.load_checkpoint(out / plan.name, jax.vmap(trainer.init)(plan.keys()))
+        exact, simulated = [], []
+        for index in range(plan.seeds):
+            policy = load_policy(deep.policy_path(out / plan.name, index))
+            exact.append(optimal.exact_value(optimal.network_policy(policy, horizon,
+                                                                    **parameters),
+                                             horizon, **parameters))
+            actor = jax.tree_util.tree_map(lambda leaf: leaf[index], runners.actor)
+            returns, _, _ = greedy_episodes(env, actor, 100_000, jax.random.PRNGKey(index),
+                                            horizon)
+            team = np.asarray(returns)[:, 0]
+            simulated.append((team.mean(), team.std(ddof=1) / np.sqrt(len(team))))
+        for index, (value, (mean, se)) in enumerate(zip(exact, simulated)):
+            print(f"{firefighters}x{horizon} seed {index}: exact {value:.6f} (gap "
+                  f"{(best - value) / abs(best):.3%} of the optimum), simulated {mean:.4f} "
+                  f"± {se:.4f} over 100,000 episodes")
+        within = np.mean([(best - value) <= 0.01 * abs(best) for value in exact])
+        baselines = optimum.baselines(horizon, 10_000, 0, ("random", "fixed0", "q_learning"), 20_000,
+                                      **{**parameters, "n_agents": firefighters})
+        row = {"instance": f"{firefighters}x{horizon}", "optimum": round(best, 4),
+               "ippo_gru exact (mean [95% CI], 5 seeds)": interval(exact),
+               "seeds within 1%": f"{within:.0%}", "training s": round(seconds)}
+        for _, baseline in baselines.iterrows():
+            row[baseline["behaviour"]] = f"{baseline['mean']:.3f} ± {baseline['se']:.3f}"
+        rows.append(row)
+    print(pd.DataFrame(rows).to_string(index=False))
+
+
+# --- Playing trained policies and scripted teams in the Mesa models --------------------------
+def episodes(game: str, parameters: dict, population: str, count: int, policy=None,
+             seed: int = 10_000) -> pd.DataFrame:
+    """The game's episode statistics (``GAMES[game].statistics``) of ``count`` Mesa episodes
+    (``rng = seed + e``), one row each."""
+    frames = []
+    for e in range(count):
+        model = GAMES_[game].model(**parameters, population=population, policy=policy,
+                                   rng=seed + e)
+        model.run_model()
+        rows = model.datacollector.get_model_vars_dataframe().reset_index(drop=True)
+        frames.append(rows.assign(run_id=e))
+    return GAMES_[game].statistics(pd.concat(frames, ignore_index=True), "run_id")
+
+
+def deep_seeds(plan: DeepTraining, out: Path, count: int, population: str | None = None):
+    """Train ``plan`` (or reuse it) and play each seed's policy file in ``count`` episodes:
+    one row per seed, the mean of each episode statistic."""
+    deep.train(plan, out, progress=False)
+    population = population or plan.population
+    return pd.DataFrame([episodes(plan.game, plan.parameters, population, count,
+                                  str(deep.policy_path(out / plan.name, index))).mean()
+                         for index in range(plan.seeds)])
+
+
+def tabular_seeds(file: str, out: Path, count: int, changes=None, **parameters):
+    """Train the tabular example ``file`` (with ``changes``) and play each seed's learner
+    greedily as a policy, as ``deep_seeds``."""
+    from dilemmas.analysis.learning import training as tabular
+
+    data = {**tomllib.loads((EXAMPLES / file).read_text()), **(changes or {})}
+    data["parameters"] = {**data.get("parameters", {}), **parameters}
+    plan = tabular.Training(**{"name": Path(file).stem + "_tabular", **data})
+    tabular.train(plan, out, backend="serial", progress=False)
+    population = plan.focal_population("policy", plan.background)
+    return pd.DataFrame([episodes(plan.game, plan.parameters, population, count,
+                                  str(tabular.checkpoint(out / plan.name, index))).mean()
+                         for index in range(plan.seeds)])
+
+
+def summary(label: str, per_seed: pd.DataFrame, columns) -> dict:
+    return {"who": label, "seeds": len(per_seed),
+            **{column: interval(per_seed[column]) for column in columns}}
+
+
+def scripted(label: str, table: pd.DataFrame, columns) -> dict:
+    """A scripted team's episodes: mean and 95% interval over episodes."""
+    return {"who": label, "seeds": "-", **{column: interval(table[column]) for column in columns}}
+
+
+def stag_hunt(out: Path) -> None:
+    """Selfish against prosocial IPPO (Peysakhovich and Lerer 2018), 2 hunters,
+    ``heal_delay=1``: coordinated stag kills per episode and the share of training seeds whose
+    policy ends at the stag (more stags than hares killed), the tabular learners and
+    ``random`` beside."""
+    columns = ["coordinated", "stags", "hares", "stag_share", "mean_reward"]
+    selfish = training("stag_hunt_ippo.toml")
+    prosocial = training("stag_hunt_ippo.toml", "stag_hunt_ippo_prosocial",
+                         {"ppo": {**selfish.ppo, "reward": "prosocial", "prosociality": 1.0}})
+    rows = []
+    for label, plan in (("ippo, individual reward", selfish),
+                        ("ippo, prosocial reward (weight 1)", prosocial)):
+        per_seed = deep_seeds(plan, out, 100)
+        at_stag = int((per_seed["stags"] > per_seed["hares"]).sum())
+        rows.append({**summary(label, per_seed, columns),
+                     "seeds at the stag": f"{at_stag} of {len(per_seed)}"})
+        print(label, "per seed:\n", per_seed[columns].round(3).to_string())
+    per_seed = tabular_seeds("stag_hunt.toml", out, 100)
+    rows.append({**summary("q_learning (tabular)", per_seed, columns),
+                 "seeds at the stag": f"{int((per_seed['stags'] > per_seed['hares']).sum())} "
+                                      f"of {len(per_seed)}"})
+    rows.append(scripted("random", episodes("stag_hunt", selfish.parameters, "random", 300),
+                         columns))
+    print(pd.DataFrame(rows).to_string(index=False))
+
+
+def bucket_brigade(out: Path) -> None:
+    """MAPPO on the team reward, the default and the hard scenario: team reward, work and
+    lie rates, against every scripted behaviour as a whole team (the best named)."""
+    columns = ["team_reward", "work_rate", "lie_rate", "nights"]
+    for scenario in ("default", "hard"):
+        plan = training("bucket_brigade_mappo.toml", f"bucket_brigade_mappo_{scenario}",
+                        scenario=scenario)
+        rows = [summary("mappo, team reward", deep_seeds(plan, out, 100), columns)]
+        rows.append(summary("q_learning:4 (tabular, own reward)",
+                            tabular_seeds("bucket_brigade.toml", out, 100,
+                                          {"population": "q_learning:4"}, scenario=scenario),
+                            columns))
+        teams = [scripted(behaviour, episodes("bucket_brigade", plan.parameters, behaviour,
+                                              100), columns)
+                 for behaviour in GAMES_["bucket_brigade"].behaviours
+                 if behaviour not in ("policy", "q_learning", "linear_q")]
+        rows += sorted(teams, key=lambda row: -float(row["team_reward"].split()[0]))
+        print(f"scenario {scenario}")
+        print(pd.DataFrame(rows).to_string(index=False))
+
+
+def state_punishment(out: Path) -> None:
+    """IPPO, three foragers on their own rewards: votes, punishment level and social harm,
+    against whole teams of civic voters, of greedy foragers and of random players."""
+    columns = ["votes_up", "votes_down", "mean_p", "final_p", "harm", "collected",
+               "mean_reward"]
+    plan = training("state_punishment_ippo.toml")
+    rows = [summary("ippo, own reward", deep_seeds(plan, out, 60), columns),
+            summary("q_learning:3 (tabular)",
+                    tabular_seeds("state_punishment.toml", out, 60,
+                                  {"population": "q_learning:3"}), columns)]
+    for team in ("civic_voter", "greedy_forager", "random"):
+        rows.append(scripted(team, episodes("state_punishment", plan.parameters, team, 60),
+                             columns))
+    print(pd.DataFrame(rows).to_string(index=False))
+
+
+GAMES = {"firefighting_graph": firefighting_graph, "stag_hunt": stag_hunt,
+         "bucket_brigade": bucket_brigade, "state_punishment": state_punishment}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("game", choices=sorted(GAMES))
+    parser.add_argument("--out", type=Path, default=Path("results/deep"))
+    args = parser.parse_args(argv)
+    print(f"JAX device: {__import__('jax').devices()[0]}")
+    GAMES[args.game](args.out)
+
+
+if __name__ == "__main__":
+    main()
