@@ -68,6 +68,7 @@ stopped.
 
 import io
 import json
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,7 +78,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dilemmas import GAMES
-from dilemmas.analysis.learning.ppo import ALGORITHMS, Settings, Trainer, network_arrays
+from dilemmas.analysis.learning.ppo import ALGORITHMS, NETWORKS, Settings, Trainer, network_arrays
 from dilemmas.analysis.learning.training import (Seating, TrainingError, TrainingReport,
                                                  _integer, folder_of, learning_curve_figure,
                                                  write_definition)
@@ -139,10 +140,16 @@ class DeepTraining(Seating):
                 or any(e.partition(":")[0].strip() == "policy" for e in self.entries[1:]):
             raise TrainingError(f"{where}: population={self.population!r} must seat 'policy' "
                                 "(the learning seats) in its first entry and only there")
+        kind = self.network.get("kind", "mlp")
+        if kind not in NETWORKS:
+            raise TrainingError(f"{where}: [network] kind={kind!r} is invalid; allowed: "
+                                f"{list(NETWORKS)}")
         try:
             self.settings()
         except ValueError as error:
-            raise TrainingError(f"{where}: [network] or [ppo]: {error}") from None
+            key = str(error).partition("=")[0]
+            table = "[network]" if key in NETWORK_KEYS else "[ppo]"
+            raise TrainingError(f"{where}: {table} {error}") from None
         self.check_evaluate(where)
         try:
             self.trainer()
@@ -215,7 +222,7 @@ def updates_done(folder: Path) -> int:
     try:
         with np.load(path, allow_pickle=False) as data:
             return int(data["updates"])
-    except (OSError, ValueError, KeyError, EOFError) as error:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise TrainingError(f"checkpoint {str(path)!r} cannot be used ({error}); remove it "
                             "to train from the start") from None
 
@@ -242,8 +249,12 @@ def load_checkpoint(folder: Path, skeleton):
     arrays, static = eqx.partition(skeleton, eqx.is_array)
     leaves, tree = jax.tree_util.tree_flatten(arrays)
     path = checkpoint_path(folder)
-    with np.load(path, allow_pickle=False) as data:
-        saved = [data[f"leaf{k}"] for k in range(len(leaves)) if f"leaf{k}" in data.files]
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            saved = [data[f"leaf{k}"] for k in range(len(leaves)) if f"leaf{k}" in data.files]
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise TrainingError(f"checkpoint {str(path)!r} cannot be used ({error}); remove it "
+                            "to train from the start") from None
     if len(saved) != len(leaves) or any(a.shape != b.shape or a.dtype != b.dtype
                                         for a, b in zip(saved, leaves)):
         raise TrainingError(f"checkpoint {str(path)!r} does not fit this training's networks "
@@ -304,8 +315,7 @@ def _train(training: DeepTraining, folder: Path, progress: bool) -> TrainingRepo
             report.episodes_played += count
     finally:
         bar.close()
-    if not all(policy_path(folder, index).exists() for index in range(training.seeds)):
-        save_policies(folder, training, runners, done)  # killed between checkpoint and these
+    save_policies(folder, training, runners, done)  # again: a kill may have come before them
     learning_curve_figure(folder)
     return report
 
