@@ -23,8 +23,11 @@ as a whole team. ``state_punishment``: ``state_punishment_ippo.toml``: votes, pu
 and social harm beside three tabular learners and teams of civic voters, greedy foragers
 and random players.
 
-Run: ``.venv/bin/python benchmarks/deep_learning.py GAME [--out results/deep]``; a training
-already in ``--out`` resumes (or is reused when finished).
+``sampled``: every training in ``--out`` as it played while training, its actions sampled
+from the policy (the last tenth of its updates, from its curves).
+
+Run: ``.venv/bin/python benchmarks/deep_learning.py GAME|sampled [--out results/deep]``; a
+training already in ``--out`` resumes (or is reused when finished).
 """
 
 import argparse
@@ -54,7 +57,9 @@ def training(file: str, name: str | None = None, changes=None, **parameters) -> 
 
 
 def interval(values) -> str:
+    """Mean and Student-t 95% interval of the values that are not NaN."""
     values = np.asarray(values, dtype=float)
+    values = values[~np.isnan(values)]
     mean = values.mean()
     if len(values) < 2 or values.std() == 0:
         return f"{mean:.4f} [{mean:.4f}, {mean:.4f}]"
@@ -81,7 +86,7 @@ def firefighting_graph(out: Path) -> None:
         best = optimal.optimal_value("firefighting_graph", horizon, **parameters).value
         env = plan.env()
         trainer = plan.trainer()
-        runners = deep.load_checkpoint(out / plan.name, jax.vmap(trainer.init)(plan.keys()))
+        runners = deep.load_checkpoint(out / plan.name, trainer.start(plan.keys()))
         exact, simulated = [], []
         for index in range(plan.seeds):
             policy = load_policy(deep.policy_path(out / plan.name, index))
@@ -134,14 +139,14 @@ def deep_seeds(plan: DeepTraining, out: Path, count: int, population: str | None
                          for index in range(plan.seeds)])
 
 
-def tabular_seeds(file: str, out: Path, count: int, changes=None, **parameters):
-    """Train the tabular example ``file`` (with ``changes``) and play each seed's learner
-    greedily as a policy, as ``deep_seeds``."""
+def tabular_seeds(file: str, name: str, out: Path, count: int, changes=None, **parameters):
+    """Train the tabular example ``file`` (with ``changes``) as ``name`` and play each seed's
+    learner greedily as a policy, as ``deep_seeds``."""
     from dilemmas.analysis.learning import training as tabular
 
     data = {**tomllib.loads((EXAMPLES / file).read_text()), **(changes or {})}
     data["parameters"] = {**data.get("parameters", {}), **parameters}
-    plan = tabular.Training(**{"name": Path(file).stem + "_tabular", **data})
+    plan = tabular.Training(**{"name": name, **data})
     tabular.train(plan, out, backend="serial", progress=False)
     population = plan.focal_population("policy", plan.background)
     return pd.DataFrame([episodes(plan.game, plan.parameters, population, count,
@@ -176,7 +181,7 @@ def stag_hunt(out: Path) -> None:
         rows.append({**summary(label, per_seed, columns),
                      "seeds at the stag": f"{at_stag} of {len(per_seed)}"})
         print(label, "per seed:\n", per_seed[columns].round(3).to_string())
-    per_seed = tabular_seeds("stag_hunt.toml", out, 100)
+    per_seed = tabular_seeds("stag_hunt.toml", "stag_hunt_tabular", out, 100)
     rows.append({**summary("q_learning (tabular)", per_seed, columns),
                  "seeds at the stag": f"{int((per_seed['stags'] > per_seed['hares']).sum())} "
                                       f"of {len(per_seed)}"})
@@ -194,8 +199,10 @@ def bucket_brigade(out: Path) -> None:
                         scenario=scenario)
         rows = [summary("mappo, team reward", deep_seeds(plan, out, 100), columns)]
         rows.append(summary("q_learning:4 (tabular, own reward)",
-                            tabular_seeds("bucket_brigade.toml", out, 100,
-                                          {"population": "q_learning:4"}, scenario=scenario),
+                            tabular_seeds("bucket_brigade.toml", f"bucket_brigade_tabular_{scenario}",
+                                          out, 100,
+                                          {"population": "q_learning:4", "evaluate": {}},
+                                          scenario=scenario),
                             columns))
         teams = [scripted(behaviour, episodes("bucket_brigade", plan.parameters, behaviour,
                                               100), columns)
@@ -214,16 +221,42 @@ def state_punishment(out: Path) -> None:
     plan = training("state_punishment_ippo.toml")
     rows = [summary("ippo, own reward", deep_seeds(plan, out, 60), columns),
             summary("q_learning:3 (tabular)",
-                    tabular_seeds("state_punishment.toml", out, 60,
-                                  {"population": "q_learning:3"}), columns)]
+                    tabular_seeds("state_punishment.toml", "state_punishment_tabular", out, 60,
+                                  {"population": "q_learning:3", "evaluate": {}}), columns)]
     for team in ("civic_voter", "greedy_forager", "random"):
         rows.append(scripted(team, episodes("state_punishment", plan.parameters, team, 60),
                              columns))
     print(pd.DataFrame(rows).to_string(index=False))
 
 
+#: The curves' columns ``sampled`` reports, per game.
+SAMPLED = {"stag_hunt": ["end_coordinated_stag_kills", "end_stags_defeated",
+                         "end_hares_defeated"],
+           "bucket_brigade": ["end_team_reward", "end_cumulative_lies"],
+           "state_punishment": ["end_cumulative_votes_up", "end_cumulative_votes_down",
+                                "end_punishment_level", "end_social_harm_generated",
+                                "end_collected"],
+           "firefighting_graph": []}
+
+
+def sampled(out: Path) -> None:
+    """Every deep training in ``out`` as it played while training (actions sampled from the
+    policy): per seed, the mean over the last tenth of its updates of the returns and the
+    model's columns at the episodes' ends, then mean and 95% interval over the seeds."""
+    import json
+
+    for folder in sorted(path.parent for path in out.glob("*/checkpoint.npz")):
+        game = json.loads((folder / "training.json").read_text())["game"]
+        curve = deep.curves(folder)
+        last = curve[curve["update"] > 0.9 * curve["update"].max()]
+        per_seed = last.groupby("replicate")[["learner_return", *SAMPLED[game]]].mean()
+        print(pd.DataFrame([summary(folder.name, per_seed, per_seed.columns)]).to_string(
+            index=False))
+
+
 GAMES = {"firefighting_graph": firefighting_graph, "stag_hunt": stag_hunt,
-         "bucket_brigade": bucket_brigade, "state_punishment": state_punishment}
+         "bucket_brigade": bucket_brigade, "state_punishment": state_punishment,
+         "sampled": sampled}
 
 
 def main(argv=None):

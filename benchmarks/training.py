@@ -59,7 +59,7 @@ def deep_speed(training, updates: int, repeats: int) -> tuple[float, float]:
     import jax
 
     trainer = training.trainer()
-    runners = jax.vmap(trainer.init)(training.keys()[:1])
+    runners = trainer.start(training.keys()[:1])
     start = time.perf_counter()
     runners, metrics = trainer.chunk(runners, updates)
     jax.block_until_ready(metrics)

@@ -284,8 +284,6 @@ def train(training: DeepTraining, out="results/training", *, progress=True) -> T
 
 
 def _train(training: DeepTraining, folder: Path, progress: bool) -> TrainingReport:
-    import jax
-
     write_definition(training, folder)
     for index in range(training.seeds):
         (folder / f"seed-{index}").mkdir(exist_ok=True)
@@ -296,7 +294,7 @@ def _train(training: DeepTraining, folder: Path, progress: bool) -> TrainingRepo
         if int(curve.stem.split("-")[1]) >= done:
             curve.unlink()
     trainer = training.trainer()
-    runners = jax.vmap(trainer.init)(training.keys())
+    runners = trainer.start(training.keys())
     if done:
         runners = load_checkpoint(folder, runners)
     report = TrainingReport(folder, training.seeds, episodes_before=done)

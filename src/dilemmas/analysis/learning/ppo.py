@@ -288,7 +288,8 @@ class Rollout(NamedTuple):
 
 class Trainer:
     """The compiled PPO of ``settings`` on ``env`` (a ``FunctionalEnv``) for ``updates``
-    updates; ``init(key)`` a seed's fresh ``Runner``, ``chunk(runners, count)`` ``count``
+    updates; ``init(key)`` a seed's fresh ``Runner`` (``start(keys)`` every seed's, compiled),
+    ``chunk(runners, count)`` ``count``
     updates of every seed at once (vmapped), returning the runners and each update's
     metrics (``METRICS``, arrays ``(seeds, count)``)."""
 
@@ -320,6 +321,7 @@ class Trainer:
         self.optimiser = optax.chain(optax.clip_by_global_norm(settings.max_grad_norm),
                                      optax.adam(rate, eps=1e-5))
         self.chunk = jax.jit(jax.vmap(self._chunk, in_axes=(0, None)), static_argnums=1)
+        self.start = jax.jit(jax.vmap(self.init))
 
     # A seed's start.
     def init(self, key):
@@ -334,7 +336,8 @@ class Trainer:
         observations, env = jax.vmap(self.env.start)(
             jax.random.split(env_key, self.settings.envs))
         memory = jnp.zeros((self.settings.envs, self.seats, memory_size(self.settings)))
-        return Runner(actor, critic, optimiser, env, observations,
+        env = jax.tree_util.tree_map(lambda x: x.astype(x.dtype), env)  # weak types, as updates
+        return Runner(actor, critic, optimiser, env, observations,  # leave them: one program
                       jnp.ones(self.settings.envs, dtype=bool), memory, memory,
                       jnp.zeros((self.settings.envs, self.seats)), key, jnp.int32(0))
 
