@@ -25,8 +25,10 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/python -m dilemmas.analysis.studies.main_job
 
+# the test files spread over every core (pytest-xdist), each file whole on one worker so that
+# its module fixtures (the documentation site, trained learners) are built once
 test: $(STAMP) $(ASSETS_STAMP) chromium
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest -n auto --dist loadfile
 
 # Solara's JavaScript and CSS, so its pages render without the CDN; again after a reinstall
 # (e.g. a new Solara) or a change of the script

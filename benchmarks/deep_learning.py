@@ -40,9 +40,9 @@ import pandas as pd
 from scipy import stats
 
 from dilemmas import GAMES as GAMES_
-from dilemmas.analysis.learning import deep
-from dilemmas.analysis.learning.deep import DeepTraining
-from dilemmas.analysis.learning.ppo import greedy_episodes
+from dilemmas.learning import deep
+from dilemmas.learning.deep import DeepTraining
+from dilemmas.learning.ppo import greedy_episodes
 from dilemmas.models.policies import load_policy
 
 ROOT = Path(__file__).resolve().parents[1]

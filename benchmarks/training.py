@@ -27,7 +27,8 @@ import statistics
 import time
 from pathlib import Path
 
-from dilemmas.analysis.learning.training import Training, read_training
+from dilemmas.analysis.learning.training import Training
+from dilemmas.learning.deep import read_training
 from dilemmas.models.learners import LEARNERS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,7 +79,7 @@ def deep_speed(training, updates: int, repeats: int) -> tuple[float, float]:
 def deep(args) -> None:
     import jax
 
-    from dilemmas.analysis.learning.deep import DeepTraining
+    from dilemmas.learning.deep import DeepTraining
 
     print(f"JAX device: {jax.devices()[0].device_kind} ({jax.devices()[0].platform}); "
           f"{len(os.sched_getaffinity(0))} CPU core(s)")

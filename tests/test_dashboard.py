@@ -364,10 +364,20 @@ def test_pause_stops_play(page):
 
 
 def policy_file(tmp_path, shown, mix, kind):
-    """A saved policy for ``shown`` of the right shape: linear, or a tabular learner's file
-    after one episode of learning."""
-    from dilemmas.models.policies import LinearPolicy, save_policy
+    """A saved policy for ``shown`` of the right shape: linear, a deep learner's recurrent
+    actor (untrained), or a tabular learner's file after one episode of learning."""
+    from dilemmas.models.policies import LinearPolicy, NetworkPolicy, save_policy
 
+    if kind == "network":
+        import jax
+
+        from dilemmas.learning.ppo import Settings, network, network_arrays
+
+        model = shown.model(rng=0)
+        actor = network(jax.random.PRNGKey(0), shown.interface.observation_length(model),
+                        shown.interface.actions(model), Settings(network="gru", hidden=8), 1.0)
+        return save_policy(tmp_path / "policy.npz",
+                           NetworkPolicy(network_arrays(actor), shown.name))
     if kind == "tabular":
         model = shown.model(population=mix.replace("policy", "q_learning"), rng=0)
         model.run_model()
@@ -381,7 +391,7 @@ def policy_file(tmp_path, shown, mix, kind):
 
 @pytest.mark.parametrize("title, kind", [
     (title, kind) for title in TITLES if game(title).interface is not None
-    for kind in ("linear", "tabular")
+    for kind in ("linear", "tabular", "network")
     if kind == "linear" or "q_learning" in game(title).behaviours])
 def test_a_saved_policy_plays_in_the_dashboard(page, title, tmp_path, kind):
     box, rc = page

@@ -612,9 +612,11 @@ def test_a_replay_file_verifies_and_a_damaged_one_is_refused_in_one_line(
 def test_an_unknown_run_id_is_refused_in_one_line(page, problems, recorded):
     a, _ = open_viewer(page, recorded)
     choose(page, a.locator(".study-picker"), "results/bb")
-    field = a.locator(".run-id-field input")
+    expect(a.locator(".run-picker-list")).to_be_visible()  # the study's runs are listed: the
+    field = a.locator(".run-id-field input")                # field is the one that stays
     field.fill("0123456789abcdef")
     field.press("Enter")
+    expect(field).to_have_value("0123456789abcdef")
     a.locator(".open-run").click()
     message = a.locator(".inline-message")
     expect(message).to_contain_text("no stored run has the id '0123456789abcdef'")

@@ -70,6 +70,7 @@ def test_site_builds_with_every_page(site):
     for notebook in (ROOT / "notebooks").glob("*.ipynb"):
         assert f"notebooks/{notebook.stem}.html" in pages
     for package in ("dilemmas.models", "dilemmas.agents", "dilemmas.envs", "dilemmas.analysis",
+                    "dilemmas.learning",
                     "dilemmas.models.bucket_brigade.model"):
         assert f"reference/generated/{package}.html" in pages
 

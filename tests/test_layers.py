@@ -13,7 +13,7 @@ import dilemmas
 PACKAGE = Path(dilemmas.__file__).parent
 #: The layers, lowest first; a module may import its own layer and those before it. The
 #: registry (``dilemmas.registry``, and ``GAMES`` re-exported by ``dilemmas``) is below all.
-LAYERS = ("models", "agents", "analysis", "dashboard", "envs", "cli")
+LAYERS = ("models", "agents", "analysis", "dashboard", "envs", "learning", "cli")
 ANYWHERE = {"dilemmas.registry"}
 
 

@@ -1,5 +1,5 @@
-"""IPPO and MAPPO in JAX (dilemmas/analysis/learning/ppo.py), deep trainings
-(dilemmas/analysis/learning/deep.py) and network policy files (dilemmas/models/policies.py):
+"""IPPO and MAPPO in JAX (dilemmas/learning/ppo.py), deep trainings
+(dilemmas/learning/deep.py) and network policy files (dilemmas/models/policies.py):
 the advantages and the loss against hand computations, masks and recurrent memory in the
 rollouts, the numpy playback against the JAX network, a policy file played in the Mesa model
 against the environment, and trainings that repeat, resume and refuse bad files.
@@ -24,9 +24,9 @@ import pytest
 from env_support import assert_frames_equal, own_episode
 
 import dilemmas
-from dilemmas.analysis.learning import deep
-from dilemmas.analysis.learning.deep import DeepTraining
-from dilemmas.analysis.learning.ppo import (
+from dilemmas.learning import deep
+from dilemmas.learning.deep import DeepTraining
+from dilemmas.learning.ppo import (
     Settings,
     Trainer,
     advantages,
@@ -39,7 +39,8 @@ from dilemmas.analysis.learning.ppo import (
     replay,
     shaped,
 )
-from dilemmas.analysis.learning.training import TrainingError, read_training
+from dilemmas.analysis.learning.training import TrainingError
+from dilemmas.learning.deep import read_training
 from dilemmas.cli.main import main
 from dilemmas.envs.functional import functional_env
 from dilemmas.models.policies import NetworkPolicy, best, load_policy, save_policy

@@ -15,9 +15,8 @@ import pytest
 from dilemmas.cli import main as cli
 from dilemmas.analysis.learning.evaluation import comparison, evaluation_study, returns
 from dilemmas.analysis.studies.runner import run_study
-from dilemmas.analysis.learning.deep import DeepTraining
-from dilemmas.analysis.learning.training import (Training, TrainingError, curves, episode_returns,
-                                                 read_training, train)
+from dilemmas.analysis.learning.training import Training, TrainingError, curves, episode_returns, train
+from dilemmas.learning.deep import DeepTraining, read_training
 from dilemmas.models.learners import load_learner
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,10 +12,12 @@ The layers, each importing only those listed before it:
   engine, environment encoding and replays in ``dilemmas.models.<game>``, and the machinery
   they share (phases, parameters, populations, policies and learners, batch engines);
 * ``dilemmas.agents``: each game's behaviours, as Mesa ``Agent`` subclasses;
-* ``dilemmas.envs``: every game as a PettingZoo environment, pure JAX functions and a
-  Gymnasium vector environment;
-* ``dilemmas.analysis``: studies and the sweep runner, learning, game theory and figures;
+* ``dilemmas.analysis``: studies and the sweep runner, the tabular learners' training and
+  evaluation, game theory and figures;
 * ``dilemmas.dashboard``: the Solara dashboard;
+* ``dilemmas.envs``: every game as a PettingZoo environment (drawn with the dashboard's
+  scene), pure JAX functions and a Gymnasium vector environment;
+* ``dilemmas.learning``: the deep learners (IPPO, MAPPO) trained on those environments;
 * ``dilemmas.cli``: the ``dilemmas`` command;
 * ``dilemmas.games``: the registrations, which name what each layer contributes to a game.
 """

@@ -6,8 +6,9 @@ from dilemmas.cli.arguments import interval_text
 
 
 def train(args):
-    from dilemmas.analysis.learning import deep
-    from dilemmas.analysis.learning.training import read_training, train
+    from dilemmas.learning import deep
+    from dilemmas.analysis.learning.training import train
+    from dilemmas.learning.deep import read_training
 
     training = read_training(args.training)
     if isinstance(training, deep.DeepTraining):  # one process: every seed in one program
@@ -31,7 +32,7 @@ def evaluate(args):
         evaluation_study,
         returns,
     )
-    from dilemmas.analysis.learning.training import read_training
+    from dilemmas.learning.deep import read_training
 
     training = read_training(args.training)
     study = evaluation_study(training, args.trained)

@@ -14,7 +14,7 @@ A policy file is NumPy's ``.npz`` with the arrays ``format`` (``"dilemmas/policy
   ``values`` (one row of action values per key): the action is the allowed one with the
   highest value in the row of the seat's features (all zeros for a key not in the table).
 
-* ``"network"``: a deep learner's actor (``dilemmas.analysis.learning.ppo``): ``activation``
+* ``"network"``: a deep learner's actor (``dilemmas.learning.ppo``): ``activation``
   (``"tanh"`` or ``"relu"``), dense layers ``layer<i>_weight`` (out x in) and
   ``layer<i>_bias``, each followed by the activation; for a recurrent actor a GRU cell
   ``gru_weight_ih`` (3 hidden x in), ``gru_weight_hh`` (3 hidden x hidden), ``gru_bias`` (3

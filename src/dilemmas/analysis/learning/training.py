@@ -109,6 +109,26 @@ class Seating:
         entry = f"{focal}:{count}" if count else focal
         return ",".join(part for part in (entry, background) if part)
 
+    def check_keys(self, where: str, counts: dict, tables: dict) -> None:
+        """The name, the game, ``seeds``, ``seed``, ``checkpoint_every`` and the ``counts``
+        (name -> lowest value) as integers, and ``[parameters]``, ``[evaluate]`` and the
+        ``tables`` (name -> allowed keys) as tables of allowed keys."""
+        check_name(where, self.name, TrainingError)
+        if self.game not in GAMES:
+            raise TrainingError(f"{where}: game={self.game!r} is not a game; allowed: "
+                                f"{sorted(GAMES)}")
+        for key, low in {**counts, "seeds": 1, "seed": 0, "checkpoint_every": 1}.items():
+            _integer(where, key, getattr(self, key), low)
+        for table, keys in {"parameters": None, **tables, "evaluate": EVALUATE_KEYS}.items():
+            value = getattr(self, table)
+            if not isinstance(value, dict):
+                raise TrainingError(f"{where}: [{table}] must be a table")
+            allowed = keys or [k for k in GAMES[self.game].parameters.names if k not in OWN]
+            unknown = sorted(set(value) - set(allowed))
+            if unknown:
+                raise TrainingError(f"{where}: [{table}] {unknown[0]}: not allowed here; "
+                                    f"allowed: {list(allowed)}")
+
     def check_evaluate(self, where: str) -> None:
         """The ``[evaluate]`` table: its seeds, and each background beside the learning
         seats played by a policy or by ``random``."""
@@ -145,24 +165,7 @@ class Training(Seating):
 
     def __post_init__(self):
         where = f"training {self.name!r}"
-        check_name(where, self.name, TrainingError)
-        if self.game not in GAMES:
-            raise TrainingError(f"{where}: game={self.game!r} is not a game; allowed: "
-                                f"{sorted(GAMES)}")
-        _integer(where, "episodes", self.episodes, 1)
-        _integer(where, "seeds", self.seeds, 1)
-        _integer(where, "seed", self.seed, 0)
-        _integer(where, "checkpoint_every", self.checkpoint_every, 1)
-        for table, keys in (("parameters", None), ("learner", LEARNER_KEYS),
-                            ("evaluate", EVALUATE_KEYS)):
-            value = getattr(self, table)
-            if not isinstance(value, dict):
-                raise TrainingError(f"{where}: [{table}] must be a table")
-            allowed = keys or [k for k in GAMES[self.game].parameters.names if k not in OWN]
-            unknown = sorted(set(value) - set(allowed))
-            if unknown:
-                raise TrainingError(f"{where}: [{table}] {unknown[0]}: not allowed here; "
-                                    f"allowed: {list(allowed)}")
+        self.check_keys(where, {"episodes": 1}, {"learner": LEARNER_KEYS})
         learning = self.learning_behaviour  # checks the population's first entry
         for key, value in self.learner.items():
             if key == "explore_episodes":
@@ -238,20 +241,6 @@ class Training(Seating):
                 "seeds": self.seeds, "seed": self.seed,
                 "checkpoint_every": self.checkpoint_every, "parameters": self.parameters,
                 "learner": self.learner}
-
-
-def read_training(path):
-    """A training file's ``Training`` (tabular and linear learners) or ``DeepTraining``
-    (``algorithm = "ippo"`` or ``"mappo"``)."""
-    import tomllib
-
-    from dilemmas.analysis.learning.deep import DeepTraining
-
-    try:
-        algorithm = tomllib.loads(Path(path).read_text()).get("algorithm")
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        algorithm = None  # Training.from_file names the problem
-    return (DeepTraining if algorithm is not None else Training).from_file(path)
 
 
 def _first_allowed(observation):
@@ -421,22 +410,20 @@ def episode_returns(folder) -> pd.DataFrame:
                                                  ignore_index=True)
 
 
-def learning_curve_figure(folder, window: int | None = None):
-    """Per-capita returns of the learning and background seats per episode: the mean over
-    training seeds of a moving average over ``window`` episodes (default: a twentieth of
-    them), with a 95% band (t over the seeds' smoothed curves). Saved as
-    ``learning_curve.pdf`` and ``.png`` in the folder; returns the PNG's path."""
+def learning_curve_figure(folder, window: int | None = None, returns=None,
+                          x: str = "episode"):
+    """Per-capita returns of the learning and background seats per episode (or per ``x``,
+    the column of ``returns``, by default the folder's ``episode_returns``): the mean over
+    training seeds of a moving average over ``window`` of them (default: a twentieth), with
+    a 95% band (t over the seeds' smoothed curves). Saved as ``learning_curve.pdf`` and
+    ``.png`` in the folder; returns the PNG's path."""
     import matplotlib
 
     from dilemmas.analysis.figures.paper import CONFIDENCE, STYLE, PaperFigure, save
     from dilemmas.analysis.studies.results import aggregate
 
-    from dilemmas.analysis.learning import deep
-
     folder = Path(folder)
-    x, x_label = ("update", "training update") if deep.is_deep(folder) \
-        else ("episode", "training episode")
-    returns = deep.curves(folder) if x == "update" else episode_returns(folder)
+    returns = episode_returns(folder) if returns is None else returns
     if "background_return" not in returns:
         returns = returns.assign(background_return=np.nan)
     episodes = int(returns[x].max()) + 1
@@ -455,7 +442,7 @@ def learning_curve_figure(folder, window: int | None = None):
             axis.plot(stats[x], stats[column], color=colour, label=label)
             axis.fill_between(stats[x], stats[f"{column}_low"],
                               stats[f"{column}_high"], color=colour, alpha=0.25, linewidth=0)
-        axis.set_xlabel(x_label)
+        axis.set_xlabel(f"training {x}")
         axis.set_ylabel("return per seat in the episode")
         axis.legend(frameon=False)
         figure.suptitle(f"{folder.name}: moving average over {window} {x}s; mean of "

@@ -5,7 +5,7 @@ A deep training file is TOML::
 
     name = "firefighting_graph_ippo"  # optional: the file's stem
     game = "firefighting_graph"
-    algorithm = "ippo"                # or "mappo" (dilemmas.analysis.learning.ppo)
+    algorithm = "ippo"                # or "mappo" (dilemmas.learning.ppo)
     population = "policy:2"           # the learning seats (policy), then background behaviours
     updates = 300                     # PPO updates per training seed
     seeds = 5                         # training seeds, trained together (vmapped)
@@ -67,7 +67,7 @@ stopped.
 """
 
 import io
-import json
+import tomllib
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,15 +77,26 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from dilemmas import GAMES
-from dilemmas.analysis.learning.ppo import ALGORITHMS, NETWORKS, Settings, Trainer, network_arrays
-from dilemmas.analysis.learning.training import (Seating, TrainingError, TrainingReport,
-                                                 _integer, folder_of, learning_curve_figure,
-                                                 write_definition)
+from dilemmas.analysis.learning.training import (
+    Seating,
+    Training,
+    TrainingError,
+    TrainingReport,
+    folder_of,
+    learning_curve_figure,
+    write_definition,
+)
 from dilemmas.analysis.studies import manifest
 from dilemmas.analysis.studies.run_files import parquet_bytes
 from dilemmas.analysis.studies.runner import Progress
-from dilemmas.analysis.studies.study import check_name, read_toml
+from dilemmas.analysis.studies.study import read_toml
+from dilemmas.learning.ppo import (
+    ALGORITHMS,
+    NETWORKS,
+    Settings,
+    Trainer,
+    network_arrays,
+)
 from dilemmas.models.files import write_atomic
 from dilemmas.models.policies import NetworkPolicy, save_policy
 
@@ -94,8 +105,6 @@ KEYS = ("name", "game", "algorithm", "population", "updates", "seeds", "seed",
 NETWORK_KEYS = ("kind", "hidden", "layers", "activation")
 PPO_KEYS = ("envs", "steps", "epochs", "minibatches", "learning_rate", "anneal", "discount",
             "gae_lambda", "clip", "entropy", "value", "max_grad_norm", "reward", "prosociality")
-EVALUATE_KEYS = ("seeds", "backgrounds")
-OWN = ("population", "policy", "learner", "rng", "collect_data")
 
 
 @dataclass(frozen=True)
@@ -117,25 +126,10 @@ class DeepTraining(Seating):
 
     def __post_init__(self):
         where = f"training {self.name!r}"
-        check_name(where, self.name, TrainingError)
-        if self.game not in GAMES:
-            raise TrainingError(f"{where}: game={self.game!r} is not a game; allowed: "
-                                f"{sorted(GAMES)}")
+        self.check_keys(where, {"updates": 1}, {"network": NETWORK_KEYS, "ppo": PPO_KEYS})
         if self.algorithm not in ALGORITHMS:
             raise TrainingError(f"{where}: algorithm={self.algorithm!r} is not a deep learner; "
                                 f"allowed: {list(ALGORITHMS)}")
-        for key, low in (("updates", 1), ("seeds", 1), ("seed", 0), ("checkpoint_every", 1)):
-            _integer(where, key, getattr(self, key), low)
-        for table, keys in (("parameters", None), ("network", NETWORK_KEYS), ("ppo", PPO_KEYS),
-                            ("evaluate", EVALUATE_KEYS)):
-            value = getattr(self, table)
-            if not isinstance(value, dict):
-                raise TrainingError(f"{where}: [{table}] must be a table")
-            allowed = keys or [k for k in GAMES[self.game].parameters.names if k not in OWN]
-            unknown = sorted(set(value) - set(allowed))
-            if unknown:
-                raise TrainingError(f"{where}: [{table}] {unknown[0]}: not allowed here; "
-                                    f"allowed: {list(allowed)}")
         if self.entries[0].partition(":")[0].strip() != "policy" \
                 or any(e.partition(":")[0].strip() == "policy" for e in self.entries[1:]):
             raise TrainingError(f"{where}: population={self.population!r} must seat 'policy' "
@@ -314,7 +308,7 @@ def _train(training: DeepTraining, folder: Path, progress: bool) -> TrainingRepo
     finally:
         bar.close()
     save_policies(folder, training, runners, done)  # again: a kill may have come before them
-    learning_curve_figure(folder)
+    learning_curve_figure(folder, returns=curves(folder), x="update")
     return report
 
 
@@ -338,8 +332,12 @@ def curves(folder) -> pd.DataFrame:
     return rows.sort_values(["replicate", "update"], ignore_index=True)
 
 
-def is_deep(folder) -> bool:
-    """Whether a training folder holds a deep training."""
-    definition = Path(folder) / "training.json"
-    return json.loads(definition.read_text()).get("algorithm") in ALGORITHMS
+def read_training(path):
+    """A training file's ``DeepTraining`` (``algorithm = "ippo"`` or ``"mappo"``) or, without
+    an ``algorithm``, its tabular or linear learners' ``Training``."""
+    try:
+        algorithm = tomllib.loads(Path(path).read_text()).get("algorithm")
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        algorithm = None  # Training.from_file names the problem
+    return (DeepTraining if algorithm is not None else Training).from_file(path)
 
