@@ -553,6 +553,8 @@ def test_the_train_and_evaluate_commands_on_a_deep_training_file(tmp_path, capsy
     assert ["policy:2", "seed-0", "2"] in [row[:3] for row in rows]
     assert ["policy:2", "seed-1", "2"] in [row[:3] for row in rows]
     assert ["random:2", "(random)", "4"] in [row[:3] for row in rows]
+    assert main(["train", str(path), "--out", str(trained), "--backend", "serial"]) == 2
+    assert "--backend, --workers and --scheduler place the tabular" in capsys.readouterr().err
     assert {"seed-0", "seed-1"} <= {row[1] for row in rows if row[:1] == ["(none)"]}
 
 
@@ -573,8 +575,11 @@ def test_a_training_killed_before_its_last_policies_resumes_to_them(trained, tmp
     monkeypatch.undo()
     folder = tmp_path / "tiny"
     assert deep.updates_done(folder) == 2
+    with pytest.raises(TrainingError, match="seed 0's policy file is of update 1"):
+        tiny_training().finished_policy(folder, 0)  # an evaluation refuses the stale files
     report = deep.train(tiny_training(), tmp_path, progress=False)
     assert report.episodes_before == 2 and report.episodes_played == 0
+    assert tiny_training().finished_policy(folder, 1) == deep.policy_path(folder, 1)
     assert_same_curves(folder, trained)
     for index in (0, 1):
         assert int(policy_arrays(deep.policy_path(folder, index))["updates"]) == 2

@@ -12,6 +12,11 @@ def train(args):
 
     training = read_training(args.training)
     if isinstance(training, deep.DeepTraining):  # one process: every seed in one program
+        if args.backend != "local" or args.workers is not None or args.scheduler is not None:
+            raise ValueError("--backend, --workers and --scheduler place the tabular "
+                             "learners' seeds; a deep training (algorithm = "
+                             f"{training.algorithm!r}) trains every seed in one JAX program "
+                             "in this process: leave them out")
         report = deep.train(training, args.out, progress=not args.no_progress)
         print(f"{training.name}: {training.algorithm}, {report.seeds} seeds x "
               f"{training.updates} updates, {report.episodes_before} done before, "

@@ -53,12 +53,13 @@ every seed trains in one compiled program.
   key after ``updates`` updates (``updates``, ``leaf<k>``): the training resumes from it.
 * ``seed-<i>/policy.npz`` -- the seed's actor as a policy file (kind ``"network"``,
   ``dilemmas.models.policies``) with ``updates``: ``policy=`` plays it in any model.
-* ``curve-<first update>.parquet`` -- one row per seed and update: ``replicate`` (the
+* ``curve-<updates before it>.parquet`` -- one row per seed and update: ``replicate`` (the
   seed), ``update`` (updates done), ``agent_steps`` (the learning seats' decisions so far),
   ``episodes`` (episodes that ended in the update), ``learner_return`` (their mean return
   per learning seat, the seats' own rewards), ``end_<column>`` (the mean of each model
   column at those episodes' ends) and the update's mean losses (``ppo.LOSSES``).
-* ``learning_curve.pdf`` / ``.png`` -- the returns per update over the seeds with a 95% band.
+* ``learning_curve.pdf`` / ``.png`` -- the returns per update, a moving average, mean over
+  the seeds with a 95% band.
 
 Every ``checkpoint_every`` updates the curve rows are written, then the checkpoint, then the
 policy files, each atomically; a training killed at any moment resumes from the last
@@ -98,7 +99,7 @@ from dilemmas.learning.ppo import (
     network_arrays,
 )
 from dilemmas.models.files import write_atomic
-from dilemmas.models.policies import NetworkPolicy, save_policy
+from dilemmas.models.policies import NetworkPolicy, read_policy_file, save_policy
 
 KEYS = ("name", "game", "algorithm", "population", "updates", "seeds", "seed",
         "checkpoint_every", "parameters", "network", "ppo", "evaluate")
@@ -147,8 +148,8 @@ class DeepTraining(Seating):
         self.check_evaluate(where)
         try:
             self.trainer()
-        except ValueError as error:
-            raise TrainingError(f"{where}: {error}") from None
+        except ValueError as error:  # the batch does not split as [ppo] asks
+            raise TrainingError(f"{where}: [ppo] {error}") from None
 
     @classmethod
     def from_file(cls, path) -> "DeepTraining":
@@ -194,9 +195,15 @@ class DeepTraining(Seating):
         """Training seed ``index``'s final policy file; a TrainingError if unfinished."""
         path = policy_path(folder, index)
         done = updates_done(folder)
-        if done < self.updates or not path.exists():
+        if done:
+            write_definition(self, folder)  # a TrainingError if the folder holds another
+        saved = int(read_policy_file(path).get("updates", -1)) if path.exists() else -1
+        if done < self.updates or saved != self.updates:
             raise TrainingError(f"training {self.name!r}: {done} of {self.updates} updates "
-                                f"done in {folder}: run `dilemmas train` first")
+                                f"done in {folder}"
+                                + (f" (seed {index}'s policy file is of update {saved})"
+                                   if done == self.updates else "")
+                                + ": run `dilemmas train` first")
         return path
 
 
