@@ -143,14 +143,17 @@ def start(study_file, out, *extra):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def pool_processes() -> set[int]:
-    """The processes running a multiprocessing fork server or one of its workers (their
-    command line is the server's)."""
+def pool_processes(session: int) -> set[int]:
+    """The processes of ``session`` (the one ``start`` opens) that run a multiprocessing fork
+    server or one of its workers (their command line is the server's): only those, since the
+    suite's other workers may run pools of their own meanwhile."""
     found = set()
     for entry in Path("/proc").iterdir():
         try:
             if entry.name.isdigit() and b"multiprocessing.forkserver" in (
-                    entry / "cmdline").read_bytes():
+                    entry / "cmdline").read_bytes() \
+                    and int((entry / "stat").read_text().rpartition(")")[2].split()[3]) \
+                    == session:
                 found.add(int(entry.name))
         except OSError:  # ended meanwhile
             pass
@@ -195,10 +198,9 @@ def test_killing_the_main_process_stops_its_workers_and_frees_the_folder(tmp_pat
     study_file = tmp_path / "slow.toml"
     study_file.write_text(LONG)
     folder = tmp_path / "out" / "slow"
-    before = pool_processes()
     process = start(study_file, tmp_path / "out", "--workers", str(workers), "--batch-size", "1")
     wait_for(lambda: recorded(folder) >= 2, process, "recorded batch")
-    assert pool_processes() - before, "the pool's fork server and workers are not seen"
+    assert pool_processes(process.pid), "the pool's fork server and workers are not seen"
     process.send_signal(signal.SIGKILL)      # the main process only, not its group
     process.wait()
     time.sleep(0.5)                          # a surviving worker would write within this
@@ -206,7 +208,8 @@ def test_killing_the_main_process_stops_its_workers_and_frees_the_folder(tmp_pat
     time.sleep(1.5)
     assert sorted(p.name for p in (folder / "runs").iterdir()) == files, \
         "a worker went on writing after its main process died"
-    assert not pool_processes() - before, "the fork server or a worker outlived the main process"
+    assert not pool_processes(process.pid), \
+        "the fork server or a worker outlived the main process"
     study = Study.from_file(study_file)
     resumed = run_study(study, tmp_path / "out", workers=2, progress=False)   # not locked
     assert resumed.already_done >= 2 and resumed.already_done + resumed.played == 300
