@@ -35,7 +35,7 @@ Randomness comes only from the training seed's JAX key: the same settings and se
 same training on a given backend.
 """
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -94,9 +94,6 @@ class Settings:
         if self.prosociality and self.reward != "prosocial":
             raise ValueError(f"prosociality={self.prosociality!r} is only for "
                              "reward='prosocial'")
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 # --- Networks ----------------------------------------------------------------------------
