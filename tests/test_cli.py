@@ -15,7 +15,8 @@ from dilemmas.analysis.studies.study import Study
 from dilemmas import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["games", "play", "run", "summary", "figures", "train", "evaluate", "dashboard"]
+COMMANDS = ["games", "play", "run", "summary", "figures", "train", "evaluate", "scenarios",
+            "baselines", "dashboard"]
 
 STUDY = """\
 game = "bucket_brigade"

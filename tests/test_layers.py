@@ -13,7 +13,8 @@ import dilemmas
 PACKAGE = Path(dilemmas.__file__).parent
 #: The layers, lowest first; a module may import its own layer and those before it. The
 #: registry (``dilemmas.registry``, and ``GAMES`` re-exported by ``dilemmas``) is below all.
-LAYERS = ("models", "agents", "analysis", "dashboard", "envs", "learning", "cli")
+LAYERS = ("models", "agents", "analysis", "dashboard", "envs", "learning", "scenarios",
+          "cli")
 ANYWHERE = {"dilemmas.registry"}
 
 

@@ -18,6 +18,8 @@ The layers, each importing only those listed before it:
 * ``dilemmas.envs``: every game as a PettingZoo environment (drawn with the dashboard's
   scene), pure JAX functions and a Gymnasium vector environment;
 * ``dilemmas.learning``: the deep learners (IPPO, MAPPO) trained on those environments;
+* ``dilemmas.scenarios``: the benchmark suite -- named, versioned scenarios with trained
+  co-players, and their stored baselines;
 * ``dilemmas.cli``: the ``dilemmas`` command;
 * ``dilemmas.games``: the registrations, which name what each layer contributes to a game.
 """

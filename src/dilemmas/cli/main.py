@@ -11,6 +11,10 @@
     dilemmas train TRAIN.toml [...]         train learners, resumable, with a progress bar
     dilemmas evaluate TRAIN.toml [...]      trained learners against random in the same
                                             seats, beside background behaviours
+    dilemmas evaluate POLICY --scenario ID  a policy file or behaviour scored on benchmark
+                                            scenarios, against the stored baselines
+    dilemmas scenarios [ID|GAME]            the benchmark scenarios
+    dilemmas baselines [...]                recompute the scenarios' stored baselines
     dilemmas rank GAME [...]                rank behaviours by their value to a team
     dilemmas schelling GAME [...]           a Schelling diagram and its diagnostics
     dilemmas evolve GAME [...]              replicator and Moran dynamics, Nash equilibria
@@ -35,7 +39,7 @@ from dilemmas import GAMES
 from dilemmas.analysis.studies import results
 from dilemmas.analysis.studies.runner import BACKENDS, run_study
 from dilemmas.analysis.studies.study import Study, StudyError
-from dilemmas.cli import game_theory, learning
+from dilemmas.cli import game_theory, learning, scenarios
 from dilemmas.cli.arguments import backend_arguments, example, mix_arguments, settings
 from dilemmas.cli.describe import first_sentence
 
@@ -58,7 +62,7 @@ def main(argv=None) -> int:
 
 
 #: Commands that pick up where an interrupted run of them stopped.
-RESUMABLE = ("run", "train", "evaluate", "rank", "schelling", "evolve")
+RESUMABLE = ("run", "train", "evaluate", "baselines", "rank", "schelling", "evolve")
 
 
 def _parser():
@@ -139,17 +143,48 @@ def _parser():
     train.set_defaults(command=learning.train, name="train")
 
     evaluate = commands.add_parser(
-        "evaluate", help="evaluate trained learners against random in the same seats",
+        "evaluate", help="evaluate trained learners, or score a policy on scenarios",
         description="Play the trained policies of a training file in its learning seats, "
         "beside background behaviours, and random in the same seats, as a study (resumable); "
-        "print focal and background returns with 95%% intervals over the evaluation seeds.")
-    evaluate.add_argument("training", type=Path, help="the training file (TOML)")
+        "print focal and background returns with 95%% intervals over the evaluation seeds. "
+        "With --scenario: score a policy file or a behaviour on benchmark scenarios (each a "
+        "study, resumable) and print its returns, metrics and standing among the stored "
+        "baselines, with a figure per game (docs/scenarios.md).")
+    evaluate.add_argument("training", type=Path, metavar="TRAINING|POLICY",
+                          help="the training file (TOML); with --scenario, a policy file "
+                          "(.npz) or a behaviour's name")
+    evaluate.add_argument("--scenario", metavar="ID|GAME|all",
+                          help="score on this scenario, a game's scenarios, or all of them")
     evaluate.add_argument("--trained", type=Path, default=Path("results/training"),
                           help="where it was trained (default: results/training)")
-    evaluate.add_argument("--out", type=Path, default=Path("results"),
-                          help="results folder of the evaluation study (default: results)")
+    evaluate.add_argument("--name", dest="label",
+                          help="with --scenario: the name of the results (default: the "
+                          "policy file's stem or the behaviour)")
+    evaluate.add_argument("--seed", type=int, default=0,
+                          help="with --scenario: the evaluation's seed (default 0)")
+    evaluate.add_argument("--out", type=Path, help="results folder (default: results; with "
+                          "--scenario, results/scenarios, writing <out>/<name>/<scenario>)")
     backend_arguments(evaluate)
-    evaluate.set_defaults(command=learning.evaluate, name="evaluate")
+    evaluate.set_defaults(command=_evaluate, name="evaluate")
+
+    listing = commands.add_parser(
+        "scenarios", help="list the benchmark scenarios",
+        description="List the benchmark scenarios (docs/scenarios.md), or describe one.")
+    listing.add_argument("spec", nargs="?", default="all", metavar="ID|GAME|all",
+                         help="a scenario's id, a game, or all (default)")
+    listing.set_defaults(command=scenarios.list_scenarios, name="scenarios")
+
+    baselines = commands.add_parser(
+        "baselines", help="recompute the scenarios' stored baselines",
+        description="Train the learned baselines on each game's substrate (and any missing "
+        "bot), play every scenario with random, every scripted behaviour and each learner "
+        "(resumable), and write the package's baseline table (docs/scenarios.md).")
+    baselines.add_argument("--out", type=Path, default=Path("results/baselines"),
+                           help="trainings and runs (default: results/baselines)")
+    baselines.add_argument("--seed", type=int, default=0,
+                           help="the evaluations' seed (default 0)")
+    backend_arguments(baselines)
+    baselines.set_defaults(command=scenarios.compute_baselines, name="baselines")
 
     rank = commands.add_parser(
         "rank", help="rank behaviours by their value to a team",
@@ -296,6 +331,16 @@ def _figures(args):
         print(path)
     for reason in skipped:
         print(f"skipped: {reason}", file=sys.stderr)
+
+
+def _evaluate(args):
+    if args.scenario is not None:
+        return scenarios.evaluate(args)
+    if args.label is not None or args.seed != 0:
+        raise ValueError("--name and --seed are for --scenario; a training file's evaluation "
+                         "takes its seed from the file")
+    args.out = args.out or Path("results")
+    return learning.evaluate(args)
 
 
 def _dashboard(args):

@@ -23,6 +23,11 @@ A policy file is NumPy's ``.npz`` with the arrays ``format`` (``"dilemmas/policy
   highest head output (its greedy action). A recurrent actor keeps each seat's memory from
   decision to decision, starting from zeros at the seat's first decision of an episode; it
   plays inside a model (``decide``), where each seat is told apart.
+* ``"seats"``: several policies side by side, for a population whose ``policy`` seats are
+  played by different policies (a scenario's focal seats and its trained co-players,
+  ``dilemmas.scenarios``): ``seats`` (how many ``policy`` seats each part plays, in seat
+  order) and each part ``i``'s ``kind`` and arrays prefixed ``part<i>_``. It plays inside a
+  model, whose ``policy`` seats must number ``sum(seats)``; ``seated_policy`` makes one.
 
 Ties go to the lowest action. A learner's file (``dilemmas.models.learners``) is a policy file with
 its settings added, so a trained learner plays as a policy. ``save_policy`` writes one
@@ -235,6 +240,68 @@ class NetworkPolicy:
                 f"observations of length {shape[1]}")
 
 
+class SeatedPolicy:
+    """Several policies side by side: ``parts`` is a list of ``(policy, seats)``, the first
+    ``seats`` of the model's ``policy`` seats (in seat order) played by the first policy, the
+    next by the second, and so on (module docstring, kind ``"seats"``)."""
+
+    kind = "seats"
+
+    def __init__(self, parts, game: str = "", path=None):
+        self.parts, self.game, self.path = list(parts), game, path
+        if not self.parts or any(type(seats) is not int or seats < 1
+                                 for _, seats in self.parts):
+            raise ValueError("a seated policy needs one or more parts of 1 or more seats each")
+        if any(policy.kind == self.kind for policy, _ in self.parts):
+            raise ValueError("a part of a seated policy cannot itself be a seated policy")
+        self.owners = weakref.WeakKeyDictionary()
+
+    def __call__(self, observation):
+        raise TypeError("a seated policy tells its seats apart: it plays inside a model (the "
+                        "'policy' behaviour), or call decide(model, agent, observation)")
+
+    def decide(self, model, agent, observation) -> int:
+        policy = self.owners.get(agent)
+        if policy is None:
+            seats = model.policy_seats()
+            owners = [policy for policy, count in self.parts for _ in range(count)]
+            self.owners.update(zip(seats, owners))
+            policy = self.owners[agent]
+        decide = getattr(policy, "decide", None)
+        return decide(model, agent, observation) if decide else policy(observation)
+
+    def arrays(self) -> dict:
+        arrays = {"seats": np.array([seats for _, seats in self.parts], dtype=np.int64)}
+        for i, (policy, _) in enumerate(self.parts):
+            arrays[f"part{i}_kind"] = np.array(policy.kind)
+            arrays.update({f"part{i}_{key}": value for key, value in policy.arrays().items()})
+        return arrays
+
+    def check_fits(self, model) -> None:
+        """A ValueError unless the parts play exactly the model's ``policy`` seats and each
+        part fits the model."""
+        wanted, given = len(model.policy_seats()), sum(seats for _, seats in self.parts)
+        if wanted != given:
+            where = f"the policy file {str(self.path)!r}" if self.path else "the policy"
+            raise ValueError(f"{where} plays {given} 'policy' seats, but the population "
+                             f"seats {wanted}")
+        for policy, _ in self.parts:
+            if hasattr(policy, "check_fits"):
+                policy.check_fits(model)
+
+
+def seated_policy(parts) -> SeatedPolicy:
+    """A :class:`SeatedPolicy` of ``parts``: ``(policy or policy file, seats)`` pairs, the
+    game the parts' own (one game)."""
+    parts = [(load_policy(policy) if isinstance(policy, (str, Path)) else policy, seats)
+             for policy, seats in parts]
+    games = {policy.game for policy, _ in parts}
+    if len(games) != 1:
+        raise PolicyError(f"the parts of a seated policy are for the games {sorted(games)}: "
+                          "they must be for one game")
+    return SeatedPolicy(parts, games.pop())
+
+
 def _check_layer(weight, bias, width):
     if weight.ndim != 2 or weight.shape[1] != width or bias.shape != (weight.shape[0],):
         raise ValueError(f"a layer of weights {weight.shape} and bias {bias.shape} does not "
@@ -250,11 +317,12 @@ def best(values, mask) -> int:
     return int(np.argmax(np.where(np.asarray(mask).astype(bool), values, -np.inf)))
 
 
-KINDS = {"linear": LinearPolicy, "tabular": TabularPolicy, "network": NetworkPolicy}
+KINDS = {"linear": LinearPolicy, "tabular": TabularPolicy, "network": NetworkPolicy,
+         "seats": SeatedPolicy}
 
 
 def save_policy(path, policy, **extra) -> Path:
-    """Write ``policy`` (linear, tabular or network) as a policy file, atomically; ``extra`` arrays
+    """Write ``policy`` (of any kind) as a policy file, atomically; ``extra`` arrays
     are stored with it (a learner's settings)."""
     buffer = io.BytesIO()
     np.savez(buffer, format=FORMAT, version=VERSION, game=policy.game, kind=policy.kind,
@@ -267,15 +335,33 @@ def load_policy(path):
     fields = read_policy_file(path)
     path = Path(path)
     try:
-        if fields["kind"] == "linear":
-            return LinearPolicy(fields["weights"], fields["bias"], fields["game"], path)
-        if fields["kind"] == "network":
-            return NetworkPolicy(fields, fields["game"], path)
-        values = fields["values"]
-        return TabularPolicy(int(values.shape[-1]), fields["keys"], values, fields["game"],
-                             path)
+        if fields["kind"] == "seats":
+            parts = [(_policy(_part(fields, i, path), path), int(seats))
+                     for i, seats in enumerate(np.atleast_1d(fields["seats"]))]
+            return SeatedPolicy(parts, fields["game"], path)
+        return _policy(fields, path)
     except (ValueError, TypeError) as error:
         raise PolicyError(f"policy file {str(path)!r}: {error}") from None
+
+
+def _policy(fields, path):
+    """The policy of a file's (or a seated policy's part's) checked fields."""
+    if fields["kind"] == "linear":
+        return LinearPolicy(fields["weights"], fields["bias"], fields["game"], path)
+    if fields["kind"] == "network":
+        return NetworkPolicy(fields, fields["game"], path)
+    values = fields["values"]
+    return TabularPolicy(int(values.shape[-1]), fields["keys"], values, fields["game"], path)
+
+
+def _part(fields, index, path) -> dict:
+    """Part ``index`` of a seated policy's fields, checked as a file of its kind is."""
+    prefix = f"part{index}_"
+    part = {key[len(prefix):]: value for key, value in fields.items()
+            if key.startswith(prefix)}
+    part["kind"], part["game"] = str(part.get("kind", "")), fields["game"]
+    _check_fields(part, path, f"part {index}: ")
+    return part
 
 
 def read_policy_file(path) -> dict:
@@ -296,17 +382,22 @@ def read_policy_file(path) -> dict:
     if str(fields["format"]) != FORMAT or str(fields["version"]) != str(VERSION):
         raise PolicyError(f"policy file {str(path)!r} is not a {FORMAT} file of version "
                           f"{VERSION}")
-    kind = fields["kind"] = str(fields["kind"])
-    fields["game"] = str(fields["game"])
-    if kind not in KINDS:
-        raise PolicyError(f"policy file {str(path)!r}: kind={kind!r} is not known; known: "
-                          f"{sorted(KINDS)}")
+    fields["kind"], fields["game"] = str(fields["kind"]), str(fields["game"])
+    _check_fields(fields, path)
+    return fields
+
+
+def _check_fields(fields, path, part=""):
+    """The kind and the kind's own fields of a policy file (or of a seated policy's part)."""
+    kind, known = fields["kind"], sorted(set(KINDS) - ({"seats"} if part else set()))
+    if kind not in known:
+        raise PolicyError(f"policy file {str(path)!r}: {part}kind={kind!r} is not known; "
+                          f"known: {known}")
     needed = {"linear": ("weights", "bias"), "tabular": ("keys", "values"),
-              "network": ("activation", "head_weight", "head_bias")}[kind]
+              "network": ("activation", "head_weight", "head_bias"), "seats": ("seats",)}[kind]
     for key in needed:
         if key not in fields:
-            raise PolicyError(f"policy file {str(path)!r}: the field {key!r} is missing")
-    return fields
+            raise PolicyError(f"policy file {str(path)!r}: {part}the field {key!r} is missing")
 
 
 def check_action(action, count: int, who: str) -> int:

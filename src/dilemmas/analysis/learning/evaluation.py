@@ -35,11 +35,11 @@ CONFIDENCE = 0.95
 def policies(training, trained) -> list[str]:
     """The final policy file of each training seed; a TrainingError if one is unfinished."""
     folder = folder_of(training, trained)
-    return [_relative(training.finished_policy(folder, index))
+    return [relative_path(training.finished_policy(folder, index))
             for index in range(training.seeds)]
 
 
-def _relative(path: Path) -> str:
+def relative_path(path: Path) -> str:
     """``path`` relative to the working folder where it lies inside it, else absolute: the
     study's run seeds derive from its parameters, so the same files give the same seeds
     however the folder was named (``results/x``, ``./results/x``, ``/abs/.../results/x``)."""

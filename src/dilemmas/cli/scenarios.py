@@ -1,0 +1,99 @@
+"""The scenario commands of ``dilemmas``: ``scenarios``, ``evaluate --scenario`` and
+``baselines`` (docs/scenarios.md)."""
+
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+
+from dilemmas.cli.arguments import interval_text
+
+
+def list_scenarios(args):
+    from dilemmas.scenarios import select
+
+    chosen = select(args.spec)
+    if len(chosen) == 1:
+        scenario = chosen[0]
+        print(f"{scenario.id}: {scenario.focal} focal of {scenario.seats} seats, background "
+              f"{scenario.background or '(none)'}, {scenario.episodes} episodes\n")
+        print(textwrap.fill(scenario.description, 92) + "\n")
+        print(f"parameters: {scenario.parameters}\nmetrics: focal_return, background_return, "
+              f"{', '.join(scenario.metrics)}")
+        for bot in scenario.bots.values():
+            print(f"bot {bot.name}: {bot.description} ({bot.path.name})")
+        return
+    table = pd.DataFrame([{"id": s.id, "focal": f"{s.focal} of {s.seats}",
+                           "background": s.background or "(none)", "episodes": s.episodes}
+                          for s in chosen])
+    print(table.to_string(index=False))
+    print("\n`dilemmas scenarios ID` describes one; `dilemmas evaluate POLICY --scenario ID|GAME"
+          "|all` scores a policy file or a behaviour on them")
+
+
+def evaluate(args):
+    from dilemmas.scenarios import baselines, scoring, select
+    from dilemmas.scenarios.figures import scenario_figure
+
+    target = str(args.training)
+    is_file = target.endswith(".npz") or Path(target).exists()
+    if is_file and not Path(target).is_file():
+        raise FileNotFoundError(f"the policy file {target!r} does not exist")
+    chosen = playable(select(args.scenario), target, is_file, args.scenario)
+    name = args.label or (Path(target).stem if is_file else target)
+    out = (args.out or Path("results/scenarios")) / name
+    stored = baselines.stored()
+    rows = []
+    for scenario in chosen:
+        focal, files = ("policy", [target]) if is_file else (target, [])
+        row = scoring.evaluate(scenario, focal, files, out, args.seed, backend=args.backend,
+                               workers=args.workers, scheduler=args.scheduler,
+                               progress=not args.no_progress)
+        rows.append({**row, **scoring.standing(row, stored)})
+    scores = pd.DataFrame(rows)
+    scores.to_csv(out / "scores.csv", index=False)
+    shown = pd.DataFrame({
+        "scenario": scores["scenario"], "n": scores["n"],
+        **{f"{seats} (95% CI)": [interval_text(*values) for values in scores[
+            [f"{seats}_return", f"{seats}_return_low", f"{seats}_return_high"]].to_numpy()]
+           for seats in ("focal", "background")},
+        "rank": scores["rank"], "best baseline": scores["best"],
+        "normalised": scores["normalised"].map("{:.2f}".format)})
+    print(f"{name} on {len(chosen)} scenarios (returns per seat; rank among the stored "
+          "baselines and itself; normalised: 0 = random, 1 = the best baseline)\n")
+    print(shown.to_string(index=False))
+    for game in dict.fromkeys(scenario.game for scenario in chosen):
+        metrics = [m for m in next(s for s in chosen if s.game == game).metrics]
+        here = scores[scores["scenario"].str.startswith(f"{game}/")]
+        print(f"\n{game} metrics (mean per episode)")
+        print(here[["scenario", *metrics]].to_string(index=False, float_format="{:.4g}".format))
+        print(f"figure: {scenario_figure(scores, stored, name, game, out)}")
+    print(f"\nscores in {out / 'scores.csv'}")
+
+
+def playable(chosen, target: str, is_file: bool, spec: str) -> list:
+    """Of ``chosen``, the scenarios of the games that ``target`` (a policy file or a
+    behaviour) plays; with ``spec`` "all", the others are left out, else they are an error."""
+    from dilemmas import GAMES
+    from dilemmas.models.policies import load_policy
+
+    games = {load_policy(target).game} if is_file else \
+        {game for game in GAMES if target in GAMES[game].behaviours}
+    kept = [scenario for scenario in chosen if scenario.game in games]
+    if not kept or spec != "all" and len(kept) < len(chosen):
+        what = f"the policy file {target!r} is for" if is_file else \
+            f"the behaviour {target!r} is a behaviour of"
+        raise ValueError(f"{what} {', '.join(sorted(games)) or 'no game'}, not "
+                         f"{', '.join(sorted({s.game for s in chosen} - games))}")
+    return kept
+
+
+def compute_baselines(args):
+    from dilemmas.scenarios import baselines
+
+    table = baselines.compute(args.out, args.seed, progress=not args.no_progress,
+                              backend=args.backend, workers=args.workers,
+                              scheduler=args.scheduler)
+    print(f"{len(table)} baselines of {table['scenario'].nunique()} scenarios written to "
+          f"{baselines.BASELINES}; runs and trainings in {args.out}\n")
+    print(baselines.leaderboard(table))

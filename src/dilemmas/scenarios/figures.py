@@ -1,0 +1,42 @@
+"""A figure per game of a policy's scores on its scenarios against the stored baselines
+(docs/scenarios.md)."""
+
+import matplotlib
+import numpy as np
+import pandas as pd
+
+from dilemmas import GAMES
+from dilemmas.analysis.figures.paper import STYLE, PaperFigure, save
+
+COLUMNS = 3
+
+
+def scenario_figure(scores: pd.DataFrame, baselines: pd.DataFrame, name: str, game: str,
+                    folder):
+    """One panel per scenario of ``game`` in ``scores`` (rows of ``scoring.summarise``): the
+    focal per-capita return of ``name`` (dark) and of each baseline (light), best first,
+    with 95% intervals; saved as ``<folder>/<game>.pdf`` and ``.png``. Returns the PNG."""
+    here = scores[scores["scenario"].str.startswith(f"{game}/")]
+    rows = -(-len(here) // COLUMNS)
+    figure = PaperFigure((rows, min(len(here), COLUMNS)), margin=0.9)
+    with matplotlib.rc_context(STYLE):
+        axes = figure.subplots(rows, min(len(here), COLUMNS), squeeze=False).ravel()
+        for axis, (_, score) in zip(axes, here.iterrows()):
+            shown = baselines[baselines["scenario"] == score["scenario"]]
+            shown = pd.concat([shown, pd.DataFrame([{**score, "baseline": name}])])
+            shown = shown.sort_values("focal_return")
+            y = np.arange(len(shown))
+            errors = np.vstack([shown["focal_return"] - shown["focal_return_low"],
+                                shown["focal_return_high"] - shown["focal_return"]])
+            colours = ["0.15" if baseline == name else "0.75" for baseline in shown["baseline"]]
+            axis.barh(y, shown["focal_return"], xerr=np.nan_to_num(errors), color=colours,
+                      capsize=2)
+            axis.set_yticks(y, shown["baseline"])
+            axis.axvline(0, color="0.5", linewidth=0.8)
+            axis.set_title(score["scenario"].partition("/")[2])
+            axis.set_xlabel("focal return per seat")
+        for axis in axes[len(here):]:
+            axis.set_visible(False)
+        figure.suptitle(f"{GAMES[game].title}: {name} (dark) against the stored baselines "
+                        "(light) on each scenario\n(mean and 95% interval over episodes)")
+    return save(figure, folder, game)[-1]
