@@ -30,6 +30,11 @@ DATA = ["dilemmas/rules/README.md", "dilemmas/dashboard/style.css", "dilemmas/da
 DATA += [f"dilemmas/rules/{game}.md" for game in GAMES if game != "public_goods"]
 DATA += [f"dilemmas/examples/{kind}/{game}.toml" for kind in ("studies", "training")
          for game in GAMES if game != "public_goods"]
+DATA += ["dilemmas/scenarios/baselines.csv", "dilemmas/scenarios/versions.json"]
+DATA += [f"dilemmas/scenarios/catalogue/{game}.toml" for game in GAMES if game != "public_goods"]
+DATA += [f"dilemmas/scenarios/bots/{bot}.npz" for bot in (
+    "bucket_brigade_mappo_team", "state_punishment_ippo_forager", "stag_hunt_ippo_hunter",
+    "firefighting_graph_ippo_firefighter")]
 
 
 #: What a build of the tree leaves out: environments, caches, results and earlier builds
@@ -160,3 +165,13 @@ def test_the_installed_dashboard_is_served_offline(installed):
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
+
+
+def test_the_installed_command_scores_a_scenario_beside_a_shipped_bot(installed):
+    _, project, _ = installed
+    out = _run(installed, "dilemmas", "evaluate", "fixed1", "--scenario",
+               "firefighting_graph/trained_partner_v1", "--no-progress", "--workers", "2")
+    row = next(line for line in out.splitlines()
+               if line.startswith("firefighting_graph/trained_partner_v1"))
+    assert " 1200 " in row and " of 8 " in row  # placed among the seven stored baselines
+    assert (project / "results/scenarios/fixed1/firefighting_graph.png").exists()

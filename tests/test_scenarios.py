@@ -352,3 +352,25 @@ def test_all_means_the_scenarios_of_the_policys_or_the_behaviours_game(tmp_path)
         set(catalogue.catalogues())
     assert {s.game for s in playable(select("all"), "hero", False, "all")} == \
         {"bucket_brigade"}
+
+
+def test_the_learned_baselines_train_every_seat_on_the_substrate_and_bots_on_their_own_seed():
+    for game, found in catalogue.catalogues().items():
+        trainings = baselines.trainings(game)
+        seats = baselines.seats(game)
+        assert trainings["q_learning"].population == f"q_learning:{seats}"
+        assert trainings["q_learning"].episodes == found.training["episodes"]
+        for algorithm, reward in (("ippo", "individual"), ("mappo", "shared")):
+            training = trainings[algorithm]
+            assert (training.algorithm, training.ppo["reward"]) == (algorithm, reward)
+            assert training.population == f"policy:{seats}"
+            assert training.updates == found.training["updates"]
+        for training in trainings.values():
+            assert training.parameters == found.substrate
+            assert (training.seeds, training.seed) == (found.training["seeds"],
+                                                       found.training["seed"])
+        for bot in found.bots.values():
+            training = baselines.bot_training(bot)
+            assert (training.algorithm, training.seeds, training.seed) == \
+                (bot.algorithm, 1, bot.seed)
+            assert bot.seed != found.training["seed"]

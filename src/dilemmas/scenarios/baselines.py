@@ -129,7 +129,7 @@ def compute(out="results/baselines", seed: int = 0, progress=True, **runner) -> 
     table = table[["scenario", "baseline", "kind", *[c for c in table.columns
                                                      if c not in ("scenario", "baseline",
                                                                   "kind")]]]
-    write_atomic(BASELINES, table.to_csv(index=False, float_format="%.6g").encode())
+    write_atomic(BASELINES, table.to_csv(index=False, float_format="%.10g").encode())
     return table
 
 

@@ -23,20 +23,23 @@ def scenario_figure(scores: pd.DataFrame, baselines: pd.DataFrame, name: str, ga
         axes = figure.subplots(rows, min(len(here), COLUMNS), squeeze=False).ravel()
         for axis, (_, score) in zip(axes, here.iterrows()):
             shown = baselines[baselines["scenario"] == score["scenario"]]
-            shown = pd.concat([shown, pd.DataFrame([{**score, "baseline": name}])])
-            shown = shown.sort_values("focal_return")
+            shown = pd.concat([shown.assign(evaluated=False),
+                               pd.DataFrame([{**score, "baseline": name, "evaluated": True}])])
+            shown = shown.sort_values("focal_return", kind="stable")
             y = np.arange(len(shown))
             errors = np.vstack([shown["focal_return"] - shown["focal_return_low"],
                                 shown["focal_return_high"] - shown["focal_return"]])
-            colours = ["0.15" if baseline == name else "0.75" for baseline in shown["baseline"]]
+            colours = np.where(shown["evaluated"], "0.15", "0.75")
             axis.barh(y, shown["focal_return"], xerr=np.nan_to_num(errors), color=colours,
                       capsize=2)
-            axis.set_yticks(y, shown["baseline"])
+            axis.set_yticks(y, [f"{baseline} (evaluated)" if evaluated else baseline
+                                for baseline, evaluated in zip(shown["baseline"],
+                                                               shown["evaluated"])])
             axis.axvline(0, color="0.5", linewidth=0.8)
             axis.set_title(score["scenario"].partition("/")[2])
             axis.set_xlabel("focal return per seat")
         for axis in axes[len(here):]:
             axis.set_visible(False)
-        figure.suptitle(f"{GAMES[game].title}: {name} (dark) against the stored baselines "
-                        "(light) on each scenario\n(mean and 95% interval over episodes)")
+        figure.suptitle(f"{GAMES[game].title}: {name} (dark) against the stored baselines\n"
+                        "(light); mean and 95% interval over episodes")
     return save(figure, folder, game)[-1]
