@@ -175,3 +175,12 @@ def test_the_installed_command_scores_a_scenario_beside_a_shipped_bot(installed)
                if line.startswith("firefighting_graph/trained_partner_v1"))
     assert " 1200 " in row and " of 8 " in row  # placed among the seven stored baselines
     assert (project / "results/scenarios/fixed1/firefighting_graph.png").exists()
+    # installed elsewhere, the default folder and seed replay the stored baseline's runs
+    import pandas as pd
+
+    scores = pd.read_csv(project / "results/scenarios/fixed1/scores.csv")
+    stored = pd.read_csv(ROOT / "src/dilemmas/scenarios/baselines.csv").set_index(
+        ["scenario", "baseline"])
+    assert scores["focal_return"].iloc[0] == pytest.approx(
+        stored.loc[("firefighting_graph/trained_partner_v1", "fixed1"), "focal_return"],
+        rel=1e-9)

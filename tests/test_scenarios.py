@@ -100,6 +100,22 @@ def test_a_bad_catalogue_names_the_file_and_what_is_wrong(tmp_path, change, frag
     assert str(path) in str(error.value)
 
 
+@pytest.mark.parametrize("change, fragment", [
+    ('name = "stag_partner"', "the id 'stag_hunt/stag_partner_v1' is given twice"),
+    ("episodes = 121", "episodes=121 must be a multiple of [training] seeds (3)"),
+    ("parameters = 5", "scenario 'hare_partner' parameters must be a table"),
+    ("parameters = { nope = 1 }", "unknown key 'nope'"),
+])
+def test_a_bad_scenario_entry_is_named(tmp_path, change, fragment):
+    text = (catalogue.CATALOGUE / "stag_hunt.toml").read_text()
+    text = text.replace('name = "hare_partner"', change if change.startswith("name") else
+                        f'name = "hare_partner"\n{change}')
+    path = tmp_path / "stag_hunt.toml"
+    path.write_text(text)
+    with pytest.raises(ScenarioError, match=re.escape(fragment)):
+        read_catalogue(path)
+
+
 @pytest.mark.parametrize("background, fragment", [
     ("nobody:1", "names 'nobody'"), ("policy:1", "names 'policy'"),
     ("cooperator:3", "counts add up to 4"),
@@ -218,16 +234,28 @@ def test_an_evaluation_scores_the_episodes_played_by_hand(tmp_path, monkeypatch)
     assert set(scenario.metrics) <= set(row)
 
 
-def test_an_evaluation_reproduces_from_its_seed_resumes_and_another_seed_differs(tmp_path,
-                                                                                  monkeypatch):
+def test_an_evaluation_reproduces_from_its_seed_whatever_its_name_and_files_place(tmp_path,
+                                                                                monkeypatch):
     monkeypatch.chdir(tmp_path)
-    scenario = small("firefighting_graph/left_partner_v1", 40)
-    first = scoring.evaluate(scenario, "random", (), "a", seed=1, progress=False)
-    again = scoring.evaluate(scenario, "random", (), "b", seed=1, progress=False)
-    resumed = scoring.evaluate(scenario, "random", (), "a", seed=1, progress=False)
-    other = scoring.evaluate(scenario, "random", (), "c", seed=2, progress=False)
+    scenario = small("firefighting_graph/trained_partner_v1", 12)
+    (tmp_path / "here").mkdir()
+    (tmp_path / "there").mkdir()
+    mine = save_policy(tmp_path / "here" / "policy.npz", constant(1))
+    elsewhere = (tmp_path / "there" / "copy.npz")
+    elsewhere.write_bytes(mine.read_bytes())
+    first = scoring.evaluate(scenario, "policy", [str(mine)], "out", "a", seed=1,
+                             progress=False)
+    again = scoring.evaluate(scenario, "policy", [str(elsewhere)], "out", "b", seed=1,
+                             progress=False)
+    resumed = scoring.evaluate(scenario, "policy", [str(mine)], "out", "a", seed=1,
+                               progress=False)
+    other = scoring.evaluate(scenario, "policy", [str(mine)], "out", "a", seed=2,
+                             progress=False)
     assert first == again == resumed
     assert other["focal_return"] != first["focal_return"]
+    assert sorted(p.name for p in (tmp_path / "out" / "a").iterdir()) == [
+        "firefighting_graph-trained_partner_v1-seed1",
+        "firefighting_graph-trained_partner_v1-seed2"]
 
 
 def test_a_policy_beside_a_bot_plays_their_seated_policy_named_by_its_contents(tmp_path,
@@ -250,7 +278,7 @@ def test_a_policy_beside_a_bot_plays_their_seated_policy_named_by_its_contents(t
 def test_learned_baselines_split_their_episodes_over_the_training_seeds(tmp_path,
                                                                         monkeypatch):
     monkeypatch.chdir(tmp_path)
-    scenario = small("firefighting_graph/team_v1", 10)
+    scenario = small("firefighting_graph/team_v1", 12)
     files = [str(save_policy(tmp_path / f"seed-{i}.npz", constant(i % 2))) for i in range(3)]
     study = scoring.study(scenario, "policy", files, "out", 0)
     assert study.replicates == 4 and len(study.sweep["policy"]) == 3
@@ -276,6 +304,9 @@ def test_the_stored_baselines_cover_every_scenario_with_every_baseline():
         assert set(here["baseline"]) == wanted, scenario.id
         played = here[here["baseline"] != "optimum"]
         assert (played["n"] == scenario.episodes).all(), scenario.id
+        assert (here["seed"] == 0).all()
+        assert (here["training"] == baselines.training_digest(scenario.game)).all(), \
+            f"{scenario.id}: the baselines were trained with another [training]: recompute"
         assert (played["focal_return_low"] <= played["focal_return"]).all()
         assert (played["focal_return"] <= played["focal_return_high"]).all()
 
@@ -308,29 +339,39 @@ def test_scenarios_lists_every_id_and_describes_one(capsys):
     assert "1 focal of 2 seats, background hare_hunter:1" in out and "naive" in out
 
 
-def test_evaluate_scores_a_behaviour_and_places_it_among_the_baselines(tmp_path, capsys,
-                                                                      monkeypatch):
+@pytest.mark.parametrize("scenario_id", ["firefighting_graph/left_partner_v1",
+                                         "firefighting_graph/trained_partner_v1"])
+def test_evaluate_replays_a_behaviours_stored_baseline_and_places_it(tmp_path, capsys,
+                                                                     monkeypatch, scenario_id):
     monkeypatch.chdir(tmp_path)
-    assert main(["evaluate", "fixed1", "--scenario", "firefighting_graph/left_partner_v1",
-                 "--no-progress", "--workers", "1"]) == 0
+    assert main(["evaluate", "fixed1", "--scenario", scenario_id, "--no-progress",
+                 "--workers", "1"]) == 0
     out = capsys.readouterr().out
     scores = pd.read_csv(tmp_path / "results/scenarios/fixed1/scores.csv")
     stored = baselines.stored().set_index(["scenario", "baseline"])
-    # no policy file in the study: the same seed plays the very runs of the stored baseline
-    assert scores["focal_return"].iloc[0] == pytest.approx(
-        stored.loc[("firefighting_graph/left_partner_v1", "fixed1"), "focal_return"],
-        rel=1e-5)
-    assert re.search(r"firefighting_graph/left_partner_v1\s+1200 ", out)
-    assert " of " in scores["rank"].iloc[0]
+    # the default out and seed play the very runs of the stored baseline, bot or not
+    for column in ("focal_return", "background_return", "focal_return_low"):
+        assert scores[column].iloc[0] == pytest.approx(stored.loc[(scenario_id, "fixed1"),
+                                                                  column], rel=1e-9)
+    assert re.search(rf"{scenario_id}\s+1200 ", out)
+    assert scores["rank"].iloc[0].endswith(" of 8")
     assert (tmp_path / "results/scenarios/fixed1/firefighting_graph.png").exists()
 
 
 @pytest.mark.parametrize("arguments, fragment", [
-    (["evaluate", "random", "--scenario", "nope"], "--scenario 'nope' is not a scenario id"),
+    (["evaluate", "random", "--scenario", "nope"], "'nope' is not a scenario id"),
     (["evaluate", "missing.npz", "--scenario", "stag_hunt"], "'missing.npz' does not exist"),
     (["evaluate", "firefighter", "--scenario", "stag_hunt/self_play_v1"],
      "the behaviour 'firefighter' is a behaviour of bucket_brigade, not stag_hunt"),
     (["evaluate", "x.toml", "--seed", "3"], "--name and --seed are for --scenario"),
+    (["evaluate", "q_learning", "--scenario", "stag_hunt/self_play_v1"],
+     "'q_learning' is a learner, which would play untrained"),
+    (["evaluate", "policy", "--scenario", "stag_hunt/self_play_v1"],
+     "the focal seats of 'policy' need a policy file"),
+    (["evaluate", ".", "--scenario", "stag_hunt"], "the policy file '.' is not a file"),
+    (["evaluate", "random", "--scenario", "stag_hunt", "--name", "../up"],
+     "--name: name='../up' must be"),
+    (["scenarios", "nope"], "'nope' is not a scenario id, a game or 'all'"),
 ])
 def test_evaluate_with_a_bad_request_exits_2_with_one_line(tmp_path, capsys, monkeypatch,
                                                           arguments, fragment):

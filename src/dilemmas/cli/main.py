@@ -155,11 +155,11 @@ def _parser():
                           "(.npz) or a behaviour's name")
     evaluate.add_argument("--scenario", metavar="ID|GAME|all",
                           help="score on this scenario, a game's scenarios, or all of them")
-    evaluate.add_argument("--trained", type=Path, default=Path("results/training"),
+    evaluate.add_argument("--trained", type=Path,
                           help="where it was trained (default: results/training)")
     evaluate.add_argument("--name", dest="label",
                           help="with --scenario: the name of the results (default: the "
-                          "policy file's stem or the behaviour)")
+                          "behaviour, or the policy file's stem and digest)")
     evaluate.add_argument("--seed", type=int, default=0,
                           help="with --scenario: the evaluation's seed (default 0)")
     evaluate.add_argument("--out", type=Path, help="results folder (default: results; with "
@@ -179,8 +179,9 @@ def _parser():
         description="Train the learned baselines on each game's substrate (and any missing "
         "bot), play every scenario with random, every scripted behaviour and each learner "
         "(resumable), and write the package's baseline table (docs/scenarios.md).")
-    baselines.add_argument("--out", type=Path, default=Path("results/baselines"),
-                           help="trainings and runs (default: results/baselines)")
+    baselines.add_argument("--out", type=Path, default=Path("results/scenarios"),
+                           help="trainings, runs and a copy of the table (default: "
+                           "results/scenarios)")
     baselines.add_argument("--seed", type=int, default=0,
                            help="the evaluations' seed (default 0)")
     backend_arguments(baselines)
@@ -335,11 +336,15 @@ def _figures(args):
 
 def _evaluate(args):
     if args.scenario is not None:
+        if args.trained is not None:
+            raise ValueError("--trained is for a training file; with --scenario, give the "
+                             "policy file itself")
         return scenarios.evaluate(args)
     if args.label is not None or args.seed != 0:
         raise ValueError("--name and --seed are for --scenario; a training file's evaluation "
                          "takes its seed from the file")
     args.out = args.out or Path("results")
+    args.trained = args.trained or Path("results/training")
     return learning.evaluate(args)
 
 

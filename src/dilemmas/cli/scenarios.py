@@ -1,6 +1,7 @@
 """The scenario commands of ``dilemmas``: ``scenarios``, ``evaluate --scenario`` and
 ``baselines`` (docs/scenarios.md)."""
 
+import hashlib
 import textwrap
 from pathlib import Path
 
@@ -32,26 +33,31 @@ def list_scenarios(args):
 
 
 def evaluate(args):
+    from dilemmas.analysis.studies.study import check_name
     from dilemmas.scenarios import baselines, scoring, select
     from dilemmas.scenarios.figures import scenario_figure
 
     target = str(args.training)
     is_file = target.endswith(".npz") or Path(target).exists()
     if is_file and not Path(target).is_file():
-        raise FileNotFoundError(f"the policy file {target!r} does not exist")
+        raise FileNotFoundError(f"the policy file {target!r} "
+                                f"{'is not a file' if Path(target).exists() else 'does not exist'}")
     chosen = playable(select(args.scenario), target, is_file, args.scenario)
-    name = args.label or (Path(target).stem if is_file else target)
-    out = (args.out or Path("results/scenarios")) / name
+    name = args.label or default_name(target, is_file)
+    check_name("--name", name, ValueError)
+    out = args.out or Path("results/scenarios")
+    suffix = "" if args.seed == 0 else f"-seed{args.seed}"
     stored = baselines.stored()
     rows = []
     for scenario in chosen:
         focal, files = ("policy", [target]) if is_file else (target, [])
-        row = scoring.evaluate(scenario, focal, files, out, args.seed, backend=args.backend,
-                               workers=args.workers, scheduler=args.scheduler,
-                               progress=not args.no_progress)
+        row = scoring.evaluate(scenario, focal, files, out, name, args.seed,
+                               backend=args.backend, workers=args.workers,
+                               scheduler=args.scheduler, progress=not args.no_progress)
         rows.append({**row, **scoring.standing(row, stored)})
     scores = pd.DataFrame(rows)
-    scores.to_csv(out / "scores.csv", index=False)
+    folder = out / name
+    scores.to_csv(folder / f"scores{suffix}.csv", index=False)
     shown = pd.DataFrame({
         "scenario": scores["scenario"], "n": scores["n"],
         **{f"{seats} (95% CI)": [interval_text(*values) for values in scores[
@@ -59,16 +65,24 @@ def evaluate(args):
            for seats in ("focal", "background")},
         "rank": scores["rank"], "best baseline": scores["best"],
         "normalised": scores["normalised"].map("{:.2f}".format)})
-    print(f"{name} on {len(chosen)} scenarios (returns per seat; rank among the stored "
-          "baselines and itself; normalised: 0 = random, 1 = the best baseline)\n")
+    print(f"{name} on {len(chosen)} scenarios, seed {args.seed} (returns per seat; rank among "
+          "the stored baselines and itself; normalised: 0 = random, 1 = the best baseline)\n")
     print(shown.to_string(index=False))
     for game in dict.fromkeys(scenario.game for scenario in chosen):
-        metrics = [m for m in next(s for s in chosen if s.game == game).metrics]
+        metrics = next(s for s in chosen if s.game == game).metrics
         here = scores[scores["scenario"].str.startswith(f"{game}/")]
         print(f"\n{game} metrics (mean per episode)")
         print(here[["scenario", *metrics]].to_string(index=False, float_format="{:.4g}".format))
-        print(f"figure: {scenario_figure(scores, stored, name, game, out)}")
-    print(f"\nscores in {out / 'scores.csv'}")
+        print(f"figure: {scenario_figure(scores, stored, name, game, folder, suffix)}")
+    print(f"\nscores in {folder / f'scores{suffix}.csv'}")
+
+
+def default_name(target: str, is_file: bool) -> str:
+    """A behaviour's name, or a policy file's stem and the start of its digest (trainings
+    name every seed's file ``policy.npz``)."""
+    if not is_file:
+        return target
+    return f"{Path(target).stem}-{hashlib.sha256(Path(target).read_bytes()).hexdigest()[:8]}"
 
 
 def playable(chosen, target: str, is_file: bool, spec: str) -> list:

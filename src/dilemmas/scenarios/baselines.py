@@ -14,8 +14,12 @@ Every scenario is then played (``dilemmas.scenarios.scoring``) with its focal se
 split over the training seeds' final policies); the Firefighting Graph's scenario without a
 background also gets the exact optimum of the team's return
 (``dilemmas.models.firefighting_graph.optimal``). The table, one row per scenario and
-baseline, is written to ``baselines.csv`` in this package (``BASELINES``), which
-``dilemmas evaluate --scenario`` reads and the documentation's leaderboard shows.
+baseline (with the evaluation ``seed`` and a digest of the game's ``[training]`` table), is
+written to ``<out>/baselines.csv`` and to ``baselines.csv`` in this package
+(``BASELINES``), which ``dilemmas evaluate --scenario`` reads and the documentation's
+leaderboard shows. The runs go to ``<out>/<baseline>/<slug>`` (default ``out``:
+``results/scenarios``, where ``dilemmas evaluate`` puts its own), the trainings to
+``<out>/trainings``.
 
 A bot (``Catalogue.bots``) is trained the same way with its own ``algorithm`` and training
 ``seed`` (one seed, so never one of the baselines' policies) and copied to ``bots/`` once:
@@ -23,6 +27,7 @@ a scenario's id records the bot's file, so ``dilemmas baselines`` trains a bot o
 its file is missing.
 """
 
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -34,7 +39,9 @@ from dilemmas.analysis.learning.training import Training, train as train_tabular
 from dilemmas.learning import deep
 from dilemmas.models.files import write_atomic
 from dilemmas.models.learners import LEARNERS
-from dilemmas.scenarios.catalogue import HERE, Bot, catalogues, record_versions, scenarios
+from dilemmas.analysis.studies.study import canonical
+from dilemmas.scenarios.catalogue import (HERE, Bot, ScenarioError, catalogues, check_versions,
+                                          record_versions, scenarios)
 from dilemmas.scenarios import scoring
 
 BASELINES = HERE / "baselines.csv"
@@ -85,14 +92,15 @@ def _deep(game, algorithm, name, **common) -> deep.DeepTraining:
 
 def train_all(out: Path, progress=True) -> dict:
     """Train (or resume) every game's baselines into ``<out>/trainings`` and the missing
-    bots into ``<out>/bots``; return ``{game: {learner: [final policy files]}}``."""
+    bots into ``<out>/trainings/bots``; return ``{game: {learner: [final policy files]}}``."""
     policies = {}
     for game, catalogue in catalogues().items():
         for bot in catalogue.bots.values():
             if not bot.path.exists():
                 training = bot_training(bot)
-                deep.train(training, out / "bots", progress=progress)
-                shutil.copyfile(deep.policy_path(out / "bots" / training.name, 0), bot.path)
+                deep.train(training, out / "trainings" / "bots", progress=progress)
+                shutil.copyfile(deep.policy_path(out / "trainings" / "bots" / training.name, 0),
+                                bot.path)
         policies[game] = {}
         for learner, training in trainings(game).items():
             if isinstance(training, Training):
@@ -105,10 +113,14 @@ def train_all(out: Path, progress=True) -> dict:
     return policies
 
 
-def compute(out="results/baselines", seed: int = 0, progress=True, **runner) -> pd.DataFrame:
+def compute(out="results/scenarios", seed: int = 0, progress=True, **runner) -> pd.DataFrame:
     """Train what is missing, play every scenario with every baseline into
-    ``<out>/<baseline>/<slug>`` (resumable), and write the table to ``BASELINES``."""
+    ``<out>/<baseline>/<slug>`` (resumable), and write the table to ``<out>/baselines.csv``
+    and to the package's ``BASELINES``."""
     out = Path(out)
+    changed = [problem for problem in check_versions() if "not recorded" not in problem]
+    if changed:
+        raise ScenarioError("; ".join(changed))
     policies = train_all(out, progress)
     record_versions()
     rows = []
@@ -117,7 +129,7 @@ def compute(out="results/baselines", seed: int = 0, progress=True, **runner) -> 
         plays = [("random", "random", ()), *[(name, name, ()) for name in scripted(game)],
                  *[(learner, "policy", policies[game][learner]) for learner in LEARNED]]
         for baseline, focal, files in plays:
-            row = scoring.evaluate(scenario, focal, files, out / baseline, seed,
+            row = scoring.evaluate(scenario, focal, files, out, baseline, seed,
                                    progress=progress, **runner)
             rows.append({"baseline": baseline, "kind": _kind(baseline, game), **row})
         optimum = exact_optimum(scenario)
@@ -125,12 +137,25 @@ def compute(out="results/baselines", seed: int = 0, progress=True, **runner) -> 
             rows.append({"scenario": scenario.id, "baseline": "optimum", "kind": "exact",
                          "n": 0, "focal_return": optimum, "focal_return_low": optimum,
                          "focal_return_high": optimum})
-    table = pd.DataFrame(rows)
-    table = table[["scenario", "baseline", "kind", *[c for c in table.columns
-                                                     if c not in ("scenario", "baseline",
-                                                                  "kind")]]]
-    write_atomic(BASELINES, table.to_csv(index=False, float_format="%.10g").encode())
+    table = pd.DataFrame(rows).assign(seed=seed, training=[
+        training_digest(row["scenario"].partition("/")[0]) for row in rows])
+    first = ["scenario", "baseline", "kind"]
+    table = table[[*first, *[c for c in table.columns if c not in first]]]
+    data = table.to_csv(index=False, float_format="%.10g").encode()
+    write_atomic(out / "baselines.csv", data)
+    try:
+        write_atomic(BASELINES, data)
+    except OSError as error:
+        raise ScenarioError(f"the package's baseline table {str(BASELINES)!r} cannot be "
+                            f"written ({error.strerror}); the table is in "
+                            f"{str(out / 'baselines.csv')!r}") from None
     return table
+
+
+def training_digest(game: str) -> str:
+    """A digest of the ``[training]`` table of the game's catalogue, stored with its
+    baselines, so that a changed training shows as stale baselines."""
+    return hashlib.sha256(canonical(catalogues()[game].training).encode()).hexdigest()[:16]
 
 
 def _kind(baseline: str, game: str) -> str:

@@ -9,9 +9,12 @@ episodes, scored by the focal and background per-capita returns and the game's `
 (episode statistics).
 
 Its id, ``<game>/<name>_v<version>``, names everything that makes its scores: the
-*fingerprint* (SHA-256 of the rules version, parameters, seats, background, bots' files,
+*fingerprint* (SHA-256 of ``Scenario.definition``: the rules version, every parameter with
+the game's defaults, the observation and action sizes, seats, background, bots' files,
 episodes and metrics) of each id ever published is kept in ``versions.json``;
-``check_versions`` fails for a scenario whose definition changed while its id did not.
+``check_versions`` fails for a scenario whose definition changed while its id did not. (A
+change of what an observation means, at the same size, is a change of the game's rules
+and of its rules version.)
 """
 
 import hashlib
@@ -110,9 +113,18 @@ class Scenario:
         return ",".join(population), parts
 
     def definition(self) -> dict:
-        """What makes the scenario's scores (its description does not)."""
+        """What makes the scenario's scores (its description does not): the rules version,
+        every parameter's value (the game's defaults included), the sizes of the
+        observations and actions that policies see, the seats, the bots' files, the
+        episodes and the metrics."""
+        game = GAMES[self.game]
+        model = game.model(**self.parameters, rng=0, collect_data=False)
+        resolved = {**game.parameters.defaults(), **self.parameters}
         return {"game": self.game, "rules_version": self.rules_version,
-                "parameters": self.parameters, "focal": self.focal,
+                "parameters": {key: value for key, value in resolved.items()
+                               if key not in ("population", "policy", "learner")},
+                "observations": game.interface.observation_length(model),
+                "actions": game.interface.actions(model), "focal": self.focal,
                 "background": self.background, "episodes": self.episodes,
                 "metrics": list(self.metrics),
                 "bots": {name: bot.digest() for name, bot in sorted(self.bots.items())}}
@@ -151,6 +163,7 @@ def read_catalogue(path) -> Catalogue:
             "record the new ids (docs/scenarios.md, versioning)")
     training = data.get("training", {})
     _keys(f"{where} [training]", training, TRAINING_KEYS)
+    _keys(f"{where} [substrate]", data.get("substrate", {}), GAMES[game].parameters.names)
     bots = {}
     for name, table in data.get("bots", {}).items():
         _keys(f"{where} [bots.{name}]", table, BOT_KEYS)
@@ -166,6 +179,8 @@ def read_catalogue(path) -> Catalogue:
     scenarios = []
     for table in data.get("scenario", []):
         _keys(f"{where} [[scenario]]", table, SCENARIO_KEYS)
+        _keys(f"{where}: scenario {table.get('name')!r} parameters",
+              table.get("parameters", {}), GAMES[game].parameters.names)
         scenario = Scenario(
             game=game, name=table.get("name"), version=table.get("version"),
             description=" ".join(str(table.get("description", "")).split()),
@@ -176,6 +191,13 @@ def read_catalogue(path) -> Catalogue:
             bots={name: bot for name, bot in bots.items()
                   if name in dict(entries(table.get("background", "")))})
         _check(f"{where}: scenario {table.get('name')!r}", scenario, bots)
+        if scenario.episodes % training.get("seeds", 1):
+            raise ScenarioError(f"{where}: scenario {scenario.name!r}: episodes="
+                                f"{scenario.episodes} must be a multiple of [training] seeds "
+                                f"({training.get('seeds', 1)}), which share a learner's "
+                                "episodes")
+        if any(other.id == scenario.id for other in scenarios):
+            raise ScenarioError(f"{where}: the id {scenario.id!r} is given twice")
         scenarios.append(scenario)
     return Catalogue(game, data.get("substrate", {}), training, bots, tuple(scenarios))
 
@@ -217,8 +239,13 @@ def _check(where, scenario: Scenario, bots: dict) -> None:
 @cache
 def catalogues() -> dict[str, Catalogue]:
     """Every game's catalogue, by game, in the registry's order."""
-    found = {catalogue.game: catalogue for catalogue in
-             map(read_catalogue, sorted(CATALOGUE.glob("*.toml")))}
+    found = {}
+    for path in sorted(CATALOGUE.glob("*.toml")):
+        catalogue = read_catalogue(path)
+        if catalogue.game in found:
+            raise ScenarioError(f"scenario catalogue {str(path)!r}: a second catalogue of "
+                                f"{catalogue.game}")
+        found[catalogue.game] = catalogue
     return {game: found[game] for game in GAMES if game in found}
 
 
@@ -237,7 +264,7 @@ def select(spec: str) -> list[Scenario]:
         return [known[spec]]
     chosen = [scenario for scenario in known.values() if scenario.game == spec]
     if not chosen:
-        raise ScenarioError(f"--scenario {spec!r} is not a scenario id, a game or 'all'; "
+        raise ScenarioError(f"{spec!r} is not a scenario id, a game or 'all'; "
                             f"games: {sorted(catalogues())}; `dilemmas scenarios` lists the "
                             "ids")
     return chosen

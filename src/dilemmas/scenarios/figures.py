@@ -12,10 +12,11 @@ COLUMNS = 3
 
 
 def scenario_figure(scores: pd.DataFrame, baselines: pd.DataFrame, name: str, game: str,
-                    folder):
+                    folder, suffix: str = ""):
     """One panel per scenario of ``game`` in ``scores`` (rows of ``scoring.summarise``): the
     focal per-capita return of ``name`` (dark) and of each baseline (light), best first,
-    with 95% intervals; saved as ``<folder>/<game>.pdf`` and ``.png``. Returns the PNG."""
+    with 95% intervals; saved as ``<folder>/<game><suffix>.pdf`` and ``.png``. Returns the
+    PNG."""
     here = scores[scores["scenario"].str.startswith(f"{game}/")]
     rows = -(-len(here) // COLUMNS)
     figure = PaperFigure((rows, min(len(here), COLUMNS)), margin=0.9)
@@ -42,4 +43,4 @@ def scenario_figure(scores: pd.DataFrame, baselines: pd.DataFrame, name: str, ga
             axis.set_visible(False)
         figure.suptitle(f"{GAMES[game].title}: {name} (dark) against the stored baselines\n"
                         "(light); mean and 95% interval over episodes")
-    return save(figure, folder, game)[-1]
+    return save(figure, folder, f"{game}{suffix}")[-1]

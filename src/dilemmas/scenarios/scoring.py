@@ -1,20 +1,23 @@
 """Scoring a policy on scenarios: ``dilemmas evaluate POLICY --scenario ID|GAME|all``
 (docs/scenarios.md).
 
-A scenario's evaluation is a study (``dilemmas.analysis.studies``) named by the scenario's
-slug: its parameters fixed, the focal seats played by the behaviour or the policy file under
-test and the background by the scenario's behaviours and bots, ``episodes`` replicates with
-agent data. The runner plays it, so it resumes, reproduces from ``seed`` and runs on every
-backend. A learned baseline trained with several seeds plays its episodes split evenly over
-its seeds' policy files (swept).
+A scenario's evaluation is a study (``dilemmas.analysis.studies``) in
+``<out>/<name>/<slug>`` (``<slug>-seed<s>`` for a seed other than 0): the scenario's
+parameters fixed, the focal seats played by the behaviour or the policy file under test and
+the background by the scenario's behaviours and bots, ``episodes`` replicates with agent
+data. The runner plays it, so it resumes and runs on every backend. A learned baseline
+trained with several seeds plays its episodes split evenly over its seeds' policy files
+(swept).
 
 The policy the ``policy`` seats play is first written to ``<out>/policies/<digest>.npz``,
 named by the SHA-256 of its files' bytes and seats: a copy of the one file, or, when the
 seats are played by more than one (a policy under test beside a bot), their seated policy
 (``dilemmas.models.policies.SeatedPolicy``). The study names that copy, so its run seeds
-(derived from its parameters) are the same wherever the package and the policy file lie,
-and a changed policy file is a different study, which the runner refuses to mix into the
-old one's folder.
+(derived from its parameters) depend on ``seed``, the scenario, ``out`` and the policies'
+contents -- not on the name, nor on where the package or the policy file lie -- and a
+changed policy file is another study. The stored baselines were played into the default
+``out`` (``results/scenarios``), so a behaviour evaluated there replays its baseline's very
+runs.
 
 ``summarise`` reads an evaluation back: the number of episodes, the focal and the background
 per-capita returns (per episode, the mean final reward of those seats; then the mean and the
@@ -34,6 +37,7 @@ from dilemmas.analysis.studies import results
 from dilemmas.analysis.studies.runner import run_study
 from dilemmas.analysis.studies.study import Study
 from dilemmas.models.files import write_atomic
+from dilemmas.models.learners import LEARNERS
 from dilemmas.models.policies import save_policy, seated_policy
 from dilemmas.scenarios.catalogue import Scenario, ScenarioError
 
@@ -44,24 +48,41 @@ def study(scenario: Scenario, focal: str, policies=(), out="results/scenarios",
           seed: int = 0) -> Study:
     """The evaluation of ``scenario`` with its focal seats played by the behaviour ``focal``,
     or, with ``focal = "policy"``, by each of the policy files ``policies`` in turn."""
+    behaviours = GAMES[scenario.game].behaviours
     if focal == "policy" and not policies:
-        raise ScenarioError("focal='policy' needs one or more policy files")
-    if focal != "policy" and focal not in GAMES[scenario.game].behaviours:
+        raise ScenarioError("the focal seats of 'policy' need a policy file: give its path")
+    if focal in LEARNERS:
+        raise ScenarioError(f"{focal!r} is a learner, which would play untrained: give its "
+                            "trained learner file (seed-<i>/learner.npz) instead")
+    if focal not in behaviours:
         raise ScenarioError(f"{focal!r} is neither a policy file nor a behaviour of "
                             f"{scenario.game}; behaviours: "
-                            f"{sorted(set(GAMES[scenario.game].behaviours) - {'policy'})}")
-    files = []
-    for policy in policies or [None]:
-        population, parts = scenario.seating(focal, policy)
-        if parts:
-            files.append(relative_path(_copy(parts, Path(out) / "policies")))
-    fixed = {**scenario.parameters, "population": population}
+                            f"{sorted(set(behaviours) - {'policy', *LEARNERS})}")
+    seatings = [scenario.seating(focal, policy) for policy in policies or [None]]
+    for population, parts in seatings:
+        _check_fits(scenario, population, parts)
+    files = [relative_path(_copy(parts, Path(out) / "policies"))
+             for _, parts in seatings if parts]
+    fixed = {**scenario.parameters, "population": seatings[0][0]}
     sweep = {"policy": files} if len(files) > 1 else {}
     if len(files) == 1:
         fixed["policy"] = files[0]
-    replicates = -(-scenario.episodes // max(len(files), 1))
-    return Study(game=scenario.game, name=scenario.slug, seed=seed, replicates=replicates,
-                 collect=("model", "agent"), fixed=fixed, sweep=sweep)
+    name = scenario.slug if seed == 0 else f"{scenario.slug}-seed{seed}"
+    return Study(game=scenario.game, name=name, seed=seed, collect=("model", "agent"),
+                 replicates=scenario.episodes // max(len(files), 1), fixed=fixed,
+                 sweep=sweep)
+
+
+def _check_fits(scenario: Scenario, population: str, parts) -> None:
+    """A ScenarioError naming the policy files if they do not play the scenario's seats."""
+    try:
+        policy = seated_policy(parts) if len(parts) > 1 else \
+            parts[0][0] if parts else None
+        GAMES[scenario.game].model(**scenario.parameters, population=population,
+                                   policy=str(policy) if isinstance(policy, Path) else policy,
+                                   rng=0, collect_data=False)
+    except (ValueError, OSError) as error:
+        raise ScenarioError(f"{scenario.id}: {error}") from None
 
 
 def _copy(parts, folder: Path) -> Path:
@@ -86,11 +107,12 @@ def _copy(parts, folder: Path) -> Path:
 
 
 def evaluate(scenario: Scenario, focal: str, policies=(), out="results/scenarios",
-             seed: int = 0, **runner) -> dict:
-    """Play the evaluation (``study``) into ``<out>/<slug>`` and return its ``summarise``
-    row; ``runner`` goes to ``run_study`` (backend, workers, scheduler, progress)."""
+             name: str | None = None, seed: int = 0, **runner) -> dict:
+    """Play the evaluation (``study``) into ``<out>/<name>`` (``name`` default: ``focal``)
+    and return its ``summarise`` row; ``runner`` goes to ``run_study`` (backend, workers,
+    scheduler, progress)."""
     evaluation = study(scenario, focal, policies, out, seed)
-    report = run_study(evaluation, out, **runner)
+    report = run_study(evaluation, Path(out) / (name or focal), **runner)
     if report.failed:
         raise ScenarioError(f"{scenario.id}: {len(report.failed)} episodes failed; their "
                             f"errors are in {report.folder}")
