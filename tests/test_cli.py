@@ -16,7 +16,7 @@ from dilemmas import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ["games", "play", "run", "summary", "figures", "train", "evaluate", "scenarios",
-            "baselines", "dashboard"]
+            "baselines", "rank", "schelling", "evolve", "optimal", "dashboard"]
 
 STUDY = """\
 game = "bucket_brigade"
@@ -48,6 +48,7 @@ def test_help_of_the_command_and_of_every_subcommand(capsys, command):
     assert exit.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith(f"usage: dilemmas {' '.join(command)}".rstrip())
+    assert "%%" not in out  # argparse formats an option's help, not a description
     if not command:
         assert all(c in out for c in COMMANDS)
 

@@ -2,6 +2,7 @@
 (and resumes: a second call plays nothing), the tables print within 100 columns, the figure
 is written; bad input is one line with status 2."""
 
+import pandas as pd
 import pytest
 
 from dilemmas.cli.main import main
@@ -79,6 +80,18 @@ def test_evolve(game, tmp_path, capsys):
     assert "symmetric Nash equilibria" in out and "fixation (95% CI)" in out
     assert "where the replicator dynamics ends" in out
     assert (tmp_path / f"{game}-evolution" / "evolution.png").exists()
+    payoffs = tmp_path / f"{game}-evolution" / "payoffs.csv"
+    assert f"results: {payoffs}" in out
+    table = pd.read_csv(payoffs)
+    first, second = GAMES[game].dilemma
+    counts = table[[f"{first}_count", f"{second}_count"]].to_numpy()
+    players = counts.sum(axis=1)
+    assert len(set(players)) == 1 and len(table) == players[0] + 1  # every mix of two
+    for name in (first, second):  # a payoff where the mix seats the behaviour, none elsewhere
+        seated = table[f"{name}_count"] > 0
+        assert table.loc[seated, f"{name}_payoff"].notna().all()
+        assert table.loc[~seated, f"{name}_payoff"].isna().all()
+    assert (table["runs"] >= 2).all()
 
 
 def test_optimal(tmp_path, capsys):

@@ -86,6 +86,7 @@ def evolve(args):
     from dilemmas.analysis.figures.paper import save
     from dilemmas.analysis.game_theory import evolution
     from dilemmas.analysis.game_theory.payoffs import empirical_game, seats
+    from dilemmas.models.files import write_atomic
 
     fixed = settings(args.game, args.set)
     study = evolution.evolution_study(args.game, behaviour_list(args.behaviours), fixed=fixed,
@@ -105,9 +106,12 @@ def evolve(args):
     uncertain = evolution.uncertainty(game, args.resamples, args.seed,
                                       population_size=args.population_size, selection=beta)
     tables = evolution.report(game, args.population_size, beta, uncertain)
+    payoffs = folder / "payoffs.csv"
+    write_atomic(payoffs, game.table().to_csv(index=False, float_format="%.10g").encode())
     print(f"\npayoff table: {len(game.counts)} mixes of {game.players} seats, "
-          f"{min(len(s) for s in game.samples)} or more runs each;\nintervals: 95% "
-          f"percentile bootstrap over {args.resamples} resamples of the runs")
+          f"{min(len(s) for s in game.samples)} or more runs each; as CSV (each mix,\n"
+          f"each behaviour's mean payoff and its standard error):\nresults: {payoffs}\n"
+          f"intervals: 95% percentile bootstrap over {args.resamples} resamples of the runs")
     print("\nsymmetric Nash equilibria (shares of the population)")
     for index, row in tables["equilibria"].iterrows():
         print(f"  {index + 1}. {row['support']}\n     {row['stability']} under the replicator "

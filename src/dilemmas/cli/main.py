@@ -146,7 +146,7 @@ def _parser():
         "evaluate", help="evaluate trained learners, or score a policy on scenarios",
         description="Play the trained policies of a training file in its learning seats, "
         "beside background behaviours, and random in the same seats, as a study (resumable); "
-        "print focal and background returns with 95%% intervals over the evaluation seeds. "
+        "print focal and background returns with 95% intervals over the evaluation seeds. "
         "With --scenario: score a policy file or a behaviour on benchmark scenarios (each a "
         "study, resumable) and print its returns, metrics and standing among the stored "
         "baselines, with a figure per game (docs/scenarios.md).")
@@ -191,7 +191,7 @@ def _parser():
         "rank", help="rank behaviours by their value to a team",
         description="Play teams of GAME's seats mixed from BEHAVIOURS (a study, resumable), "
         "fit each behaviour's value to the team's mean reward per seat (additive model, "
-        "Bayesian ridge regression) and print its marginal value with 95%% intervals, the "
+        "Bayesian ridge regression) and print its marginal value with 95% intervals, the "
         "next teams that would most narrow them, and a figure (docs/game-theory.md).")
     mix_arguments(rank, replicates=10)
     rank.add_argument("--teams", type=int, default=120,
@@ -205,7 +205,7 @@ def _parser():
         "schelling", help="a Schelling diagram: cooperator and defector payoffs",
         description="Play every mix of GAME's seats over a cooperative and a selfish "
         "behaviour (a study, resumable); print each one's payoff against the number of "
-        "other cooperators with 95%% intervals, the dilemma's diagnostics, and a figure "
+        "other cooperators with 95% intervals, the dilemma's diagnostics, and a figure "
         "(docs/game-theory.md).")
     mix_arguments(schelling, replicates=30, behaviours=False)
     schelling.add_argument("--cooperator", help="the cooperative behaviour (default: the "
@@ -218,7 +218,7 @@ def _parser():
         description="Play every mix of GAME's seats over BEHAVIOURS (a study, resumable) and "
         "print, from the resulting payoff table, the symmetric Nash equilibria, where the "
         "replicator dynamics ends, and Moran fixation probabilities, each with a bootstrap "
-        "95%% interval over the runs; and a figure (docs/game-theory.md).")
+        "95% interval over the runs; and a figure (docs/game-theory.md).")
     mix_arguments(evolve, replicates=10)
     evolve.add_argument("--population-size", type=int, default=100, metavar="Z",
                         help="population of the Moran process (default 100)")

@@ -182,6 +182,18 @@ class EmpiricalGame:
                 out[i] = np.where(n >= 2, deviation / np.sqrt(np.maximum(n, 1)), np.nan)
         return out
 
+    def table(self) -> pd.DataFrame:
+        """The payoff table, one row per mix: the count of each behaviour, the number of
+        runs, and each behaviour's mean payoff and its standard error (empty for a
+        behaviour the mix does not seat), the form other game-theory tools read."""
+        means, ses = self.means, self.ses
+        columns = {f"{name}_count": self.counts[:, i] for i, name in enumerate(self.behaviours)}
+        columns["runs"] = [len(sample) for sample in self.samples]
+        for i, name in enumerate(self.behaviours):
+            columns[f"{name}_payoff"] = means[:, i]
+            columns[f"{name}_payoff_se"] = ses[:, i]
+        return pd.DataFrame(columns)
+
     def index(self, counts) -> int:
         """The row of the mix ``counts``; a KeyError names a mix that was not played."""
         key = tuple(int(c) for c in counts)
