@@ -105,6 +105,23 @@ def test_malformed_replays_get_an_error_naming_the_file_and_the_field(
     assert str(bad) in str(error.value)
 
 
+@pytest.mark.parametrize("keys, message", [
+    (["seed"], "seed: must be an integer from 0 to 2\\*\\*63 - 1, got inf"),
+    (["nights", 0, "rewards", 0], "nights\\[0\\].rewards\\[0\\]: must be a finite"),
+    (["parameters", "num_houses"], "parameters: num_houses=inf is invalid"),
+])
+def test_an_integer_too_long_for_python_is_named_with_its_field(replay_file, tmp_path, keys,
+                                                                message):
+    path, _ = replay_file
+    data = json.loads(path.read_text())
+    set_path(data, keys, "TOO_LONG")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data).replace('"TOO_LONG"', "9" * 5000))
+    with pytest.raises(ReplayError, match=message) as error:
+        load_replay(bad)
+    assert str(bad) in str(error.value) and len(str(error.value)) < 500
+
+
 @pytest.mark.parametrize("key", ["seed", "final_rewards", "nights", "parameters"])
 def test_a_missing_key_is_named(replay_file, tmp_path, key):
     path, _ = replay_file

@@ -353,6 +353,9 @@ BAD_STUDIES = {
     "both": (GOOD + "[fixed]\nbeta = 0.1\n[sweep]\nbeta = [0.2]\n", ["['beta']", "both"]),
     "collect_agents": (GOOD + 'collect = ["agents"]\n', ["collect=['agents']"]),
     "negative_seed": (GOOD + "seed = -1\n", ["seed=-1"]),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", ["not UTF-8 text (byte 0 is b'\\x89')"]),
+    "latin_1": ('game = "bucket_brigade"\nname = "caf\xe9"\n'.encode("latin-1"),
+                ["not UTF-8 text (byte 35 is b'\\xe9')"]),
 }
 
 
@@ -360,7 +363,7 @@ BAD_STUDIES = {
 def test_a_bad_study_file_is_one_clear_error_before_anything_runs(tmp_path, capsys, name):
     text, fragments = BAD_STUDIES[name]
     study_file = tmp_path / f"{name}.toml"
-    study_file.write_text(text)
+    study_file.write_bytes(text if isinstance(text, bytes) else text.encode())
     with pytest.raises(StudyError) as error:
         Study.from_file(study_file)
     for fragment in [str(study_file), *fragments]:

@@ -81,13 +81,17 @@ def game_parameters(game: str) -> list[str]:
 
 def read_toml(path, what: str, keys, required, error) -> dict:
     """The table of a ``what`` file (a study or a training) with ``name`` defaulting to the
-    file's stem; ``error`` names the file and what is wrong: unreadable, not TOML, a key not
-    in ``keys``, a ``required`` key missing."""
+    file's stem; ``error`` names the file and what is wrong: unreadable, not UTF-8, not TOML,
+    a key not in ``keys``, a ``required`` key missing."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as problem:
         raise error(f"{what} file {str(path)!r} cannot be read: {problem}") from None
+    except UnicodeDecodeError as problem:
+        raise error(f"{what} file {str(path)!r} is not UTF-8 text (byte {problem.start} is "
+                    f"{problem.object[problem.start:problem.start + 1]!r}): a {what} file "
+                    "is TOML") from None
     except tomllib.TOMLDecodeError as problem:
         raise error(f"{what} file {str(path)!r} is not valid TOML: {problem}") from None
     unknown = sorted(set(data) - set(keys))

@@ -76,7 +76,7 @@ def load_replay(path) -> dict:
     """Read and validate a replay file; returns its data."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"), parse_int=_integer)
     except OSError as error:
         raise ReplayError(f"{path}: cannot read the replay: {error}") from error
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -85,6 +85,14 @@ def load_replay(path) -> dict:
         raise ReplayError(f"{path}: not a replay: its JSON is nested too deeply") from None
     validate_replay(data, source=str(path))
     return data
+
+
+def _integer(digits: str) -> int | float:
+    """A JSON integer; one too long for Python to read (over 4,000 digits) as an infinity of
+    its sign, which the field's check then names as out of range."""
+    if len(digits) > 4000:
+        return -math.inf if digits.startswith("-") else math.inf
+    return int(digits)
 
 
 def replay_model(data: dict) -> BucketBrigadeModel:
