@@ -353,3 +353,54 @@ def test_killed_at_random_moments_again_and_again_the_study_ends_whole(tmp_path)
     assert_same(tmp_path / "out" / "slow", rows(whole.folder))
     leftovers = [p for p in (tmp_path / "out" / "slow").rglob("*.tmp")]
     assert leftovers == []
+
+
+# --- A folder the system refuses to write ---------------------------------------------------
+
+SMALL = 'game = "firefighting_graph"\nseed = 1\nreplicates = 2\n'
+
+
+def _refuse(target: str):
+    """A stand-in for a file operation that the system refuses on paths containing ``target``
+    (the tests may run as root, whom permissions do not stop)."""
+    def refuse(original):
+        def operation(self_or_path, *args, **kwargs):
+            if target in str(self_or_path):
+                raise PermissionError(13, "Permission denied", str(self_or_path))
+            return original(self_or_path, *args, **kwargs)
+        return operation
+    return refuse
+
+
+def _snapshot(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name != ".lock"}
+
+
+@pytest.mark.parametrize("case", ["the folder", "the lock", "a stale file"])
+def test_a_folder_the_system_will_not_write_is_one_line_and_leaves_what_was_there(
+        tmp_path, capsys, monkeypatch, case):
+    study_file = tmp_path / "small.toml"
+    study_file.write_text(SMALL)
+    out = tmp_path / "out"
+    folder = out / "small"
+    if case != "the folder":  # a study already played there
+        assert cli.main(["run", str(study_file), "--out", str(out), "--no-progress"]) == 0
+        (folder / ".stale.tmp").write_bytes(b"left by a killed runner")
+    before = _snapshot(folder) if folder.exists() else {}
+    if case == "the folder":
+        monkeypatch.setattr(Path, "mkdir", _refuse("small")(Path.mkdir))
+        named = str(folder)
+    elif case == "the lock":
+        monkeypatch.setattr(manifest, "open", _refuse(".lock")(open), raising=False)
+        named = str(folder / ".lock")
+    else:
+        monkeypatch.setattr(Path, "unlink", _refuse(".stale.tmp")(Path.unlink))
+        named = str(folder / ".stale.tmp")
+    capsys.readouterr()
+    assert cli.main(["run", str(study_file), "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"dilemmas run: cannot write {named!r}: Permission denied; nothing was "
+                   "left half-written there"]
+    monkeypatch.undo()
+    assert (_snapshot(folder) if folder.exists() else {}) == before

@@ -279,8 +279,7 @@ def train(training: DeepTraining, out="results/training", *, progress=True) -> T
     """Train every seed of ``training`` to its last update, resuming from the checkpoint,
     and draw the learning curve (module docstring)."""
     folder = folder_of(training, out)
-    folder.mkdir(parents=True, exist_ok=True)
-    with manifest.lock(folder):
+    with manifest.writing(folder):
         return _train(training, folder, progress)
 
 

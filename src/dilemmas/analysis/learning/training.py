@@ -289,8 +289,7 @@ def train(training: Training, out="results/training", *, backend="local", worker
     if backend not in BACKENDS:
         raise ValueError(f"backend={backend!r} is invalid: must be one of {list(BACKENDS)}")
     folder = folder_of(training, out)
-    folder.mkdir(parents=True, exist_ok=True)
-    with manifest.lock(folder):
+    with manifest.writing(folder):
         return _train(training, folder, backend, workers, scheduler, progress)
 
 

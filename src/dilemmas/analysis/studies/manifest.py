@@ -20,6 +20,7 @@ workers share it and die with their parent, ``dilemmas.analysis.studies.runner``
 """
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -60,6 +61,27 @@ def lock(folder: Path):
         finally:
             handle.seek(0)
             handle.truncate()
+
+
+#: The operating system's refusals to write: no permission, a read-only or full file system.
+UNWRITABLE = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT}
+
+
+@contextlib.contextmanager
+def writing(folder: Path):
+    """Create ``folder`` and hold its lock (``lock``) while the body writes into it; the
+    system's refusal to write a file (permission, a read-only or full file system) becomes
+    one ``StudyError`` naming the file. Every file is written whole or not at all
+    (``write_atomic``), so what the refusal stopped is left as it was."""
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        with lock(folder):
+            yield
+    except OSError as error:
+        if error.errno not in UNWRITABLE or error.filename is None:
+            raise
+        raise StudyError(f"cannot write {str(error.filename)!r}: {error.strerror}; nothing "
+                         "was left half-written there") from None
 
 
 def digest(data: bytes) -> str:

@@ -99,8 +99,7 @@ def run_study(study: Study, out="results", *, backend="local", workers=None, sch
         if value is not None and (type(value) is not int or value < 1):
             raise ValueError(f"{name}={value!r} is invalid: must be None or an integer >= 1")
     folder = study_folder(study, out)
-    (folder / "runs").mkdir(parents=True, exist_ok=True)
-    with manifest.lock(folder):
+    with manifest.writing(folder):
         _prepare(study, folder)
         return _run(study, folder, backend, workers, scheduler, batch_size, progress)
 
@@ -138,6 +137,7 @@ def _run(study, folder, backend, workers, scheduler, batch_size, progress) -> Re
 
 def _prepare(study: Study, folder: Path) -> None:
     """The study's folder, with its definition; stale temporary files removed."""
+    (folder / "runs").mkdir(exist_ok=True)
     (folder / "failed").mkdir(exist_ok=True)
     definition = folder / "study.json"
     if definition.exists():
