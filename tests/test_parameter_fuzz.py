@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dilemmas import GAMES
-from dilemmas.models.parameters import (Boolean, Choice, Integer, Probability, Real, Reals, Subset,
+from dilemmas.models.parameters import (LIMIT, Boolean, Choice, Integer, Probability, Real, Reals, Subset,
                                _resolve)
 
 SHORT = 5
@@ -74,7 +74,7 @@ def invalid(game, name):
     parameter, kind = parameter_of(game, name), parameter_of(game, name).kind
     wrong_type = st.sampled_from(["3", b"3", [1], {"a": 1}, object()])
     huge = st.sampled_from([10 ** 400, -10 ** 400, float("inf"), float("-inf"),
-                            float("nan")])
+                            float("nan"), 1.7e308, -1.7e308])
     if isinstance(kind, Integer):
         low, high = bounds(game, parameter)
         outside = [st.just(True), st.floats(0.5, 0.5), huge, st.just(2 ** 63)]
@@ -105,7 +105,8 @@ def invalid(game, name):
         n = length(game, kind)
         below = [] if kind.low is None else [st.just([kind.low - 1.0] + [1.0] * (n - 1))]
         return st.one_of(wrong_type, st.just([1.0] * (n + 1)), st.just([1.0] * (n - 1)),
-                         st.just([float("nan")] * n), st.just([10 ** 400] * n), *below)
+                         st.just([float("nan")] * n), st.just([10 ** 400] * n),
+                         st.just([1.7e308] * n), *below)
     raise AssertionError(kind)
 
 
@@ -160,6 +161,17 @@ def test_any_population_text_is_played_or_refused_naming_population(game, text):
         assert "population" in str(error)
     else:
         assert model.seats
+
+
+def test_every_real_parameter_is_bounded_so_no_reward_can_overflow():
+    for game in GAMES.values():
+        for parameter in game.parameters.declared:
+            if isinstance(parameter.kind, (Real, Reals)):
+                low, high = parameter.kind.low, parameter.kind.high
+                assert -LIMIT <= low <= high <= LIMIT, (game.name, parameter.name)
+    with pytest.raises(ValueError, match=r"L=1\.7e\+308 is invalid: must be a finite number "
+                                         r"from -1000000 to 1000000"):
+        GAMES["bucket_brigade"].model(L=1.7e308)
 
 
 def test_the_fuzzed_parameters_cover_every_game():

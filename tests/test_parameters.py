@@ -22,13 +22,14 @@ def check(parameters, **given):
 
 @pytest.mark.parametrize(("kind", "good", "bad"), [
     (Integer(low=1, high=5), [1, 5, np.int64(3)], [0, 6, 2.0, True, "3", None]),
-    (Real(low=0), [0, 0.5, 10**9, np.float64(2.5)], [-0.1, math.nan, math.inf, True, "1"]),
+    (Real(low=0), [0, 0.5, 10**6, np.float64(2.5)],
+     [-0.1, 10**6 + 1, 1.7e308, math.nan, math.inf, True, "1"]),
     (Real(high=0), [-10.0, 0], [0.1]),
     (Probability(), [0, 1, 0.25], [-0.01, 1.01, math.nan, False, "0.5"]),
     (Boolean(), [True, False], [0, 1, "True", None]),
     (Choice(("a", "b")), ["a", "b"], ["c", 1, None]),
     (Reals(length=2, low=0), [(1, 2), [0.0, 3.5], np.array([1.0, 2.0])],
-     [(1,), (1, 2, 3), (-1, 2), "12", (1, math.nan)]),
+     [(1,), (1, 2, 3), (-1, 2), "12", (1, math.nan), (1, 1.7e308)]),
     (Subset("ABC"), ["AB", ["C"], ""], ["ABD", 5, [1]]),
 ])
 def test_each_kind_accepts_what_it_allows_and_rejects_the_rest_naming_the_parameter(
@@ -117,7 +118,7 @@ def test_the_declaration_describes_itself():
     assert parameters.describe() == [
         ("n", "4", "integer from 4 to 10", "agents"),
         ("mode", "'a'", "one of `a`, `b`", "mode"),
-        ("w", "0.5", "finite number", "weight")]
+        ("w", "0.5", "finite number from -1,000,000 to 1,000,000", "weight")]
 
 
 def test_the_rules_table_is_the_declaration_and_requires_follow_what_is_allowed():

@@ -44,7 +44,7 @@ def test_dilemmas_games_and_play(capsys):
                for line in capsys.readouterr().out.splitlines())
     assert main(["games", "public_goods"]) == 0
     out = capsys.readouterr().out
-    assert "  multiplier = 1.6: finite number >= 0\n" in out
+    assert "  multiplier = 1.6: finite number from 0 to 1,000,000\n" in out
     assert "  cooperate" in out and "Always contributes." in out
     assert main(["play", "public_goods", "--seed", "2", "--set", "max_steps=5"]) == 0
     assert capsys.readouterr().out.startswith("public_goods, seed 2, 5 steps")

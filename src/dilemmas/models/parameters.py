@@ -70,12 +70,18 @@ class Integer:
         return f"integer {_range(self.low, self.high)}".strip()
 
 
+#: The largest magnitude a real parameter may take unless its declaration says otherwise:
+#: rewards are sums of a few hundred weighted terms per step over at most a few thousand
+#: steps, so no accepted weight can overflow a reward (docs/rules/README.md).
+LIMIT = 1_000_000
+
+
 @dataclass(frozen=True)
 class Real:
-    """A finite number in [low, high]; either bound may be open."""
+    """A finite number in [low, high]; an unstated bound is -``LIMIT`` or ``LIMIT``."""
 
-    low: float | None = None
-    high: float | None = None
+    low: float | None = -LIMIT
+    high: float | None = LIMIT
 
     def check(self, name, value, values):
         return check.real(name, value, low=self.low, high=self.high)
@@ -144,18 +150,16 @@ class Population:
 @dataclass(frozen=True)
 class Reals:
     """A list or tuple of ``length`` finite numbers (``length`` may name an earlier
-    parameter), each at least ``low`` (and at most ``high``)."""
+    parameter), each in [low, high] (an unstated bound is -``LIMIT`` or ``LIMIT``)."""
 
     length: int | str
-    low: float | None = None
-    high: float | None = None
+    low: float | None = -LIMIT
+    high: float | None = LIMIT
 
     def check(self, name, value, values):
         numbers = check.reals(name, value, _resolve(self.length, values), low=self.low)
-        if self.high is not None:
-            numbers = tuple(check.real(f"{name}[{i}]", x, low=self.low, high=self.high)
-                            for i, x in enumerate(numbers))
-        return numbers
+        return tuple(check.real(f"{name}[{i}]", x, low=self.low, high=self.high)
+                     for i, x in enumerate(numbers))
 
     def allowed(self) -> str:
         each = _range(self.low, self.high)
