@@ -67,8 +67,8 @@ def test_games_lists_every_registered_game(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines[:len(GAMES)]] == list(GAMES)
     for game, line in zip(GAMES.values(), lines):
-        assert f"{game.title}: {len(game.parameters)} parameters" in line
-        assert all(name in line for name in game.behaviours)
+        assert f"{game.title}: {len(game.parameters)} parameters, rules version " \
+            f"{game.rules_version}, round: {game.round}" in line
     assert "public_goods" in GAMES  # the test-only game is listed without a change here
 
 

@@ -63,7 +63,7 @@ def test_the_guides_training_example_runs_and_prints_its_numbers(tmp_path):
     guide = (ROOT / "docs" / "how-to" / "use-a-game.md").read_text()
     section = guide.split("## Learning agents: every game as a PettingZoo environment", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    printed = section.split("which printed, on", 1)[1].split("```\n", 1)[1].split("```")[0]
+    printed = section.split("which printed, on", 1)[1].split("```text\n", 1)[1].split("```")[0]
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                           text=True, timeout=300,
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})

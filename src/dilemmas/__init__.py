@@ -24,13 +24,33 @@ The layers, each importing only those listed before it:
 * ``dilemmas.games``: the registrations, which name what each layer contributes to a game.
 """
 
+import importlib
+
 from dilemmas.registry import GAMES, Benchmark, Game, register
 from dilemmas import games  # noqa: F401  (registers the four games)
-from dilemmas.envs import aec_env, functional_env, parallel_env, vector_env
-from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
-from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
-from dilemmas.models.stag_hunt.model import StagHuntModel
-from dilemmas.models.state_punishment.model import StatePunishmentModel
+
+#: What ``dilemmas.<name>`` gives, imported when first asked for (PEP 562), so that importing
+#: the package, as the command does, loads neither Mesa nor the environments' libraries.
+_LAZY = {
+    "aec_env": "dilemmas.envs", "functional_env": "dilemmas.envs",
+    "parallel_env": "dilemmas.envs", "vector_env": "dilemmas.envs",
+    "BucketBrigadeModel": "dilemmas.models.bucket_brigade.model",
+    "FirefightingGraphModel": "dilemmas.models.firefighting_graph.model",
+    "StagHuntModel": "dilemmas.models.stag_hunt.model",
+    "StatePunishmentModel": "dilemmas.models.state_punishment.model",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'dilemmas' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_LAZY])
 
 __all__ = ["GAMES", "Benchmark", "Game", "aec_env", "functional_env", "parallel_env", "vector_env",
            "register",

@@ -1,22 +1,20 @@
 """The four games, each registered once (docs/rules/README.md, rule 1).
 
-A registration names the game's Mesa model and reaches everything else it contributes --
-its behaviours, episode statistics, figures, dashboard view, environment interface and batch
-engine -- by ``"module:name"``, imported on first use (``dilemmas.registry``). This module
+A registration reaches everything a game contributes -- its Mesa model and parameters,
+behaviours, episode statistics, figures, dashboard view, environment interface and batch
+engine -- by ``"module:name"``, imported on first use (``dilemmas.registry``): registering
+the four games imports only their rules modules, not Mesa, so ``dilemmas --help`` and
+``dilemmas games`` start quickly. This module
 sits above every layer: the model code below it imports none of the behaviours, analysis or
 dashboard modules that a registration names.
 """
 
 from pathlib import Path
 
-from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
 from dilemmas.models.bucket_brigade import rules as bucket_brigade
 from dilemmas.models.firefighting_graph import rules as firefighting_graph
-from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
 from dilemmas.models.stag_hunt import rules as stag_hunt
-from dilemmas.models.stag_hunt.model import StagHuntModel
 from dilemmas.models.state_punishment import rules as state_punishment
-from dilemmas.models.state_punishment.model import StatePunishmentModel
 from dilemmas.registry import Benchmark, Game, register
 
 PACKAGE = Path(__file__).resolve().parent
@@ -36,11 +34,13 @@ def contributions(name: str) -> dict:
                 interface=f"dilemmas.models.{name}.env:INTERFACE",
                 study=PACKAGE / "examples" / "studies" / f"{name}.toml",
                 training=PACKAGE / "examples" / "training" / f"{name}.toml",
-                rules=PACKAGE / "rules" / f"{name}.md")
+                rules=PACKAGE / "rules" / f"{name}.md",
+                parameters=f"dilemmas.models.{name}.rules:PARAMETERS")
 
 
 register(Game(
-    name="bucket_brigade", title="Bucket Brigade", model=BucketBrigadeModel, round="night",
+    name="bucket_brigade", title="Bucket Brigade", round="night",
+    model="dilemmas.models.bucket_brigade.model:BucketBrigadeModel",
     batch="dilemmas.models.bucket_brigade.batch:BucketBrigadeBatch",
     rules_version=bucket_brigade.RULES_VERSION, model_versions=bucket_brigade.MODEL_VERSIONS,
     benchmarks=[Benchmark(f"{n} agents", {"num_agents": n}) for n in (4, 10)],
@@ -48,7 +48,8 @@ register(Game(
     **contributions("bucket_brigade")))
 
 register(Game(
-    name="state_punishment", title="State Punishment", model=StatePunishmentModel,
+    name="state_punishment", title="State Punishment",
+    model="dilemmas.models.state_punishment.model:StatePunishmentModel",
     round="turn", rules_version=state_punishment.RULES_VERSION,
     batch="dilemmas.models.state_punishment.batch:StatePunishmentBatch",
     benchmarks=[Benchmark("random"), Benchmark("observing every action", observe=True)],
@@ -56,7 +57,8 @@ register(Game(
     **contributions("state_punishment")))
 
 register(Game(
-    name="stag_hunt", title="Stag Hunt Physical", model=StagHuntModel, round="turn",
+    name="stag_hunt", title="Stag Hunt Physical", round="turn",
+    model="dilemmas.models.stag_hunt.model:StagHuntModel",
     rules_version=stag_hunt.RULES_VERSION,
     batch="dilemmas.models.stag_hunt.batch:StagHuntBatch",
     benchmarks=[Benchmark("random"), Benchmark("observing every action", observe=True)],
@@ -64,7 +66,8 @@ register(Game(
     **contributions("stag_hunt")))
 
 register(Game(
-    name="firefighting_graph", title="Firefighting Graph", model=FirefightingGraphModel,
+    name="firefighting_graph", title="Firefighting Graph",
+    model="dilemmas.models.firefighting_graph.model:FirefightingGraphModel",
     round="step",
     batch="dilemmas.models.firefighting_graph.batch:FirefightingGraphBatch",
     rules_version=firefighting_graph.RULES_VERSION,

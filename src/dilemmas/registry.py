@@ -34,15 +34,20 @@ whatever the game contributes besides its model:
 * ``benchmarks``: the configurations its benchmark plays;
 * ``rules``: its rules document, whose DataCollector columns the contract suite checks.
 
-``behaviours``, ``statistics``, ``ranges``, ``figures``, ``view``, ``interface`` and ``batch``
-may be given as ``"module:name"``, imported when first used: the registration then imports
-none of the behaviours, analysis or dashboard code before it is needed (a sweep needs no
-dashboard), and the model code never names them (``tests/test_layers.py``).
+``model``, ``parameters`` (default: the model's), ``behaviours``, ``statistics``,
+``ranges``, ``figures``, ``view``, ``interface`` and ``batch`` may be given as
+``"module:name"``, imported when first used: the registration then imports none of the
+model, behaviours, analysis or dashboard code before it is needed (a sweep needs no
+dashboard; ``dilemmas --help`` needs no Mesa), and the model code never names them
+(``tests/test_layers.py``).
 
-``register`` also sets ``model.game``, so a model finds its behaviours.
+``register`` also tells the model its registration, ``model.game``, so a model finds its
+behaviours: at once for a model class given itself, and for one given as ``"module:name"``
+when its class is defined (``PhasedModel.__init_subclass__`` asks ``registration_of``).
 """
 
 import importlib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,6 +66,14 @@ class Benchmark:
     observe: bool = False
 
 
+def load(reference):
+    """The object a ``"module:name"`` reference names (imported), or ``reference`` itself."""
+    if isinstance(reference, str):
+        module, _, attribute = reference.partition(":")
+        return getattr(importlib.import_module(module), attribute)
+    return reference
+
+
 class _Loaded:
     """A ``"module:name"`` reference, imported on first use and then kept."""
 
@@ -70,12 +83,19 @@ class _Loaded:
     def __get__(self, game, owner=None):
         if game is None:
             return self
-        reference = game.references[self.name]
-        if isinstance(reference, str):
-            module, _, attribute = reference.partition(":")
-            reference = getattr(importlib.import_module(module), attribute)
+        reference = load(game.references[self.name])
         game.__dict__[self.name] = reference  # later reads skip this method
         return reference
+
+
+#: The registrations of models given as ``"module:name"``, by that reference: a model class
+#: defined after its game registered finds its registration here (``registration_of``).
+_BY_MODEL: dict[str, "Game"] = {}
+
+
+def registration_of(cls) -> "Game | None":
+    """The registration of the model class ``cls`` given by reference, if any."""
+    return _BY_MODEL.get(f"{cls.__module__}:{cls.__qualname__}")
 
 
 class Game:
@@ -84,6 +104,7 @@ class Game:
     ``round`` names one ``step()`` of the game ("night", "turn", "step"), for tables.
     """
 
+    model = _Loaded()
     behaviours = _Loaded()
     statistics = _Loaded()
     ranges = _Loaded()
@@ -92,13 +113,14 @@ class Game:
     interface = _Loaded()
     batch = _Loaded()
 
-    def __init__(self, *, name: str, title: str, model: type, behaviours, statistics,
+    def __init__(self, *, name: str, title: str, model, behaviours, statistics,
                  figures, view, study, rules, training=None, benchmarks=(),
-                 round: str = "round",
+                 round: str = "round", parameters=None,
                  interface=None, dilemma: tuple[str, str] | None = None, ranges=None,
                  batch=None, rules_version: int = 1, model_versions=None):
-        self.name, self.title, self.model, self.round = name, title, model, round
-        self.references = {"behaviours": behaviours, "statistics": statistics,
+        self.name, self.title, self.round = name, title, round
+        self.references = {"model": model, "behaviours": behaviours, "statistics": statistics,
+                           "parameters": parameters,
                            "ranges": {} if ranges is None else ranges,
                            "figures": figures, "view": view, "interface": interface,
                            "batch": batch}
@@ -111,17 +133,29 @@ class Game:
 
     @property
     def parameters(self):
-        """The model's declared parameters (``dilemmas.models.parameters.Parameters``)."""
-        return self.model.parameters
+        """The declared parameters (``dilemmas.models.parameters.Parameters``): those the
+        registration names, else its model's."""
+        reference = self.references["parameters"]
+        return self.model.parameters if reference is None else load(reference)
 
     def __repr__(self):
-        return f"Game({self.name!r}, {self.model.__name__})"
+        model = self.references["model"]
+        return f"Game({self.name!r}, {model if isinstance(model, str) else model.__name__})"
 
 
 def register(game: Game) -> Game:
-    """Add ``game`` to ``GAMES`` (a name registered twice is an error) and tell its model."""
-    if game.name in GAMES and GAMES[game.name].model is not game.model:
+    """Add ``game`` to ``GAMES`` (a name registered twice is an error) and tell its model:
+    a model class given itself at once, one given as ``"module:name"`` when its class is
+    defined (``registration_of``), so registering imports none of it."""
+    model = game.references["model"]
+    if game.name in GAMES and GAMES[game.name].references["model"] != model \
+            and GAMES[game.name].references["model"] is not model:
         raise ValueError(f"a game named {game.name!r} is already registered")
     GAMES[game.name] = game
-    game.model.game = game
+    if isinstance(model, str):
+        _BY_MODEL[model] = game
+        if model.partition(":")[0] in sys.modules:  # the class was defined before its game registered
+            load(model).game = game
+    else:
+        model.game = game
     return game

@@ -6,8 +6,7 @@ import tomllib
 from pathlib import Path
 
 from dilemmas import GAMES
-from dilemmas.analysis.studies.runner import BACKENDS
-from dilemmas.analysis.studies.study import game_parameters
+from dilemmas.analysis.studies.study import BACKENDS, game_parameters
 
 
 def example(kind: str):

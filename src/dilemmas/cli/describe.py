@@ -1,8 +1,6 @@
 """A registered game's parameters and behaviours as tables, for the documentation, notebooks
 and ``dilemmas games GAME``."""
 
-import pandas as pd
-
 from dilemmas import GAMES
 
 
@@ -13,15 +11,19 @@ def first_sentence(text) -> str:
     return words if end < 0 else words[:end + 1]
 
 
-def parameters(game: str) -> pd.DataFrame:
+def parameters(game: str) -> "pd.DataFrame":
     """Every declared parameter of ``game``: name, default, what is allowed, meaning."""
     rows = GAMES[game].parameters.describe()
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=["parameter", "default", "allowed", "meaning"])
 
 
-def behaviours(game: str) -> pd.DataFrame:
+def behaviours(game: str) -> "pd.DataFrame":
     """Every behaviour ``population`` accepts for ``game``, with the first sentence of its
     docstring."""
+    import pandas as pd
+
     return pd.DataFrame([(name, first_sentence(cls.__doc__))
                          for name, cls in GAMES[game].behaviours.items()],
                         columns=["behaviour", "what it does"])

@@ -3,12 +3,13 @@
 
 import numpy as np
 
-from dilemmas.analysis.studies.runner import run_study
 from dilemmas.cli.arguments import behaviour_list, interval_text, settings
 
 
 def play_mixes(args, study):
     """Run a mix study and say where its results are."""
+    from dilemmas.analysis.studies.runner import run_study
+
     report = run_study(study, args.out, backend=args.backend, workers=args.workers,
                        scheduler=args.scheduler, progress=not args.no_progress)
     print(f"{study.name}: {report.total} runs, {report.played} played now, "

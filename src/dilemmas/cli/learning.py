@@ -1,7 +1,6 @@
 """The learning commands of ``dilemmas``: ``train`` and ``evaluate`` (docs/learning.md)."""
 
 
-from dilemmas.analysis.studies.runner import run_study
 from dilemmas.cli.arguments import interval_text
 
 
@@ -37,6 +36,7 @@ def evaluate(args):
         evaluation_study,
         returns,
     )
+    from dilemmas.analysis.studies.runner import run_study
     from dilemmas.learning.deep import read_training
 
     training = read_training(args.training)

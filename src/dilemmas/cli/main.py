@@ -36,9 +36,7 @@ import sys
 from pathlib import Path
 
 from dilemmas import GAMES
-from dilemmas.analysis.studies import results
-from dilemmas.analysis.studies.runner import BACKENDS, run_study
-from dilemmas.analysis.studies.study import Study, StudyError
+from dilemmas.analysis.studies.study import BACKENDS, Study, StudyError
 from dilemmas.cli import game_theory, learning, scenarios
 from dilemmas.cli.arguments import backend_arguments, example, mix_arguments, settings
 from dilemmas.cli.describe import first_sentence
@@ -267,9 +265,9 @@ def _parser():
 def _games(args):
     if args.game is None:
         width = max(map(len, GAMES))
-        for game in GAMES.values():
+        for game in GAMES.values():  # no behaviours here: listing them would import Mesa
             print(f"{game.name:<{width}}  {game.title}: {len(game.parameters)} parameters, "
-                  f"behaviours {', '.join(game.behaviours)}")
+                  f"rules version {game.rules_version}, round: {game.round}")
         print("\n`dilemmas games GAME` lists a game's parameters and behaviours.")
         return
     game = GAMES[args.game]
@@ -305,6 +303,8 @@ def _play(args):
 
 
 def _run(args):
+    from dilemmas.analysis.studies.runner import run_study
+
     study = Study.from_file(args.study)
     report = run_study(study, args.out, backend=args.backend, workers=args.workers,
                        scheduler=args.scheduler, batch_size=args.batch_size,
@@ -318,6 +318,8 @@ def _run(args):
 
 
 def _summary(args):
+    from dilemmas.analysis.studies import results
+
     print(results.summary_text(args.folder, args.ci))
 
 

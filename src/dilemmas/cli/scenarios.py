@@ -5,12 +5,12 @@ import hashlib
 import textwrap
 from pathlib import Path
 
-import pandas as pd
-
 from dilemmas.cli.arguments import interval_text
 
 
 def list_scenarios(args):
+    import pandas as pd
+
     from dilemmas.scenarios import select
 
     chosen = select(args.spec)
@@ -33,6 +33,8 @@ def list_scenarios(args):
 
 
 def evaluate(args):
+    import pandas as pd
+
     from dilemmas.analysis.studies.study import check_name
     from dilemmas.scenarios import baselines, scoring, select
     from dilemmas.scenarios.figures import scenario_figure

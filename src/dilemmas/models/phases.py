@@ -51,6 +51,7 @@ import mesa
 import numpy as np
 
 from dilemmas.models.population import parse_population
+from dilemmas.registry import registration_of
 from dilemmas.models import validation as check
 from dilemmas.models.learners import LEARNERS
 from dilemmas.models.parameters import Parameters
@@ -207,8 +208,10 @@ class PhasedModel(mesa.Model):
     def __init_subclass__(cls, **kwargs):
         """A game's constructor signature is its declaration: keyword-only parameters with
         the declared defaults, then ``collect_data`` and ``rng`` (for ``inspect``, editor
-        help and ``mesa.batch_run``)."""
+        help and ``mesa.batch_run``). A model class defined after its game registered it by
+        name takes its registration (``dilemmas.registry.registration_of``)."""
         super().__init_subclass__(**kwargs)
+        cls.game = registration_of(cls) or cls.game
         if "array_reporters" in cls.__dict__:
             for column, attribute in _columns(cls.model_reporters).items():
                 if attribute not in cls.__dict__:

@@ -59,11 +59,10 @@ from tqdm.auto import tqdm
 from dilemmas.analysis.studies import manifest
 from dilemmas.analysis.studies.blocks import block_tasks, play_blocks
 from dilemmas.analysis.studies.run_files import record_failure, run_columns, write_batch
-from dilemmas.analysis.studies.study import Study, StudyError, canonical
+from dilemmas.analysis.studies.study import BACKENDS, Study, StudyError, canonical
 from dilemmas import GAMES
 from dilemmas.models.files import write_atomic
 
-BACKENDS = ("local", "dask", "serial")
 MAX_BATCH = 50
 
 

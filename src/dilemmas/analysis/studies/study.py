@@ -45,7 +45,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 from dilemmas import GAMES
-from dilemmas.models.batch import unable
 
 COLLECT = ("model", "agent")
 STUDY_KEYS = ("name", "game", "seed", "replicates", "collect", "fixed", "sweep", "max_runs",
@@ -53,6 +52,10 @@ STUDY_KEYS = ("name", "game", "seed", "replicates", "collect", "fixed", "sweep",
 ENGINES = ("auto", "model")
 #: The most runs (combinations x replicates) a study may hold unless it sets ``max_runs``.
 MAX_RUNS = 100_000
+
+
+#: Where the runner plays a study's runs (``dilemmas.analysis.studies.runner``).
+BACKENDS = ("local", "dask", "serial")
 
 
 class StudyError(ValueError):
@@ -174,6 +177,8 @@ class Study:
                              f"{size // self.replicates:,} combinations) is more than "
                              f"max_runs={self.max_runs:,}; split the study, or set max_runs "
                              "in the study file if you mean it")
+        from dilemmas.models.batch import unable  # imports Mesa: only when a study is made
+
         batch = self.engine == "auto" and GAMES[self.game].references["batch"] is not None
         for combination in self.combinations():
             try:

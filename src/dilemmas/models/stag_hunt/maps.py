@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from scipy import ndimage
 
 #: Resource codes, as in the map: 1 stag, 2 hare; RANDOM_KIND is an ``a`` of the map.
 STAG, HARE, RANDOM_KIND = 1, 2, 3
@@ -118,5 +117,7 @@ def random_layout(height: int, width: int, wall_density: float, random) -> Layou
 def _connected(walls: np.ndarray) -> bool:
     """Whether the open cells form one four-connected region (scipy's labelling, in C: the
     map of a large grid is drawn in seconds, not hours)."""
+    from scipy import ndimage  # imported here: the registration reads this module
+
     _, regions = ndimage.label(~walls)
     return regions <= 1
