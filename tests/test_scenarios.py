@@ -279,7 +279,10 @@ def test_learned_baselines_split_their_episodes_over_the_training_seeds(tmp_path
                                                                         monkeypatch):
     monkeypatch.chdir(tmp_path)
     scenario = small("firefighting_graph/team_v1", 12)
-    files = [str(save_policy(tmp_path / f"seed-{i}.npz", constant(i % 2))) for i in range(3)]
+    files = [str(save_policy(tmp_path / f"seed-{i}.npz", constant(i))) for i in range(2)]
+    third = constant(1)
+    third.bias[0] = 0.5
+    files.append(str(save_policy(tmp_path / "seed-2.npz", third)))
     study = scoring.study(scenario, "policy", files, "out", 0)
     assert study.replicates == 4 and len(study.sweep["policy"]) == 3
 
@@ -385,13 +388,13 @@ def test_all_means_the_scenarios_of_the_policys_or_the_behaviours_game(tmp_path)
     from dilemmas.cli.scenarios import playable
 
     path = str(save_policy(tmp_path / "fg.npz", constant(0)))
-    assert {s.game for s in playable(select("all"), path, True, "all")} == \
+    assert {s.game for s in playable(select("all"), [path], True, "all")} == \
         {"firefighting_graph"}
     with pytest.raises(ValueError, match="is for firefighting_graph, not stag_hunt"):
-        playable(select("stag_hunt"), path, True, "stag_hunt")
-    assert {s.game for s in playable(select("all"), "random", False, "all")} == \
+        playable(select("stag_hunt"), [path], True, "stag_hunt")
+    assert {s.game for s in playable(select("all"), ["random"], False, "all")} == \
         set(catalogue.catalogues())
-    assert {s.game for s in playable(select("all"), "hero", False, "all")} == \
+    assert {s.game for s in playable(select("all"), ["hero"], False, "all")} == \
         {"bucket_brigade"}
 
 
@@ -415,3 +418,26 @@ def test_the_learned_baselines_train_every_seat_on_the_substrate_and_bots_on_the
             assert (training.algorithm, training.seeds, training.seed) == \
                 (bot.algorithm, 1, bot.seed)
             assert bot.seed != found.training["seed"]
+
+
+def test_several_policy_files_share_a_scenarios_episodes(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a").mkdir()
+    policies = [constant(0), constant(1), constant(1)]
+    policies[2].bias[0] = 0.5  # another file, the same play
+    files = [str(save_policy(tmp_path / "a" / f"policy-{i}.npz", policy))
+             for i, policy in enumerate(policies)]
+    assert main(["evaluate", *files, "--scenario", "firefighting_graph/team_v1",
+                 "--no-progress", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    (folder,) = (tmp_path / "results/scenarios").glob("policy-0-x3-*")
+    study = json.loads((folder / "firefighting_graph-team_v1" / "study.json").read_text())
+    assert len(study["sweep"]["policy"]) == 3 and study["replicates"] == 400
+    assert re.search(r"firefighting_graph/team_v1\s+1200 ", out)
+    assert main(["evaluate", files[0], files[0], "--scenario", "firefighting_graph"]) == 2
+    assert "hold the same policy" in capsys.readouterr().err
+    stag = str(save_policy(tmp_path / "stag.npz", constant(0, "stag_hunt", {})))
+    assert main(["evaluate", files[0], stag, "--scenario", "all"]) == 2
+    assert "the policy files are for different games" in capsys.readouterr().err
+    assert main(["evaluate", "a.toml", "b.toml"]) == 2
+    assert "one training file at a time" in capsys.readouterr().err

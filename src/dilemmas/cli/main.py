@@ -148,9 +148,10 @@ def _parser():
         "With --scenario: score a policy file or a behaviour on benchmark scenarios (each a "
         "study, resumable) and print its returns, metrics and standing among the stored "
         "baselines, with a figure per game (docs/scenarios.md).")
-    evaluate.add_argument("training", type=Path, metavar="TRAINING|POLICY",
-                          help="the training file (TOML); with --scenario, a policy file "
-                          "(.npz) or a behaviour's name")
+    evaluate.add_argument("training", type=Path, nargs="+", metavar="TRAINING|POLICY",
+                          help="the training file (TOML); with --scenario, a behaviour's "
+                          "name or one or more policy files (.npz; several, e.g. one per "
+                          "training seed, share each scenario's episodes)")
     evaluate.add_argument("--scenario", metavar="ID|GAME|all",
                           help="score on this scenario, a game's scenarios, or all of them")
     evaluate.add_argument("--trained", type=Path,
@@ -345,6 +346,10 @@ def _evaluate(args):
     if args.label is not None or args.seed != 0:
         raise ValueError("--name and --seed are for --scenario; a training file's evaluation "
                          "takes its seed from the file")
+    if len(args.training) > 1:
+        raise ValueError("one training file at a time (several policy files are for "
+                         "--scenario)")
+    args.training = args.training[0]
     args.out = args.out or Path("results")
     args.trained = args.trained or Path("results/training")
     return learning.evaluate(args)

@@ -39,20 +39,22 @@ def evaluate(args):
     from dilemmas.scenarios import baselines, scoring, select
     from dilemmas.scenarios.figures import scenario_figure
 
-    target = str(args.training)
-    is_file = target.endswith(".npz") or Path(target).exists()
-    if is_file and not Path(target).is_file():
-        raise FileNotFoundError(f"the policy file {target!r} "
-                                f"{'is not a file' if Path(target).exists() else 'does not exist'}")
-    chosen = playable(select(args.scenario), target, is_file, args.scenario)
-    name = args.label or default_name(target, is_file)
+    targets = [str(target) for target in args.training]
+    is_file = len(targets) > 1 or targets[0].endswith(".npz") or Path(targets[0]).exists()
+    for target in targets if is_file else ():
+        if not Path(target).is_file():
+            why = "is not a file" if Path(target).exists() else "does not exist"
+            raise FileNotFoundError(f"the policy file {target!r} {why}")
+    target = targets[0]
+    chosen = playable(select(args.scenario), targets, is_file, args.scenario)
+    name = args.label or default_name(targets, is_file)
     check_name("--name", name, ValueError)
     out = args.out or Path("results/scenarios")
     suffix = "" if args.seed == 0 else f"-seed{args.seed}"
     stored = baselines.stored()
     rows = []
     for scenario in chosen:
-        focal, files = ("policy", [target]) if is_file else (target, [])
+        focal, files = ("policy", targets) if is_file else (target, [])
         row = scoring.evaluate(scenario, focal, files, out, name, args.seed,
                                backend=args.backend, workers=args.workers,
                                scheduler=args.scheduler, progress=not args.no_progress)
@@ -79,26 +81,37 @@ def evaluate(args):
     print(f"\nscores in {folder / f'scores{suffix}.csv'}")
 
 
-def default_name(target: str, is_file: bool) -> str:
-    """A behaviour's name, or a policy file's stem and the start of its digest (trainings
-    name every seed's file ``policy.npz``)."""
+def default_name(targets: list[str], is_file: bool) -> str:
+    """A behaviour's name, or the first policy file's stem (with the number of files, if
+    several) and the start of the digest of their contents (trainings name every seed's
+    file ``policy.npz``)."""
     if not is_file:
-        return target
-    return f"{Path(target).stem}-{hashlib.sha256(Path(target).read_bytes()).hexdigest()[:8]}"
+        return targets[0]
+    digest = hashlib.sha256()
+    for target in targets:
+        digest.update(Path(target).read_bytes())
+    count = f"-x{len(targets)}" if len(targets) > 1 else ""
+    return f"{Path(targets[0]).stem}{count}-{digest.hexdigest()[:8]}"
 
 
-def playable(chosen, target: str, is_file: bool, spec: str) -> list:
-    """Of ``chosen``, the scenarios of the games that ``target`` (a policy file or a
-    behaviour) plays; with ``spec`` "all", the others are left out, else they are an error."""
+def playable(chosen, targets: list[str], is_file: bool, spec: str) -> list:
+    """Of ``chosen``, the scenarios of the game that ``targets`` (policy files, or one
+    behaviour) play; with ``spec`` "all", the others are left out, else they are an
+    error."""
     from dilemmas import GAMES
     from dilemmas.models.policies import load_policy
 
-    games = {load_policy(target).game} if is_file else \
-        {game for game in GAMES if target in GAMES[game].behaviours}
+    if is_file:
+        games = {target: load_policy(target).game for target in targets}
+        if len(set(games.values())) > 1:
+            raise ValueError(f"the policy files are for different games: {games}")
+        games = set(games.values())
+    else:
+        games = {game for game in GAMES if targets[0] in GAMES[game].behaviours}
     kept = [scenario for scenario in chosen if scenario.game in games]
     if not kept or spec != "all" and len(kept) < len(chosen):
-        what = f"the policy file {target!r} is for" if is_file else \
-            f"the behaviour {target!r} is a behaviour of"
+        what = f"the policy file {targets[0]!r} is for" if is_file else \
+            f"the behaviour {targets[0]!r} is a behaviour of"
         raise ValueError(f"{what} {', '.join(sorted(games)) or 'no game'}, not "
                          f"{', '.join(sorted({s.game for s in chosen} - games))}")
     return kept

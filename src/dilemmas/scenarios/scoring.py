@@ -63,6 +63,9 @@ def study(scenario: Scenario, focal: str, policies=(), out="results/scenarios",
         _check_fits(scenario, population, parts)
     files = [relative_path(_copy(parts, Path(out) / "policies"))
              for _, parts in seatings if parts]
+    if len(set(files)) < len(files):
+        raise ScenarioError(f"two of the policy files {[str(p) for p in policies]} hold the "
+                            "same policy: give each once")
     fixed = {**scenario.parameters, "population": seatings[0][0]}
     sweep = {"policy": files} if len(files) > 1 else {}
     if len(files) == 1:
