@@ -195,10 +195,12 @@ def play(function, tasks, backend, workers, scheduler):
     elif backend == "local":
         context = multiprocessing.get_context(
             "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn")
-        if context.get_start_method() == "forkserver":
-            context.set_forkserver_preload(["__main__", "dilemmas.analysis.studies.fork_server"])
-        # the workers import every module that registered a game, as this process did
+        # the workers import every module that registered a game, as this process did; the
+        # fork server imports them first, so that each worker starts with them loaded
         games = sorted({game.model.__module__ for game in GAMES.values()} - {"__main__"})
+        if context.get_start_method() == "forkserver":
+            context.set_forkserver_preload(["__main__", "dilemmas.analysis.studies.fork_server",
+                                            *games])
         with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                  initializer=_worker_start, initargs=(os.getpid(), games)) as pool:
             futures = [pool.submit(function, task) for task in tasks]
@@ -214,13 +216,14 @@ def play(function, tasks, backend, workers, scheduler):
 
 
 def _worker_start(parent: int, games: list[str]) -> None:
-    """A local worker imports the modules of the games its main process registered (a game
-    of another package registers when its module is imported), ignores Ctrl-C (its main
-    process stops the pool) and, on Linux, is killed if the process that started it dies
-    (the fork server, which ends with the main process), so no orphan goes on writing."""
+    """A local worker ignores Ctrl-C (its main process stops the pool; ignored first, so a
+    Ctrl-C while it starts prints nothing of its own), imports the modules of the games its
+    main process registered (a game of another package registers when its module is
+    imported) and, on Linux, is killed if the process that started it dies (the fork server,
+    which ends with the main process), so no orphan goes on writing."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for module in games:
         importlib.import_module(module)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         prctl = ctypes.CDLL(None, use_errno=True).prctl
         prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
