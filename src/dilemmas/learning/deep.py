@@ -72,6 +72,7 @@ import tomllib
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -90,7 +91,6 @@ from dilemmas.analysis.learning.training import (
 from dilemmas.analysis.studies import manifest
 from dilemmas.analysis.studies.run_files import parquet_bytes
 from dilemmas.analysis.studies.runner import Progress
-from dilemmas.analysis.studies.study import read_toml
 from dilemmas.learning.ppo import (
     ALGORITHMS,
     NETWORKS,
@@ -111,6 +111,9 @@ PPO_KEYS = ("envs", "steps", "epochs", "minibatches", "learning_rate", "anneal",
 @dataclass(frozen=True)
 class DeepTraining(Seating):
     """A validated deep training (module docstring); ``DeepTraining.from_file`` reads TOML."""
+
+    KEYS: ClassVar = KEYS
+    REQUIRED: ClassVar = ("game", "population", "updates")
 
     game: str
     population: str
@@ -150,16 +153,6 @@ class DeepTraining(Seating):
             self.trainer()
         except ValueError as error:  # the batch does not split as [ppo] asks
             raise TrainingError(f"{where}: [ppo] {error}") from None
-
-    @classmethod
-    def from_file(cls, path) -> "DeepTraining":
-        """Read and validate a deep training file; ``TrainingError`` names the file and key."""
-        data = read_toml(path, "training", KEYS, ("game", "population", "updates"),
-                         TrainingError)
-        try:
-            return cls(**data)
-        except TrainingError as error:
-            raise TrainingError(f"training file {str(path)!r}: {error}") from None
 
     def settings(self) -> Settings:
         network = {("network" if key == "kind" else key): value

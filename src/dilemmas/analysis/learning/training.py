@@ -55,6 +55,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -90,7 +91,17 @@ def _integer(where, key, value, low):
 
 class Seating:
     """Who plays in a training: its ``population``'s first entry the learning seats, the
-    rest the background (shared by ``Training`` and the deep learners' ``DeepTraining``)."""
+    rest the background (shared by ``Training`` and the deep learners' ``DeepTraining``,
+    each naming its file's ``KEYS`` and ``REQUIRED`` keys)."""
+
+    @classmethod
+    def from_file(cls, path):
+        """Read and validate a training file; ``TrainingError`` names the file and the key."""
+        data = read_toml(path, "training", cls.KEYS, cls.REQUIRED, TrainingError)
+        try:
+            return cls(**data)
+        except TrainingError as error:
+            raise TrainingError(f"training file {str(path)!r}: {error}") from None
 
     @property
     def entries(self) -> list[str]:
@@ -152,6 +163,9 @@ class Seating:
 class Training(Seating):
     """A validated training (module docstring); ``Training.from_file`` reads TOML."""
 
+    KEYS: ClassVar = KEYS
+    REQUIRED: ClassVar = ("game", "population", "episodes")
+
     game: str
     population: str
     episodes: int
@@ -181,16 +195,6 @@ class Training(Seating):
             raise TrainingError(f"{where}: {error}") from None
         if LEARNERS[learning].behaviour != learning or not model.learning_seats():
             raise TrainingError(f"{where}: population={self.population!r} seats no learner")
-
-    @classmethod
-    def from_file(cls, path) -> "Training":
-        """Read and validate a training file; ``TrainingError`` names the file and the key."""
-        data = read_toml(path, "training", KEYS, ("game", "population", "episodes"),
-                         TrainingError)
-        try:
-            return cls(**data)
-        except TrainingError as error:
-            raise TrainingError(f"training file {str(path)!r}: {error}") from None
 
     # --- Who plays -------------------------------------------------------------------
     @property
