@@ -313,12 +313,13 @@ def test_the_dashboard_page_renders_and_steps(game):
     its plots, and Step draws the next round."""
     from solara.widgets import HTML
 
+    from dilemmas.dashboard.address import Address
     from dilemmas.dashboard.play import PlayPage
 
     @solara.component
     def Root():
         with solara.AppLayout():
-            PlayPage(game)
+            PlayPage(game, Address(game.name), go=lambda change: None)
 
     box, rc = solara.render(Root(), handle_error=False)
     try:

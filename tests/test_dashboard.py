@@ -18,12 +18,13 @@ import ipyvuetify as v
 import numpy as np
 import pytest
 import solara
+import solara.routing as routing
 from solara.widgets import HTML
 from support import widgets_under
 
 from dilemmas import GAMES
 from dilemmas.analysis.figures.colours import behaviour_colour
-from dilemmas.dashboard import app, key_html
+from dilemmas.dashboard import address, app, key_html
 from dilemmas.dashboard.charts import Plot, Series, chart
 from dilemmas.dashboard.controls import blame, from_text, mixes, shown_value, shown_values
 from dilemmas.dashboard.play import SEED
@@ -34,6 +35,8 @@ from dilemmas.models.stag_hunt.rules import DIRECTIONS
 
 #: Every registered game the page offers, the test-only Public Goods game included.
 TITLES = [game.title for game in GAMES.values()]
+#: The drop-down of the declared behaviour mixes (beside the population's text field).
+MIXES = "population: a declared mix"
 #: The parameter that sets each game's number of agents (its mixes must add up to it).
 HEADCOUNT = {"bucket_brigade": "num_agents", "state_punishment": "num_agents",
              "stag_hunt": "num_agents", "firefighting_graph": "n_agents",
@@ -106,8 +109,19 @@ def click(rc, label: str):
     rc.find(v.Btn, children=[label]).widget.click()
 
 
+#: The last router's way to another address (as the browser's Back button goes there).
+back = [None]
+
+
 @solara.component
-def Root():
+def Root(path: str = "/", addresses: list | None = None):
+    """The page under a router, as ``solara run`` serves it: its address starts at ``path``
+    and a control's change goes to a new one (each appended to ``addresses``)."""
+    where, go = solara.use_state(path)
+    back[0] = go
+    if addresses is not None and (not addresses or addresses[-1] != where):
+        addresses.append(where)
+    routing.router_context.provide(routing.Router(where, routes=app.routes, set_path=go))
     with solara.AppLayout():
         app.Page()
 
@@ -185,13 +199,14 @@ def test_a_mix_and_a_seed_chosen_rebuild_the_model_with_them(page, title):
     box, rc = page
     pick(rc, title)
     shown = game(title)
-    offered = control(box, "population").items
+    offered = control(box, MIXES).items
     mix = next(m for m in reversed(offered) if "policy" not in m and ":" in m)
-    set_control(box, "population", mix)
+    set_control(box, MIXES, mix)
     assert caption(rc) == opening(title, population=mix)
+    assert control(box, "population").v_model == mix
     set_control(box, SEED, 7)
     assert caption(rc) == opening(title, seed=7, population=mix)
-    assert control(box, SEED).label == f"{SEED} = 7"
+    assert control(box, SEED).v_model == "7"
     model = shown.model(population=mix, rng=7)
     assert world(box) == world_of(model)
     key = html_of(box, "key-box")
@@ -245,7 +260,7 @@ def test_switching_games_starts_the_new_one_from_its_defaults(page):
     for title in [*TITLES[1:], TITLES[0]]:
         pick(rc, title)
         assert caption(rc) == opening(title), title
-        assert control(box, SEED).label == f"{SEED} = 1"
+        assert control(box, SEED).v_model == "1"
 
 
 def test_recorded_runs_and_back_shows_the_game_chosen(page):
@@ -296,7 +311,7 @@ def test_a_mix_for_another_number_of_agents_is_refused(page, title):
     pick(rc, title)
     shown = game(title)
     headcount = HEADCOUNT[shown.name]
-    mix = next(m for m in control(box, "population").items if ":" in m and "policy" not in m)
+    mix = next(m for m in control(box, MIXES).items if ":" in m and "policy" not in m)
     seats = sum(int(part.split(":")[1]) for part in mix.split(","))
     set_control(box, "population", mix)
     start = world(box)
@@ -304,11 +319,12 @@ def test_a_mix_for_another_number_of_agents_is_refused(page, title):
     said = messages(box)
     assert said and all("population" in m and "\n" not in m for m in said), said
     assert caption(rc) == opening(title, population=mix) and world(box) == start
-    # the drop-down now offers only the mixes for the new number (and the one still set)
-    offered = control(box, "population").items
-    assert offered[0] == mix and mix not in offered[1:]
+    # the mix typed stays; the drop-down offers only the mixes for the new number
+    assert control(box, "population").v_model == mix
+    offered = control(box, MIXES).items
+    assert mix not in offered and control(box, MIXES).v_model is None
     assert all(":" not in m or sum(int(p.split(":")[1]) for p in m.split(",")) == seats + 1
-               for m in offered[1:])
+               for m in offered)
 
 
 def test_a_value_that_is_no_integer_is_said_by_its_field(page):
@@ -396,7 +412,7 @@ def policy_file(tmp_path, shown, mix, kind):
 def test_a_saved_policy_plays_in_the_dashboard(page, title, tmp_path, kind):
     box, rc = page
     pick(rc, title)
-    mix = next(m for m in control(box, "population").items if m.startswith("policy"))
+    mix = next(m for m in control(box, MIXES).items if m.startswith("policy"))
     path = str(policy_file(tmp_path, game(title), mix, kind))
     set_control(box, "population", mix)  # refused until the policy is given
     assert any("policy" in m for m in messages(box))
@@ -622,3 +638,70 @@ def test_a_hunters_wedge_points_the_way_it_faces(orientation):
     assert len(others) == 2
     for x, y in others:
         assert (x - cx) * dc + (y - cy) * dr == pytest.approx(0.28)
+
+
+# --- the page's address ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("given", [
+    {"num_agents": 5, "population": "firefighter:3,free_rider:2", "beta": 0.35},
+    {"scenario": "default", "max_steps": 12, "c": 1.5},
+])
+def test_an_address_gives_back_the_game_seed_and_parameters_it_was_made_of(given):
+    shown = address.Address("bucket_brigade", "play", 8071234567, given)
+    assert address.read(shown.url()[2:], GAMES) == shown
+    runs = shown.with_(mode="runs")
+    assert address.read(runs.url()[2:], GAMES) == runs  # the game is kept for the way back
+
+
+def test_an_address_keeps_a_literal_a_text_and_none_apart():
+    shown = address.Address("state_punishment", given={
+        "spawn_weights": (1, 2, 1, 1, 1), "taboo": "AB", "vision_radius": 3})
+    assert address.read(shown.url()[2:], GAMES).given == shown.given
+    assert address.read("", GAMES) == address.Address(next(iter(GAMES)))
+
+
+@pytest.mark.parametrize("search, said", [
+    ("game=chess", "game='chess' is not a game here"),
+    ("game=firefighting_graph&colour=blue", "Firefighting Graph has no parameter 'colour'"),
+    ("mode=edit", "mode='edit' is not one of play, runs"),
+    ("seed=1&seed=2", "'seed' is given twice"),
+])
+def test_an_address_the_page_cannot_use_is_said_and_the_rest_is_used(search, said):
+    shown = address.read(search, GAMES)
+    assert said in shown.problem and "\n" not in shown.problem
+    assert shown.game in GAMES and shown.mode in address.MODES
+
+
+def test_a_control_changed_goes_to_a_new_address_and_back_goes_to_the_last():
+    addresses = []
+    box, rc = solara.render(Root("/?game=firefighting_graph&seed=3", addresses),
+                            handle_error=False)
+    set_control(box, "layout", "grid")
+    assert addresses[-1] == "/?game=firefighting_graph&seed=3&layout=grid"
+    assert caption(rc) == "step 0 · population random · seed 3"
+    for name in ("n_width", "n_height"):  # used now, and n_agents no longer
+        assert not control(box, name).disabled
+    assert control(box, "n_agents").disabled
+    assert any(t.startswith("Not used now (used only with layout='row')")
+               for t in help_lines(box))
+    set_control(box, "n_width", 3)
+    assert addresses[-1] == "/?game=firefighting_graph&seed=3&layout=grid&n_width=3"
+    world_3 = world(box)
+    assert world_3 == world_of(GAMES["firefighting_graph"].model(layout="grid", n_width=3,
+                                                                   rng=3))
+    back[0]("/?game=firefighting_graph&seed=3&layout=grid")
+    assert world(box) == world_of(GAMES["firefighting_graph"].model(layout="grid", rng=3))
+    rc.close()
+
+
+def help_lines(box) -> list[str]:
+    return [w.children[0] for w in widgets_under(box) if isinstance(w, ipyvue.Html)
+            and "control-help" in (w.class_ or "").split()]
+
+
+def test_every_control_says_what_its_parameter_means_and_allows(page):
+    box, rc = page
+    lines = help_lines(box)
+    for parameter in GAMES["bucket_brigade"].parameters:
+        text = f"{parameter.description}. Allowed: {parameter.allowed()}".replace("`", "")
+        assert text in lines, parameter.name

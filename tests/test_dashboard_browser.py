@@ -182,24 +182,22 @@ def offered(page, select) -> list[str]:
     return items
 
 
-def open_game(page, url: str, game):
-    """The dashboard with ``game`` picked, at round 0."""
-    page.goto(url)
-    expect(page.locator(".world-status")).to_be_visible()
-    if game is not SERVED[0]:
-        choose(page, page.locator(".game-picker"), game.title)
+def open_game(page, url: str, game, **parameters):
+    """The dashboard with ``game`` at round 0, opened by its address (with ``parameters``
+    set, values as their fields take them)."""
+    page.goto(url + "?" + urllib.parse.urlencode({"game": game.name, **parameters}))
     expect(page).to_have_title(f"{TITLE}: {game.title}")
     expect(page.locator(f'.world svg[aria-label="{game.title}: the world"]')).to_have_count(1)
     expect(page.locator(".world-caption")).to_have_text(
         re.compile(f"^{game.round} 0 · population "))
-    # the sidebar's controls come a little after the world: wait for the game's own, and
-    # for the first game's to be gone (a click on those would be lost)
     drawer = page.locator(".v-navigation-drawer")
     expect(drawer.get_by_text(re.compile(f"^{own_control(game)}( = .*)?$"))).to_be_visible()
-    if game is not SERVED[0]:
-        expect(drawer.get_by_text(re.compile(f"^{own_control(SERVED[0])}( = .*)?$"))
-               ).to_have_count(0)
     expect(drawer.get_by_text("All parameters", exact=True)).to_have_count(1)
+
+
+def address_of(page) -> dict:
+    """The page's address as a dict of its query's values."""
+    return dict(urllib.parse.parse_qsl(urllib.parse.urlparse(page.url).query))
 
 
 def own_control(game) -> str:
@@ -213,10 +211,10 @@ def caption_round(page) -> int:
     return int(page.locator(".world-caption").inner_text().split(" ")[1])
 
 
-def status_after(game, steps: int, **parameters) -> str:
-    """The world's status line of ``game`` at seed 1 after ``steps`` rounds, as the model
+def status_after(game, steps: int, seed: int = 1, **parameters) -> str:
+    """The world's status line of ``game`` at ``seed`` after ``steps`` rounds, as the model
     gives it (the page must show the same)."""
-    model = game.model(**parameters, rng=1)
+    model = game.model(**parameters, rng=seed)
     for _ in range(steps):
         model.step()
     return game.view.status(model)
@@ -359,36 +357,141 @@ def test_a_refused_value_is_said_beside_its_field_and_fixing_it_clears_it(
 def test_the_mixes_offered_follow_the_number_of_agents(url, page, problems):
     game = GAMES["bucket_brigade"]
     open_game(page, url, game)
-    population = page.locator(".control-population")
+    declared = page.locator(".mixes-population")
     four = mixes(game, shown_values(game, {}))
     five = mixes(game, shown_values(game, {"num_agents": 5}))
     gone = [mix for mix in four if mix not in five]
     assert "firefighter:2,free_rider:2" in gone
-    assert offered(page, population) == four
+    assert offered(page, declared) == four
 
     slider = page.locator(".v-input", has_text=re.compile(r"num_agents = \d"))
     slider = slider.locator("[role=slider]")
     set_slider(page, slider, ["ArrowRight"])
     expect(page.get_by_text("num_agents = 5", exact=True)).to_be_visible()
     expect(page.locator(".world-caption")).to_have_text(re.compile("^night 0 · population "))
-    assert offered(page, population) == five
+    assert offered(page, declared) == five
 
-    # a mix chosen for 4 agents, then a fifth agent: said beside the population control
+    # a mix chosen for 4 agents, then a fifth agent: said beside the population's field
     set_slider(page, slider, ["ArrowLeft"])
     expect(page.get_by_text("num_agents = 4", exact=True)).to_be_visible()
-    choose(page, population, "firefighter:2,free_rider:2")
+    choose(page, declared, "firefighter:2,free_rider:2")
     expect(page.locator(".world-caption")).to_contain_text(
         "population firefighter:2,free_rider:2")
+    field = page.get_by_label("population", exact=True)
+    expect(field).to_have_value("firefighter:2,free_rider:2")
     set_slider(page, slider, ["ArrowRight"])
-    message = population.locator("xpath=following-sibling::*[1]")
-    expect(message).to_have_class(re.compile(r"\bcontrol-message\b"))
-    expect(message).to_contain_text("population='firefighter:2,free_rider:2' is invalid")
-    one_line(message)
+    expect(beside(field)).to_have_class(re.compile(r"\bcontrol-message\b"))
+    expect(beside(field)).to_contain_text("population='firefighter:2,free_rider:2' is invalid")
+    one_line(beside(field))
     expect(page).to_have_title(f"{TITLE}: {game.title}")
     no_traceback(page)
-    choose(page, population, "random")
+
+    # a mix of one's own, typed: it plays; a behaviour the game lacks: said beside it
+    field.fill("firefighter:3,free_rider:2")
+    field.press("Enter")
+    expect(page.locator(".world-caption")).to_contain_text(
+        "population firefighter:3,free_rider:2")
+    expect(page.locator(".control-message, .inline-message")).to_have_count(0)
+    field.fill("firefighter:3,nobody:2")
+    field.press("Enter")
+    expect(beside(field)).to_contain_text("nobody")
+    assert one_line(beside(field)).startswith("population=")
+    expect(page.locator(".world-caption")).to_contain_text(
+        "population firefighter:3,free_rider:2")
+    choose(page, declared, "random")
     expect(page.locator(".control-message, .inline-message")).to_have_count(0)
     expect(page.locator(".world-caption")).to_contain_text("population random")
+    assert problems == []
+
+
+def test_a_typed_seed_plays_that_seed_and_a_bad_one_is_said(url, page, problems):
+    game = GAMES["bucket_brigade"]
+    open_game(page, url, game)
+    seed = page.get_by_label("seed (rng)", exact=True)
+    seed.fill("8071234567")
+    seed.press("Enter")
+    expect(page.locator(".world-caption")).to_have_text(
+        re.compile(r"^night 0 · population random · seed 8071234567$"))
+    expect(page.locator(".world-status")).to_have_text(
+        game.view.status(game.model(rng=8071234567)))
+    seed.fill("-3")
+    seed.press("Enter")
+    expect(beside(seed)).to_have_class(re.compile(r"\bcontrol-message\b"))
+    assert one_line(beside(seed)).startswith("rng=-3 is invalid")
+    expect(page.locator(".world-caption")).to_contain_text("seed 8071234567")
+    assert problems == []
+
+
+@by_game()
+def test_the_address_keeps_the_game_its_parameters_and_seed(url, page, problems, game):
+    name, _, good = REFUSED[game.name]
+    open_game(page, url, game)
+    page.get_by_label("seed (rng)", exact=True).fill("42")
+    page.get_by_label("seed (rng)", exact=True).press("Enter")
+    expect(page.locator(".world-caption")).to_contain_text("seed 42")
+    page.get_by_text("All parameters", exact=True).click()
+    page.get_by_label(name, exact=True).fill(str(good))
+    page.get_by_label(name, exact=True).press("Enter")
+    expect(page.locator(".world-status")).to_have_text(
+        status_after(game, 0, seed=42, **{name: good}))
+    expect(page).to_have_url(re.compile(rf"[?&]{name}={good}(&|$)"))
+    assert address_of(page) == {"game": game.name, "seed": "42", name: str(good)}
+
+    page.reload()  # the same game, parameters and seed
+    expect(page.locator(".world-caption")).to_have_text(
+        re.compile(f"^{game.round} 0 · population random · seed 42$"))
+    expect(page.locator(".world-status")).to_have_text(
+        status_after(game, 0, seed=42, **{name: good}))
+    page.get_by_text("All parameters", exact=True).click()
+    expect(page.get_by_label(name, exact=True)).to_have_value(str(good))
+
+    page.go_back()  # the address before the last change: the parameter at its default
+    expect(page.locator(".world-status")).to_have_text(status_after(game, 0, seed=42))
+    expect(page.locator(".world-caption")).to_contain_text("seed 42")
+    assert problems == []
+
+
+def test_an_address_the_page_cannot_use_is_said(url, page, problems):
+    page.goto(url + "?game=no_such_game&colour=blue")
+    expect(page.locator(".address-message")).to_contain_text("game='no_such_game'")
+    expect(page).to_have_title(f"{TITLE}: {SERVED[0].title}")
+    page.goto(url + "?game=firefighting_graph&colour=blue")
+    expect(page.locator(".address-message")).to_contain_text("no parameter 'colour'")
+    one_line(page.locator(".address-message"))
+    expect(page.locator(".world-caption")).to_have_text(re.compile("^step 0 · "))
+    assert problems == []
+
+
+def test_the_game_picker_opens_each_game_and_the_address_follows(url, page, problems):
+    open_game(page, url, SERVED[0])
+    for game in [*SERVED[1:], SERVED[0]]:
+        choose(page, page.locator(".game-picker"), game.title)
+        expect(page).to_have_title(f"{TITLE}: {game.title}")
+        expect(page.locator(f'.world svg[aria-label="{game.title}: the world"]')
+               ).to_have_count(1)
+        expect(page.locator(".v-navigation-drawer").get_by_text(
+            re.compile(f"^{own_control(game)}( = .*)?$"))).to_be_visible()
+        expect(page).to_have_url(re.compile(rf"\?game={game.name}$"))
+    assert problems == []
+
+
+@by_game()
+def test_each_parameter_says_what_it_means_and_an_unused_one_is_greyed(
+        url, page, problems, game):
+    open_game(page, url, game)
+    page.get_by_text("All parameters", exact=True).click()
+    helps = page.locator(".control-help")
+    for parameter in game.parameters:
+        expect(helps.filter(has_text=parameter.description.replace("`", "")[:50]).first
+               ).to_be_attached()
+    unused = [p for p in game.parameters
+              if p.used is not None and not p.used.holds(shown_values(game, {}))]
+    if game.name == "firefighting_graph":  # a row: the grid's sizes are not used
+        assert {p.name for p in unused} == {"n_width", "n_height"}
+    for parameter in unused:
+        expect(page.get_by_label(parameter.name, exact=True)).to_be_disabled()
+        expect(helps.filter(has_text=f"Not used now").filter(
+            has_text=parameter.description.replace("`", "")[:50])).to_have_count(1)
     assert problems == []
 
 

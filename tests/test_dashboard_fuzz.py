@@ -76,7 +76,7 @@ def test_the_controls_render_whatever_the_values(name, data):
 
     @solara.component
     def Form():
-        Controls(game, solara.use_reactive(chosen), problem(game, chosen))
+        Controls(game, chosen, lambda name, value: None, problem(game, chosen))
 
     box, rc = solara.render(Form(), handle_error=False)
     rc.close()

@@ -16,11 +16,15 @@ sidebar:
   stored rows and scrubbed round by round; two runs side by side.
 """
 
+from collections.abc import Callable
 from pathlib import Path
 
 import solara
 from solara.server import settings
 
+from dilemmas.dashboard import address
+from dilemmas.dashboard.address import Address
+from dilemmas.dashboard.messages import message
 from dilemmas.dashboard.play import PlayPage
 from dilemmas.dashboard.viewer import ViewerPage
 from dilemmas import GAMES
@@ -44,21 +48,37 @@ def Layout(children=[]):  # noqa: B006 (Solara's layout signature)
 
 @solara.component
 def Page():
-    names = list(GAMES)
-    game = solara.use_reactive(names[0])
-    mode = solara.use_reactive(MODES[0])
-    solara.Title(f"{TITLE}: " + (GAMES[game.value].title if mode.value == MODES[0]
-                                 else "recorded runs"))
+    """The mode and game picked at the top of the sidebar, the page of either below; what
+    is shown is the page's address (``dilemmas.dashboard.address``)."""
+    router = solara.use_router()
+    shown = address.read(router.search, GAMES)
+    latest = solara.use_ref(shown)
+    latest.current = shown
+
+    def go(change: Callable[[Address], Address]):
+        """Go to the address ``change`` makes of the latest one (two changes made before
+        the page draws again both count)."""
+        latest.current = change(latest.current)
+        router.push(latest.current.url())
+
+    playing = shown.mode == "play"
+    solara.Title(f"{TITLE}: " + (GAMES[shown.game].title if playing else "recorded runs"))
     with solara.Sidebar():
-        solara.ToggleButtonsSingle(value=mode, values=list(MODES), classes=["mode-picker"])
-        if mode.value == MODES[0]:
-            solara.Select("game", values=[GAMES[n].title for n in names],
-                          value=GAMES[game.value].title,
-                          on_value=lambda title: game.set(
-                              next(n for n in names if GAMES[n].title == title)),
+        solara.ToggleButtonsSingle(
+            value=MODES[address.MODES.index(shown.mode)], values=list(MODES),
+            on_value=lambda label: go(lambda a: a.with_(
+                mode=address.MODES[MODES.index(label)])),
+            classes=["mode-picker"])
+        if playing:
+            solara.Select("game", values=[game.title for game in GAMES.values()],
+                          value=GAMES[shown.game].title,
+                          on_value=lambda title: go(lambda a: Address(next(
+                              n for n, g in GAMES.items() if g.title == title))),
                           classes=["game-picker"])
-    if mode.value == MODES[0]:
-        PlayPage(GAMES[game.value]).key(game.value)
+    if shown.problem:
+        message(shown.problem, "address-message")
+    if playing:
+        PlayPage(GAMES[shown.game], shown, go).key(shown.game)
     else:
         ViewerPage()
 

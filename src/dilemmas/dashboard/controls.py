@@ -6,15 +6,20 @@ declares none, the one its kind calls for: a number field for an integer or a re
 for a probability, a check box for a boolean, a drop-down for a choice, a text field for a
 list, a set of letters or a structured value (read as a Python literal, e.g.
 ``(1, 2, 1, 1, 1)``; text that is no literal is kept as text, e.g. a map file's path; an
-empty field is None). Parameters with a declared control come first; the rest are under "All
-parameters".
+empty field is None). A behaviour mix is typed (any mix the game takes) or picked from the
+declared mixes that fit. Parameters with a declared control come first; the rest are under
+"All parameters". Under each control, a line says what the parameter means and allows (its
+declaration); one the model does not use with the other values now (``When``) is greyed and
+says so.
 
 The form holds only what the user set (``given``): an untouched parameter is left to the
 model, so a parameter whose default is None because it follows a table (Bucket Brigade's
 ``beta`` follows ``scenario``) keeps following it and shows the table's value. A slider's
 bound that names another parameter takes that parameter's current value, and the behaviour
 mixes offered are those whose seats add up to the current number of agents. Whatever the
-model would refuse is said in one line beside the control at fault (``problem``).
+model would refuse is said in one line beside the control at fault (``problem``). The values
+set live in the page's address (``dilemmas.dashboard.address``): a control changes them with
+``change(name, value)``.
 """
 
 import ast
@@ -24,8 +29,8 @@ from collections.abc import Mapping
 import solara
 
 from dilemmas.dashboard.messages import message, one_line
-from dilemmas.models.parameters import (Boolean, Choice, Integer, Population, Probability, Real,
-                               Select, Slider)
+from dilemmas.models.parameters import (Boolean, Choice, Integer, Population, Probability,
+                                        Real, Select, Slider)
 
 
 def shown_value(game, given: Mapping, name: str):
@@ -120,15 +125,26 @@ def _finite(value) -> bool:
             and math.isfinite(value))
 
 
+def help_text(parameter, values: Mapping) -> str:
+    """The line under a control: what the parameter means, what it allows and, while the
+    model does not use it, why (its declaration, ``dilemmas.models.parameters``)."""
+    text = f"{parameter.description}. Allowed: {parameter.allowed()}".replace("`", "")
+    if parameter.used is not None and not parameter.used.holds(values):
+        text = f"Not used now ({parameter.used.text()}). ".replace("`", "") + text
+    return text
+
+
 @solara.component
-def Control(game, parameter, given: solara.Reactive, fault: str | None):
-    """The control of one parameter (module docstring), with ``fault`` beside it."""
-    values = shown_values(game, given.value)
+def Control(game, parameter, given: Mapping, change, fault: str | None):
+    """The control of one parameter (module docstring), with ``fault`` beside it and its
+    help below; ``change(name, value)`` sets it."""
+    values = shown_values(game, given)
     value, name = values[parameter.name], parameter.name
     control, kind = parameter.control, parameter.kind
+    unused = parameter.used is not None and not parameter.used.holds(values)
 
     def set_to(new):
-        given.set({**given.value, name: new})
+        change(name, new)
 
     error = fault or False
     slider = isinstance(control, Slider) or (control is None and isinstance(kind, Probability))
@@ -137,38 +153,56 @@ def Control(game, parameter, given: solara.Reactive, fault: str | None):
                             control.step) if control else (0.0, 1.0, 0.01))
         if isinstance(step, float):
             solara.SliderFloat(f"{name} = {value:g}", value=float(value), min=low, max=high,
-                               step=step, on_value=set_to, thumb_label=True)
+                               step=step, on_value=set_to, thumb_label=True, disabled=unused)
         else:
             solara.SliderInt(f"{name} = {value}", value=int(value), min=low, max=max(low, high),
-                             step=step, on_value=set_to, thumb_label=True)
+                             step=step, on_value=set_to, thumb_label=True, disabled=unused)
     elif isinstance(kind, Population) and control is not None:
-        offered = mixes(game, values, parameter)
-        solara.Select(name, values=offered if value in offered else [value, *offered],
-                      value=value, on_value=set_to, classes=[f"control-{name}"])
+        Mix(game, parameter, values, set_to, error)
+        error = False
     elif isinstance(control, Select) or (control is None and isinstance(kind, Choice)):
         options = list((control.values if control else ()) or kind.options)
         if parameter.default is None:  # None means what the description says
             options = [NONE, *options]
         solara.Select(name, values=options, value=NONE if value is None else value,
                       on_value=lambda new: set_to(None if new == NONE else new),
-                      classes=[f"control-{name}"])
+                      classes=[f"control-{name}"], disabled=unused)
     elif control is None and isinstance(kind, Boolean) and isinstance(value, bool):
-        solara.Checkbox(label=name, value=bool(value), on_value=set_to)
+        solara.Checkbox(label=name, value=bool(value), on_value=set_to, disabled=unused)
     elif control is None and isinstance(kind, Integer) and (
             value is None or type(value) is int):
-        solara.InputInt(name, value=value, on_value=set_to, continuous_update=False)
+        solara.InputInt(name, value=value, on_value=set_to, continuous_update=False,
+                        disabled=unused)
     elif control is None and isinstance(kind, Real) and (value is None or _finite(value)):
-        solara.InputFloat(name, value=value, on_value=set_to, continuous_update=False)
+        solara.InputFloat(name, value=value, on_value=set_to, continuous_update=False,
+                          disabled=unused)
     else:
         solara.InputText(name, value=as_text(value), on_value=lambda t: set_to(from_text(t)),
-                         error=error, classes=[f"control-{name}"])
+                         error=error, classes=[f"control-{name}"], disabled=unused)
         error = False
     if error:
         message(error, "control-message")
+    solara.Text(help_text(parameter, values), classes=["control-help"])
 
 
 @solara.component
-def Controls(game, given: solara.Reactive, fault: tuple | None):
+def Mix(game, parameter, values: Mapping, set_to, error):
+    """A behaviour mix: typed (``firefighter:2,free_rider:2``; Enter sets it) or picked
+    from the declared mixes that fit the number of agents now."""
+    name, value = parameter.name, values[parameter.name]
+    solara.InputText(name, value=as_text(value), on_value=lambda t: set_to(from_text(t)),
+                     error=error, classes=[f"control-{name}"])
+    if error:
+        message(error, "control-message")
+    offered = mixes(game, values, parameter)
+    if offered:
+        solara.Select(f"{name}: a declared mix", values=offered,
+                      value=value if value in offered else None, on_value=set_to,
+                      classes=[f"mixes-{name}"], dense=True)
+
+
+@solara.component
+def Controls(game, given: Mapping, change, fault: tuple | None):
     """Every parameter's control: the declared ones, then the rest under "All parameters";
     ``fault`` is ``(name, message)`` from ``problem`` or the model, shown beside the control
     it names (its panel opens to show it); one that names none is the page's to show."""
@@ -176,7 +210,9 @@ def Controls(game, given: solara.Reactive, fault: tuple | None):
     declared = [p for p in game.parameters if p.control is not None]
     rest = [p for p in game.parameters if p.control is None]
     for parameter in declared:
-        Control(game, parameter, given, message if name == parameter.name else None)
+        Control(game, parameter, given, change, message if name == parameter.name else None)
     with solara.Details("All parameters", expand=name in {p.name for p in rest}):
-        for parameter in rest:
-            Control(game, parameter, given, message if name == parameter.name else None)
+        with solara.Column(gap="0px", classes=[f"parameters-{game.name}"]):
+            for parameter in rest:
+                Control(game, parameter, given, change,
+                        message if name == parameter.name else None)

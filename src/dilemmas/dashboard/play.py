@@ -16,15 +16,23 @@ import time
 
 import solara
 
-from dilemmas.dashboard.controls import Controls, blame, problem
+from dilemmas.dashboard import address
+from dilemmas.dashboard.address import Address
+from dilemmas.dashboard.controls import Controls, as_text, blame, from_text, problem
 from dilemmas.dashboard.messages import message, one_line
 from dilemmas.dashboard.panels import About, AgentPanel, Charts, World
+from dilemmas.models import validation as check
 
 SEED = "seed (rng)"
 
 
-def build(game, given: dict, seed: int):
-    """``(model, None)``, or ``(None, (parameter or None, message))`` if it is refused."""
+def build(game, given: dict, seed):
+    """``(model, None)``, or ``(None, (parameter, SEED or None, message))`` if it is
+    refused."""
+    try:
+        check.seed("rng", seed)
+    except ValueError as error:
+        return None, (SEED, one_line(error))
     fault = problem(game, given)
     if fault:
         return None, fault
@@ -35,41 +43,50 @@ def build(game, given: dict, seed: int):
 
 
 class Session:
-    """One page's game in play: the model, the parameters it was built with, and a lock
-    that steps and draws it one at a time."""
+    """One page's game in play: the model, the parameters and seed it was built with, and a
+    lock that steps and draws it one at a time."""
 
-    def __init__(self, model, given: dict):
-        self.model, self.given = model, given
+    def __init__(self, game, given: dict, seed):
+        model, _ = build(game, given, seed)
+        if model is None:  # the address's values are refused: the defaults are shown
+            model, given, seed = game.model(rng=address.SEED), {}, address.SEED
+        self.model, self.given, self.seed = model, given, seed
         self.lock = threading.Lock()
 
 
 @solara.component
-def PlayPage(game):
-    """A game's page (module docstring)."""
-    given = solara.use_reactive({})
-    seed = solara.use_reactive(1)
-    session = solara.use_memo(lambda: Session(build(game, {}, 1)[0], {}), [])
+def PlayPage(game, shown: Address, go):
+    """A game's page (module docstring): its parameters and seed are the page's address
+    ``shown``; a control changes them with ``go`` (``dilemmas.dashboard.app.Page``)."""
+    given, seed = shown.given, shown.seed
+    session = solara.use_memo(lambda: Session(game, given, seed), [])
     fault = solara.use_reactive(None)
     tick = solara.use_reactive(0)
     playing = solara.use_reactive(False)
     rate = solara.use_reactive(10)
 
-    def rebuild(parameters: dict):
-        model, problem_met = build(game, parameters, seed.value)
+    def rebuild(parameters: dict, seed):
+        model, problem_met = build(game, parameters, seed)
         fault.set(problem_met)
         if model is not None:
             playing.set(False)
             with session.lock:
-                session.model, session.given = model, parameters
+                session.model, session.given, session.seed = model, parameters, seed
             tick.set(tick.value + 1)
 
-    solara.use_effect(lambda: rebuild(given.value), [repr(given.value), seed.value])
+    def follow():
+        if (given, seed) != (session.given, session.seed):
+            rebuild(given, seed)
+        else:
+            fault.set(None)
+
+    solara.use_effect(follow, [repr(given), repr(seed)])
 
     def reset():
         """The episode again with the last accepted parameters; a refused value in the form
         stays said."""
-        refused = fault.value if given.value != session.given else None
-        rebuild(session.given)
+        refused = fault.value if (given, seed) != (session.given, session.seed) else None
+        rebuild(session.given, session.seed)
         if refused:
             fault.set(refused)
 
@@ -99,10 +116,17 @@ def PlayPage(game):
 
     solara.use_thread(play, dependencies=[playing.value], intrusive_cancel=False)
 
+    def change(name: str, value):
+        go(lambda a: a.with_(given={**a.given, name: value}))
+
     with solara.Sidebar():
-        solara.SliderInt(f"{SEED} = {seed.value}", value=seed, min=0, max=999,
-                         thumb_label=True)
-        Controls(game, given, fault.value)
+        solara.InputText(SEED, value=as_text(seed), classes=["seed-field"],
+                         on_value=lambda text: go(lambda a: a.with_(seed=from_text(text))))
+        if fault.value and fault.value[0] == SEED:
+            message(fault.value[1], "control-message")
+        solara.Text("any integer >= 0: a run's seed plays that run again",
+                    classes=["control-help"])
+        Controls(game, given, change, fault.value)
     if fault.value and fault.value[0] is None:
         message(fault.value[1])
     Board(game, session, tick, playing, rate, reset, step)

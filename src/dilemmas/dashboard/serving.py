@@ -89,11 +89,13 @@ def chromium():
 
 def watch(page) -> list[str]:
     """A list that fills with every console error, page error, failed request and request
-    to a host other than 127.0.0.1 that ``page`` meets."""
+    to a host other than 127.0.0.1 that ``page`` meets. A request the browser itself
+    abandons as it leaves the page (``net::ERR_ABORTED``: a reload, Back) is no failure."""
     problems = []
     page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    page.on("requestfailed", lambda r: r.failure != "net::ERR_ABORTED"
+            and problems.append(f"request failed: {r.url} ({r.failure})"))
 
     def outside(request):
         host = urllib.parse.urlsplit(request.url).hostname

@@ -224,6 +224,23 @@ class Text:
     """A text field (left empty: None)."""
 
 
+@dataclass(frozen=True)
+class When:
+    """A parameter used only while the earlier parameter ``name`` takes one of ``values``
+    (the Firefighting Graph's ``n_agents`` with ``layout = "row"``); it is still checked
+    while unused, and the dashboard greys its control."""
+
+    name: str
+    values: tuple
+
+    def holds(self, values: Mapping) -> bool:
+        return values.get(self.name) in self.values
+
+    def text(self) -> str:
+        return "used only with " + " or ".join(f"`{self.name}={value!r}`"
+                                               for value in self.values)
+
+
 # --- Declarations --------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -233,6 +250,7 @@ class Parameter:
     ``optional=True``: None is allowed and kept (it means what the description says).
     ``requires``: what the model checks of it beside other parameters, in words (a check a
     bound cannot say, docs/rules/README.md, rule 7), shown after what its kind allows.
+    ``used``: when the model uses it (:class:`When`), if not always.
     """
 
     name: str
@@ -243,6 +261,7 @@ class Parameter:
     table: tuple[str, Mapping] | None = None
     optional: bool = False
     requires: str = ""
+    used: When | None = None
 
     def check(self, value, values: Mapping):
         """The value the model keeps, or a ``ValueError`` naming the parameter."""

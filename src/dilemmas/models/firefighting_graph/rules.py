@@ -7,7 +7,7 @@ import numpy as np
 from dilemmas.models import validation as check
 from dilemmas.models.learners import learner_parameter
 from dilemmas.models.parameters import (MAX_STEPS, Boolean, Choice, Custom, Integer, Parameter,
-                                        Parameters, Population, Probability, Select, Slider)
+                                        Parameters, Population, Probability, Select, Slider, When)
 from dilemmas.models.policies import policy_parameter
 
 LAYOUTS = ("row", "grid")
@@ -69,11 +69,14 @@ PARAMETERS = Parameters((
     Parameter("layout", "row", Choice(LAYOUTS), "houses on a line or on a grid",
               control=Select()),
     Parameter("n_agents", 10, Integer(low=1, high=10_000), "firefighters of the row (ignored by "
-                                                           "`grid`, but checked in both layouts)"),
+                                                           "`grid`, but checked in both layouts)",
+              used=When("layout", ("row",))),
     Parameter("n_width", 5, Integer(low=1, high=100), "firefighter columns of the grid (ignored "
-                                                      "by `row`, but checked in both layouts)"),
+                                                      "by `row`, but checked in both layouts)",
+              used=When("layout", ("grid",))),
     Parameter("n_height", 5, Integer(low=1, high=100), "firefighter rows of the grid (ignored by "
-                                                       "`row`, but checked in both layouts)"),
+                                                       "`row`, but checked in both layouts)",
+              used=When("layout", ("grid",))),
     Parameter("population", "random", Population(
         count=firefighters,
         seats="the number of firefighters (`n_agents` for `row`, `n_width * n_height` for `grid`)"),
