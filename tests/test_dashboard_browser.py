@@ -561,13 +561,18 @@ def open_viewer(page, recorded):
     return page.locator(".run-picker").nth(0), page.locator(".run-picker").nth(1)
 
 
-def open_study_run(page, picker, recording):
-    """Open ``recording`` (a study's run) in ``picker`` by its study and run id."""
+def open_study_run(page, picker, recording, typed: bool = False):
+    """Open ``recording`` (a study's run) in ``picker``: its study, then the run picked
+    from the list by its name, or (``typed``) its id typed and Enter."""
     study = f"results/{Path(recording.source).name}"
     choose(page, picker.locator(".study-picker"), study)
-    choose(page, picker.locator(".run-picker-list"), recording.run_id)
-    expect(picker.locator(".run-id-field input")).to_have_value(recording.run_id)
-    picker.locator(".open-run").click()
+    if typed:
+        field = picker.locator(".run-id-field input")
+        field.fill(recording.run_id)
+        field.press("Enter")
+    else:
+        choose(page, picker.locator(".run-picker-list"),
+               f"{recording.name} ({recording.run_id})")
 
 
 def world_status(recording, round_: int) -> str:
@@ -584,8 +589,11 @@ def test_a_study_run_verifies_identical_and_scrubs_both_ways(page, problems, rec
     expect(verdict).to_have_text(f"identical to its {run.rounds + 1} stored rows and "
                                  f"{len(run.agent_rows)} stored agent rows")
     caption_of, status_of = view.locator(".run-caption"), view.locator(".world-status")
-    expect(caption_of).to_have_text(re.compile(
-        f"^A: .*results/bb · Bucket Brigade · seed {run.seed} · night 0 of {run.rounds}$"))
+    expect(caption_of).to_have_text(
+        f"A: replicate {run.replicate} · seed {run.seed} · Bucket Brigade · night 0 of "
+        f"{run.rounds}")
+    expect(view.locator(".run-source")).to_have_text(re.compile(
+        f"^from .*results/bb, run {run.run_id}$"))
     expect(status_of).to_have_text(world_status(run, 0))
     expect(view.locator(".plots svg")).to_have_count(len(run.game.view.plots))
 
@@ -617,7 +625,7 @@ def test_two_runs_side_by_side_move_together(page, problems, recorded, tmp_path)
     a, b = open_viewer(page, recorded)
     open_study_run(page, a, first)
     expect(page.locator(".run-view")).to_have_count(1)
-    open_study_run(page, b, second)
+    open_study_run(page, b, second, typed=True)  # the id typed, Enter: that run opens
     views = page.locator(".run-view")
     expect(views).to_have_count(2)
     for view, run in zip((views.nth(0), views.nth(1)), (first, second)):
@@ -626,6 +634,11 @@ def test_two_runs_side_by_side_move_together(page, problems, recorded, tmp_path)
     expect(views.nth(0).locator(".run-caption")).to_contain_text("A: ")
     expect(views.nth(1).locator(".run-caption")).to_contain_text("B: ")
     expect(views.nth(1).locator(".run-caption")).to_contain_text(f"seed {second.seed}")
+    # each plot on one y axis in both runs: the same ticks at the same heights
+    for plot in first.game.view.plots:
+        ticks = [view.locator(f'.plots svg[aria-label="{plot.title}"] text[text-anchor=end]')
+                 for view in (views.nth(0), views.nth(1))]
+        assert ticks[0].all_inner_texts() == ticks[1].all_inner_texts(), plot.title
 
     for k in (1, 2):
         page.locator(".scrub-forward").click()
@@ -661,6 +674,27 @@ def test_run_b_is_drawn_beside_run_a(page, problems, recorded):
     assert right["x"] >= left["x"] + left["width"] and right["y"] == left["y"], (left, right)
 
 
+def test_two_runs_fit_side_by_side_at_1280_by_800(page, problems, recorded, tmp_path):
+    first, second = recorded["runs"]["bb"]
+    page.set_viewport_size({"width": 1280, "height": 800})
+    a, b = open_viewer(page, recorded)
+    open_study_run(page, a, first)
+    open_study_run(page, b, second)
+    views = page.locator(".run-view")
+    expect(views.locator(".world svg")).to_have_count(2)
+    expect(views.locator(".plots svg")).to_have_count(2 * len(first.game.view.plots))
+    for index in (0, 1):  # each whole within the window's width, its world and key above
+        view = views.nth(index)  # the fold and its first plot starting above it
+        box = view.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 1280, box
+        for part in (".world svg", ".key-box", ".plots svg"):
+            shape = view.locator(part).first.bounding_box()
+            assert shape["x"] + shape["width"] <= 1280 + 0.5, (part, shape)
+            assert shape["y"] < 800, (part, shape)
+    screenshot(page, tmp_path, "viewer_side_by_side_1280x800")
+    assert problems == []
+
+
 def test_a_batch_engine_run_is_plotted_and_says_why_it_has_no_world(
         page, problems, recorded, tmp_path):
     (run,) = recorded["runs"]["fg"]
@@ -690,7 +724,6 @@ def test_a_replay_file_verifies_and_a_damaged_one_is_refused_in_one_line(
     field = a.locator(".replay-field input")
     field.fill(str(recorded["replay"]))
     field.press("Enter")
-    a.locator(".open-run").click()
     view = page.locator(".run-view")
     expect(view.locator(".run-verdict")).to_have_text(
         f"identical to its {recorded['nights']} recorded nights")
@@ -704,7 +737,6 @@ def test_a_replay_file_verifies_and_a_damaged_one_is_refused_in_one_line(
                        (recorded["root"] / "nowhere.json", "nowhere.json")):
         field.fill(str(path))
         field.press("Enter")
-        a.locator(".open-run").click()
         message = a.locator(".inline-message")
         expect(message).to_contain_text(says)
         assert str(path) in one_line(message)
@@ -720,7 +752,6 @@ def test_an_unknown_run_id_is_refused_in_one_line(page, problems, recorded):
     field.fill("0123456789abcdef")
     field.press("Enter")
     expect(field).to_have_value("0123456789abcdef")
-    a.locator(".open-run").click()
     message = a.locator(".inline-message")
     expect(message).to_contain_text("no stored run has the id '0123456789abcdef'")
     one_line(message)

@@ -99,8 +99,10 @@ def test_list_runs_gives_every_stored_run_in_run_id_order_with_its_parameters(fo
     assert set(results.load(folder)["run_id"]) == set(expected)
     for entry in listed:
         run = expected[entry["run_id"]]
+        swept = ", ".join(f"{k}={run.parameters[k]}" for k in study.sweep)
         assert entry == {"run_id": run.run_id, "replicate": run.replicate, "seed": run.seed,
-                         "engine": "model", **run.parameters}
+                         "engine": "model", **run.parameters,
+                         "name": f"{swept} · replicate {run.replicate} · seed {run.seed}"}
     if name == "bb":  # a list parameter as the model takes it, not its JSON text
         assert listed[0]["work_costs"] == [0.5, 0.5, 0.5, 1.0]
 
@@ -114,8 +116,9 @@ def test_an_opened_run_holds_its_rows_and_verifies_identical(folders, name):
         assert recording.game is GAMES[results.definition(folder)["game"]]
         assert (recording.run_id, recording.seed, recording.engine, recording.refusal) \
             == (entry["run_id"], entry["seed"], "model", None)
-        assert recording.parameters == {k: v for k, v in entry.items()
-                                         if k not in ("run_id", "replicate", "seed", "engine")}
+        assert recording.parameters == {k: v for k, v in entry.items() if k not in
+                                         ("run_id", "replicate", "seed", "engine", "name")}
+        assert recording.name == entry["name"]
         own = stored[stored["run_id"] == entry["run_id"]].reset_index(drop=True)
         pd.testing.assert_frame_equal(recording.rows, own)
         assert recording.rounds == own["Step"].iloc[-1] == len(own) - 1

@@ -19,6 +19,9 @@ from dilemmas.analysis.figures.colours import INK
 
 WIDTH, HEIGHT = 420, 220
 LEFT, RIGHT, TOP, BOTTOM = 58, 12, 34, 40
+#: Pixels between the frame and the axis's ends, so that a series at the axis's top or
+#: bottom is drawn inside the frame, not on it.
+INSET = 6
 
 
 @dataclass(frozen=True)
@@ -70,31 +73,47 @@ def _present(values) -> list[float]:
     return [v for v in values if not missing(v)]
 
 
-def chart(plot: Plot, data: Mapping[str, Sequence], rounds: str, *, high=None,
-          current: int | None = None) -> str:
-    """``plot`` drawn from ``data`` (column -> one value per round, round 0 first) as an
-    ``<svg>``; x axis "``rounds``"; ``high`` the y axis's top when ``plot.high`` is a
-    function (the caller evaluates it); ``current``: a round to mark with a vertical line
-    (the run viewer's scrubber)."""
-    columns = [list(data.get(s.column, ())) for s in plot.series]
-    count = max((len(c) for c in columns), default=0)
-    x_high = max(count - 1, 10)
-    values = _present(v for c in columns for v in c)
+def span(plot: Plot, data: Mapping[str, Sequence], high=None) -> tuple[float, float]:
+    """The y axis's ``(bottom, top)`` for ``plot`` of ``data``: ``high`` (``plot.high``
+    evaluated by the caller), else ``plot.high``, else the data's largest value; the
+    bottom is ``plot.low`` or the data's smallest value."""
+    values = _present(v for s in plot.series for v in data.get(s.column, ()))
     top = high if high is not None else plot.high if isinstance(plot.high, (int, float)) \
         else max([plot.low + 1, *values])
     bottom = min([plot.low, *values])
-    if top <= bottom:
-        top = bottom + 1
+    return bottom, top if top > bottom else bottom + 1
+
+
+def shared(spans) -> tuple[float, float]:
+    """One y axis for several charts side by side: from the lowest bottom to the highest
+    top of their ``span``s."""
+    spans = list(spans)
+    return min(b for b, _ in spans), max(t for _, t in spans)
+
+
+def chart(plot: Plot, data: Mapping[str, Sequence], rounds: str, *, high=None,
+          current: int | None = None, y_span: tuple | None = None,
+          last_round: int | None = None) -> str:
+    """``plot`` drawn from ``data`` (column -> one value per round, round 0 first) as an
+    ``<svg>``; x axis "``rounds``"; ``high`` the y axis's top when ``plot.high`` is a
+    function (the caller evaluates it); ``current``: a round to mark with a vertical line
+    (the run viewer's scrubber); ``y_span`` and ``last_round``: the axes' ranges when
+    charts side by side share them (default: this chart's own, ``span``)."""
+    columns = [list(data.get(s.column, ())) for s in plot.series]
+    count = max((len(c) for c in columns), default=0)
+    x_high = max(count - 1, 10) if last_round is None else max(last_round, 10)
+    bottom, top = y_span if y_span is not None else span(plot, data, high)
     w, h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
     def x(step):
         return LEFT + w * step / x_high
 
     def y(value):
-        return TOP + h * (1 - (value - bottom) / (top - bottom))
+        return TOP + INSET + (h - 2 * INSET) * (1 - (value - bottom) / (top - bottom))
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" '
            f'aria-label="{html.escape(plot.title)}" width="{WIDTH}" height="{HEIGHT}" '
+           f'viewBox="0 0 {WIDTH} {HEIGHT}" '
            f'font-family="sans-serif" font-size="12">',
            f'<text x="{LEFT}" y="13" font-weight="bold">{html.escape(plot.title)}</text>']
     legend_x = LEFT

@@ -2,11 +2,11 @@
 (``dilemmas.models.parameters``): every declared parameter can be set.
 
 A parameter's control is the one it declares (``Slider``, ``Select``, ``Text``) or, if it
-declares none, the one its kind calls for: a number field for an integer or a real, a slider
-for a probability, a check box for a boolean, a drop-down for a choice, a text field for a
-list, a set of letters or a structured value (read as a Python literal, e.g.
-``(1, 2, 1, 1, 1)``; text that is no literal is kept as text, e.g. a map file's path; an
-empty field is None). A behaviour mix is typed (any mix the game takes) or picked from the
+declares none, the one its kind calls for: a slider for a probability, a check box for a
+boolean, a drop-down for a choice, and a text field (``dilemmas.dashboard.field``) for
+anything else: a number, a list, a set of letters or a structured value, read as a Python
+literal (``12``, ``(1, 2, 1, 1, 1)``); text that is no literal is kept as text (a map file's
+path); an empty field is None. A behaviour mix is typed (any mix the game takes) or picked from the
 declared mixes that fit. Parameters with a declared control come first; the rest are under
 "All parameters". Under each control, a line says what the parameter means and allows (its
 declaration); one the model does not use with the other values now (``When``) is greyed and
@@ -28,9 +28,9 @@ from collections.abc import Mapping
 
 import solara
 
+from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
-from dilemmas.models.parameters import (Boolean, Choice, Integer, Population, Probability,
-                                        Real, Select, Slider)
+from dilemmas.models.parameters import Boolean, Choice, Population, Probability, Select, Slider
 
 
 def shown_value(game, given: Mapping, name: str):
@@ -146,7 +146,6 @@ def Control(game, parameter, given: Mapping, change, fault: str | None):
     def set_to(new):
         change(name, new)
 
-    error = fault or False
     slider = isinstance(control, Slider) or (control is None and isinstance(kind, Probability))
     if slider and _finite(value):
         low, high, step = ((_bound(control.low, values), _bound(control.high, values),
@@ -158,8 +157,7 @@ def Control(game, parameter, given: Mapping, change, fault: str | None):
             solara.SliderInt(f"{name} = {value}", value=int(value), min=low, max=max(low, high),
                              step=step, on_value=set_to, thumb_label=True, disabled=unused)
     elif isinstance(kind, Population) and control is not None:
-        Mix(game, parameter, values, set_to, error)
-        error = False
+        Mix(game, parameter, values, set_to)
     elif isinstance(control, Select) or (control is None and isinstance(kind, Choice)):
         options = list((control.values if control else ()) or kind.options)
         if parameter.default is None:  # None means what the description says
@@ -169,31 +167,21 @@ def Control(game, parameter, given: Mapping, change, fault: str | None):
                       classes=[f"control-{name}"], disabled=unused)
     elif control is None and isinstance(kind, Boolean) and isinstance(value, bool):
         solara.Checkbox(label=name, value=bool(value), on_value=set_to, disabled=unused)
-    elif control is None and isinstance(kind, Integer) and (
-            value is None or type(value) is int):
-        solara.InputInt(name, value=value, on_value=set_to, continuous_update=False,
-                        disabled=unused)
-    elif control is None and isinstance(kind, Real) and (value is None or _finite(value)):
-        solara.InputFloat(name, value=value, on_value=set_to, continuous_update=False,
-                          disabled=unused)
     else:
-        solara.InputText(name, value=as_text(value), on_value=lambda t: set_to(from_text(t)),
-                         error=error, classes=[f"control-{name}"], disabled=unused)
-        error = False
-    if error:
-        message(error, "control-message")
+        Field(name, as_text(value), lambda text: set_to(from_text(text)), disabled=unused,
+              classes=[f"control-{name}"])
+    if fault:
+        message(fault, "control-message")
     solara.Text(help_text(parameter, values), classes=["control-help"])
 
 
 @solara.component
-def Mix(game, parameter, values: Mapping, set_to, error):
+def Mix(game, parameter, values: Mapping, set_to):
     """A behaviour mix: typed (``firefighter:2,free_rider:2``; Enter sets it) or picked
     from the declared mixes that fit the number of agents now."""
     name, value = parameter.name, values[parameter.name]
-    solara.InputText(name, value=as_text(value), on_value=lambda t: set_to(from_text(t)),
-                     error=error, classes=[f"control-{name}"])
-    if error:
-        message(error, "control-message")
+    Field(name, as_text(value), lambda text: set_to(from_text(text)),
+          classes=[f"control-{name}"])
     offered = mixes(game, values, parameter)
     if offered:
         solara.Select(f"{name}: a declared mix", values=offered,

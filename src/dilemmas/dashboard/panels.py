@@ -7,6 +7,7 @@ shows a traceback.
 """
 
 import contextlib
+import functools
 import html
 
 import pandas as pd
@@ -57,15 +58,18 @@ def plot_high(plot: Plot, model):
 
 
 @solara.component
-def Charts(game, data, model=None, version: int = 0, current: int | None = None, lock=None):
+def Charts(game, data, model=None, version: int = 0, current: int | None = None, lock=None,
+           axes: dict | None = None, last_round: int | None = None):
     """The game's plots of ``data`` (column -> values by round); ``model`` evaluates axis
-    ranges that depend on it; ``current`` marks a round."""
+    ranges that depend on it; ``current`` marks a round; ``axes`` (plot title -> y axis
+    ``(bottom, top)``) and ``last_round`` are the ranges charts side by side share."""
     out = []
     for plot in game.view.plots:
         try:
             with _held(lock):
                 out.append(chart(plot, data, f"{game.round} (rounds played)",
-                                 high=plot_high(plot, model), current=current))
+                                 high=plot_high(plot, model), current=current,
+                                 y_span=(axes or {}).get(plot.title), last_round=last_round))
         except Exception as error:  # a plot that fails says so and the page goes on
             out.append(f"<p>could not draw {html.escape(plot.title)}: "
                        f"{html.escape(one_line(error))}</p>")
@@ -81,6 +85,33 @@ def agent_rows(model, seat: int) -> pd.DataFrame:
     agent = model.seats[seat]
     rows = frame.xs(agent.unique_id, level="AgentID")
     return rows.sort_index()
+
+
+@functools.lru_cache(maxsize=None)
+def agent_columns(game) -> dict[str, str]:
+    """Each agent column's meaning, from the "Agent columns" table of the game's rules
+    document (``| `column` | meaning |``); empty if the rules have none."""
+    try:
+        text = game.rules.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    meanings, inside = {}, False
+    for line in text.splitlines():
+        if line.startswith("#"):
+            inside = line.strip("# ").lower() == "agent columns"
+        elif inside and line.startswith("| `"):
+            name, meaning = (cell.strip() for cell in line.strip("|").split("|", 1))
+            meanings[name.strip("`")] = meaning.replace("`", "")
+    return meanings
+
+
+def column_head(game, column: str) -> str:
+    """A column's heading in the agent table: its name, "(so far)" when the rules say it
+    adds up over the rounds, and its meaning on hover."""
+    meaning = agent_columns(game).get(column, "")
+    total = any(words in meaning for words in ("so far", "cumulative"))
+    return (f'<th title="{html.escape(meaning)}">{html.escape(str(column))}'
+            f'{" (so far)" if total else ""}</th>')
 
 
 def _cell(value) -> str:
@@ -119,12 +150,13 @@ def AgentPanel(game, model, version: int = 0, lock=None):
         plot = Plot(f"Agent {seat} ({behaviour}): reward", "reward so far (reward units)",
                     (Series("reward", "reward", agent_colour(model, behaviour)),))
         last = rows.tail(10).iloc[::-1]
-        header = "".join(f"<th>{html.escape(str(c))}</th>" for c in ["round", *last.columns])
+        header = "<th>round</th>" + "".join(column_head(game, c) for c in last.columns)
         body = "".join("<tr>" + f"<td>{int(step)}</td>"
                        + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>"
                        for step, row in zip(last.index, last.itertuples(index=False)))
         table = (f'<table class="agent-table"><caption>agent {seat}, its last rounds '
-                 f"(newest first)</caption><tr>{header}</tr>{body}</table>")
+                 "(newest first; a column marked (so far) adds up over the rounds)</caption>"
+                 f"<tr>{header}</tr>{body}</table>")
         solara.HTML(tag="div", unsafe_innerHTML=chart(plot, {"reward": list(rows["reward"])},
                                                       f"{game.round} (rounds played)")
                     + table, style="display: flex; flex-wrap: wrap; gap: 16px; "

@@ -19,6 +19,7 @@ import solara
 from dilemmas.dashboard import address
 from dilemmas.dashboard.address import Address
 from dilemmas.dashboard.controls import Controls, as_text, blame, from_text, problem
+from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
 from dilemmas.dashboard.panels import About, AgentPanel, Charts, World
 from dilemmas.models import validation as check
@@ -120,8 +121,8 @@ def PlayPage(game, shown: Address, go):
         go(lambda a: a.with_(given={**a.given, name: value}))
 
     with solara.Sidebar():
-        solara.InputText(SEED, value=as_text(seed), classes=["seed-field"],
-                         on_value=lambda text: go(lambda a: a.with_(seed=from_text(text))))
+        Field(SEED, as_text(seed), lambda text: go(lambda a: a.with_(seed=from_text(text))),
+              classes=["seed-field"])
         if fault.value and fault.value[0] == SEED:
             message(fault.value[1], "control-message")
         solara.Text("any integer >= 0: a run's seed plays that run again",

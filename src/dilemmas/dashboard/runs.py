@@ -32,7 +32,7 @@ import math
 import numbers
 import sys
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -81,6 +81,14 @@ class Recording:
     replicate: int | None = None
     refusal: str | None = None
     replay: dict | None = None
+    swept: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """What the run is: its swept parameters, replicate and seed (a replay: its file)."""
+        if self.replicate is None:
+            return f"{Path(self.source).name} · seed {self.seed}"
+        return run_name(self.swept, self.replicate, self.seed)
 
 
 class Verdict(NamedTuple):
@@ -94,16 +102,26 @@ class Verdict(NamedTuple):
 
 def list_runs(folder) -> list[dict]:
     """One dict per stored run of a study folder, by run id: ``run_id``, ``replicate``,
-    ``seed``, ``engine`` ("model" or "batch") and the run's parameters (as the model takes
-    them). Reads only ``study.json`` and ``manifest.jsonl``, no rows (a folder from before
+    ``seed``, ``engine`` ("model" or "batch"), ``name`` (``run_name``) and the run's
+    parameters (as the model takes them). Reads only ``study.json`` and ``manifest.jsonl``, no rows (a folder from before
     manifests: the ``run_id`` column of its model files)."""
     folder, study, definition = _study_folder(folder)
     stored = _stored_runs(folder)
     engine = "batch" if definition.get("engine") == "batch" else "model"
     listed = [{"run_id": run.run_id, "replicate": run.replicate, "seed": run.seed,
-               "engine": engine, **run.parameters}
+               "engine": engine, "name": run_name({name: run.parameters[name]
+                                                   for name in definition["sweep"]},
+                                                  run.replicate, run.seed),
+               **run.parameters}
               for run in study.runs() if run.run_id in stored]
     return sorted(listed, key=lambda entry: entry["run_id"])
+
+
+def run_name(swept: dict, replicate: int, seed: int) -> str:
+    """A study's run named by what it is: its swept parameters' values, its replicate and
+    its seed."""
+    values = ", ".join(f"{name}={value}" for name, value in swept.items())
+    return f"{values + ' · ' if values else ''}replicate {replicate} · seed {seed}"
 
 
 def open_run(folder, run_id: str) -> Recording:
@@ -133,7 +151,8 @@ def open_run(folder, run_id: str) -> Recording:
                else definition.get("rules_version", 1))
     return Recording(game, run_id, run.seed, copy.deepcopy(run.parameters), engine, rows,
                      agent_rows, int(rows["Step"].iloc[-1]), str(folder), run.replicate,
-                     _refusal(run_id, game, engine, version))
+                     _refusal(run_id, game, engine, version),
+                     swept={name: run.parameters[name] for name in definition["sweep"]})
 
 
 def _study_folder(folder) -> tuple[Path, Study, dict]:

@@ -14,6 +14,8 @@ from pathlib import Path
 import solara
 
 from dilemmas.dashboard import runs
+from dilemmas.dashboard.charts import shared, span
+from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
 from dilemmas.dashboard.panels import AgentPanel, Charts, World
 
@@ -37,28 +39,30 @@ def studies_under(folder: str) -> list[str] | str:
 
 @solara.component
 def Picker(label: str, recording: solara.Reactive, default_folder: str = "results"):
-    """Where a run comes from: a study folder and a run id, or a replay file."""
+    """Where a run comes from: a study folder and a run (picked from its list, which names
+    each by its swept parameters, replicate and seed, or typed by its id), or a replay
+    file. A run opens when it is picked, or when its id or file is typed and Enter pressed
+    (the text travels with that event: ``dilemmas.dashboard.field``)."""
     source = solara.use_reactive(SOURCES[0])
     folder = solara.use_reactive(default_folder)
     study = solara.use_reactive(None)
-    run_id = solara.use_reactive("")
-    path = solara.use_reactive("")
     error = solara.use_reactive("")
     found = solara.use_memo(lambda: studies_under(folder.value), [folder.value])
     offered = found if isinstance(found, list) else []
     chosen = (study.value if study.value in offered
               else offered[0] if len(offered) == 1 else None)
     listed = solara.use_memo(lambda: _listing(chosen), [chosen])
+    opened = recording.value.run_id if recording.value is not None else None
 
-    def open_it():
+    def open_it(where: str):
         try:
             if source.value == SOURCES[0]:
                 if not chosen:
                     raise runs.RunError(f"no study chosen (none found under "
                                         f"{folder.value!r})")
-                recording.set(runs.open_run(chosen, (run_id.value or "").strip()))
+                recording.set(runs.open_run(chosen, where.strip()))
             else:
-                recording.set(runs.open_replay((path.value or "").strip()))
+                recording.set(runs.open_replay(where.strip()))
             error.set("")
         except Exception as problem:  # said in one line, whatever the path or file
             error.set(one_line(problem))
@@ -66,8 +70,8 @@ def Picker(label: str, recording: solara.Reactive, default_folder: str = "result
     with solara.Card(label, classes=["run-picker"], margin=0):
         solara.ToggleButtonsSingle(value=source, values=list(SOURCES), dense=True)
         if source.value == SOURCES[0]:
-            solara.InputText("folder of studies (or one study)", value=folder,
-                             classes=["folder-field"])
+            Field("folder of studies (or one study)", folder.value, folder.set,
+                  classes=["folder-field"])
             if offered:
                 solara.Select("study", values=offered, value=chosen, on_value=study.set,
                               classes=["study-picker"])
@@ -79,33 +83,39 @@ def Picker(label: str, recording: solara.Reactive, default_folder: str = "result
             if isinstance(listed, str):
                 message(listed)
             elif listed:
-                solara.Select(f"run id ({min(len(listed), LISTED)} of {len(listed)} listed; "
-                              "or type one below)", values=listed[:LISTED],
-                              value=run_id.value if run_id.value in listed[:LISTED] else None,
-                              on_value=run_id.set, classes=["run-picker-list"])
-            solara.InputText("run id", value=run_id, classes=["run-id-field"])
+                names = {entry["run_id"]: f"{entry['name']} ({entry['run_id']})"
+                         for entry in listed}
+                shown = list(names.values())[:LISTED]
+                solara.Select(f"run ({len(shown)} of {len(names)} listed; or type its id "
+                              "below)", values=shown,
+                              value=names.get(opened) if names.get(opened) in shown else None,
+                              on_value=lambda name: open_it(
+                                  next(i for i, n in names.items() if n == name)),
+                              classes=["run-picker-list"])
+            Field("run id (Enter opens it)", "", open_it, classes=["run-id-field"])
         else:
-            solara.InputText("Bucket Brigade replay file (.json)", value=path,
-                             classes=["replay-field"])
-        solara.Button("Open", on_click=open_it, color="primary", classes=["open-run"])
+            Field("Bucket Brigade replay file (.json; Enter opens it)", "", open_it,
+                  classes=["replay-field"])
         if error.value:
             message(error.value)
 
 
 def _listing(study):
-    """The run ids of ``study``, or the reason they cannot be read."""
+    """The runs of ``study`` (``runs.list_runs``), or the reason they cannot be read."""
     if not study:
         return []
     try:
-        return [entry["run_id"] for entry in runs.list_runs(study)]
+        return runs.list_runs(study)
     except Exception as problem:  # a damaged folder is said, not raised
         return one_line(problem)
 
 
 @solara.component
-def RunView(recording, round_: int, name: str):
-    """One opened run at ``round_`` (at most its last): the verdict of the check against its
-    rows, its world, its plots with the round marked, and one agent's story."""
+def RunView(recording, round_: int, name: str, axes: dict | None = None,
+            last_round: int | None = None):
+    """One opened run at ``round_`` (at most its last): what it is, the verdict of the check
+    against its rows, its world, its plots with the round marked (on the axes ``axes`` and
+    ``last_round`` it shares with the run beside it), and one agent's story."""
     previous = solara.use_ref(None)
     verdict = solara.use_memo(lambda: _verdict(recording), [id(recording)])
     data = solara.use_memo(lambda: {c: recording.rows[c].tolist() for c in recording.rows},
@@ -113,10 +123,13 @@ def RunView(recording, round_: int, name: str):
     shown = min(round_, recording.rounds)
     game = recording.game
     with solara.Column(gap="6px", classes=["run-view"],
-                       style={"flex": "1 1 0", "min-width": "420px"}):
-        solara.Text(f"{name}: {recording.source} · {game.title} · seed {recording.seed} · "
+                       style={"flex": "1 1 0", "min-width": "0"}):
+        solara.Text(f"{name}: {recording.name} · {game.title} · "
                     f"{game.round} {shown} of {recording.rounds}",
                     classes=["run-caption"], style={"font-size": "15px"})
+        solara.Text(f"from {recording.source}" + (f", run {recording.run_id}"
+                                                 if recording.replicate is not None else ""),
+                    classes=["run-source"], style={"font-size": "12px", "color": "#555"})
         (solara.Success if verdict.identical else solara.Warning)(
             one_line(verdict.message), dense=True, classes=["run-verdict"])
         model = None
@@ -128,7 +141,7 @@ def RunView(recording, round_: int, name: str):
                 message(problem)
         if model is not None:
             World(game, model, shown)
-        Charts(game, data, model, shown, current=shown)
+        Charts(game, data, model, shown, current=shown, axes=axes, last_round=last_round)
         if model is not None:
             with solara.Details("One agent: its behaviour, reward and last rounds"):
                 AgentPanel(game, model, shown)
@@ -173,8 +186,37 @@ def Runs(first, second, round_, last: int):
                              max=last, thumb_label=True)
         solara.Button("forward ▶", on_click=lambda: round_.set(min(last, round_.value + 1)),
                       outlined=True, classes=["scrub-forward"])
-    with solara.Row(gap="24px", style={"flex-wrap": "nowrap", "align-items": "flex-start",
-                                       "overflow-x": "auto"}):
+    opened = [r for r in (first, second) if r is not None]
+    axes = solara.use_memo(lambda: shared_axes(opened), [id(r) for r in opened])
+    with solara.Row(gap="24px", classes=["run-views"],
+                    style={"flex-wrap": "nowrap", "align-items": "flex-start"}):
         for name, recording in (("A", first), ("B", second)):
             if recording is not None:
-                RunView(recording, round_.value, name).key(f"{name}-{id(recording)}")
+                RunView(recording, round_.value, name, axes, last).key(
+                    f"{name}-{id(recording)}")
+
+
+def shared_axes(recordings) -> dict | None:
+    """For runs of one game side by side: each plot's y axis over all of their rows (so
+    the same height means the same value in both); None for one run or two games."""
+    if len(recordings) < 2 or len({r.game.name for r in recordings}) > 1:
+        return None
+    axes = {}
+    for plot in recordings[0].game.view.plots:
+        spans = []
+        for recording in recordings:
+            data = {c: recording.rows[c].tolist() for c in plot.columns if c in recording.rows}
+            spans.append(span(plot, data, _high(plot, recording)))
+        axes[plot.title] = shared(spans)
+    return axes
+
+
+def _high(plot, recording):
+    """``plot.high`` of a run's model (built, not played), or None if it cannot be."""
+    if not callable(plot.high):
+        return None
+    try:
+        return plot.high(recording.game.model(**recording.parameters, rng=recording.seed,
+                                              collect_data=False))
+    except Exception:  # a run that is not rebuilt: the axis follows its rows
+        return None
