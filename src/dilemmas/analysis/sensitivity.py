@@ -63,8 +63,9 @@ def indices(design: Design, y, matrix: np.ndarray | None = None, seed: int = SEE
     problem = design.problem()
     if design.kind == "sobol":
         from SALib.analyze import sobol
+        # a Generator: SALib's Sobol analyzer takes a seed of 0 for no seed at all
         found = sobol.analyze(problem, y, calc_second_order=False, num_resamples=RESAMPLES,
-                              conf_level=CONFIDENCE, seed=seed)
+                              conf_level=CONFIDENCE, seed=np.random.default_rng(seed))
     elif design.kind == "morris":
         from SALib.analyze import morris
         matrix = design.matrix() if matrix is None else matrix
