@@ -188,7 +188,8 @@ def caption(figure) -> str:
 LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
          "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
          "^": r"\textasciicircum{}", "\u00d7": r"$\times$", "\u2013": "--",
-         "\u2026": r"\ldots{}", "\u2264": r"$\leq$", "\u2265": r"$\geq$"}
+         "\u2026": r"\ldots{}", "\u2014": "---", "\u00b1": r"$\pm$", "\u2264": r"$\leq$",
+         "\u2265": r"$\geq$", "\u03bc": r"$\mu$", "\u03c3": r"$\sigma$"}
 
 
 def latex_text(text: str) -> str:
@@ -211,12 +212,15 @@ def latex_figure(name: str, text: str, width: str | None) -> str:
 def save(figure: Figure, out_dir, name: str) -> list[Path]:
     """Write ``figure`` as ``<out_dir>/<name>.pdf`` and ``.png`` (creating ``out_dir``);
     return the paths. A figure drawn with its caption beside (``layout``) also gets
-    ``<name>.txt`` (the caption) and ``<name>.tex`` (``latex_figure``). The PDF carries no
+    ``<name>.txt`` (the caption) and ``<name>.tex`` (``latex_figure``); one drawn at a
+    column's width is saved at exactly that width (no tight box). The PDF carries no
     creation date, so the same data gives the same file, and embeds its fonts (TrueType)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
-    with matplotlib.rc_context(STYLE):
+    # at a column's width, the page is the figure itself (a tight box would change its width)
+    exact = {"savefig.bbox": "standard"} if getattr(figure, "column_width", None) else {}
+    with matplotlib.rc_context({**STYLE, **exact}):
         for fmt in FORMATS:
             path = out_dir / f"{name}.{fmt}"
             metadata = {"CreationDate": None} if fmt == "pdf" else None

@@ -134,7 +134,7 @@ def factor(name: str, spec, declared=None) -> Factor:
         low, high = spec
     else:
         raise DesignError(f"{key}={spec!r} must be a range, [low, high] or {{low = .., high = "
-                          "..}}, or a list of levels, {levels = [...]}")
+                          "..}, or a list of levels, {levels = [...]}")
     if not (_number(low) and _number(high) and math.isfinite(low) and math.isfinite(high)):
         raise DesignError(f"{key}: the range [{low!r}, {high!r}] must be two finite numbers")
     if not low < high:

@@ -7,8 +7,8 @@ run: the run's parameters and seed, then the game's own episode statistics (its 
 ``statistics``, e.g. saved fraction and lie rate for Bucket Brigade, mean fire for the
 Firefighting Graph). ``aggregate`` averages any column over the seeds of each parameter
 combination with a confidence interval of the mean; ``summary`` does so for every episode
-statistic of a study, per combination of its swept parameters (per point of a sampled design), and ``summary_text`` lays that
-out in 100 columns (``dilemmas summary``).
+statistic of a study, per combination of its swept parameters (per point of a sampled
+design), and ``summary_text`` lays that out in 100 columns (``dilemmas summary``).
 
 The intervals (``score_interval``, ``mean_interval``) respect the range a quantity can take:
 a fraction's stays in [0, 1], a count's above 0 (quasi-likelihood score intervals with

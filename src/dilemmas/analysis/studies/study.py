@@ -1,4 +1,4 @@
-"""A study: a game, a grid or a sampled design of parameters, a number of seeds, and what to collect.
+"""A study: a game, a grid or sampled design of its parameters, seeds, and what to collect.
 
 A study file is TOML::
 
