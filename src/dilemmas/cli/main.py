@@ -133,7 +133,7 @@ def _parser():
         "plot", help="plot any episode statistic of a study against a parameter",
         description="Draw the mean of an episode statistic against a parameter of a study "
         "(any study, any game), one line per value of --hue and one panel per value of "
-        "--facet, with 95%% confidence bands over the runs, in the paper figures' style; a "
+        "--facet, with 95% confidence bands over the runs, in the paper figures' style; a "
         "parameter of a sampled design is binned (docs/how-to/sensitivity.md).")
     plot.add_argument("study", type=Path, help="the study's results folder, or its study "
                       "file (TOML; its results in --results/<name>)")
@@ -150,7 +150,7 @@ def _parser():
         "sensitivity", help="sensitivity indices of a study with a sampled design",
         description="First-order and total Sobol indices (a sobol design), Morris mu* and "
         "sigma (a morris design) or RBD-FAST first-order indices (an lhs design) of an "
-        "episode statistic, with 95%% bootstrap intervals, from the statistic's mean over "
+        "episode statistic, with 95% bootstrap intervals, from the statistic's mean over "
         "the replicates of each design point; prints the table and the share of the "
         "variance that is replicate noise, and writes a CSV and a figure "
         "(docs/how-to/sensitivity.md).")

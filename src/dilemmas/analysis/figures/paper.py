@@ -120,7 +120,7 @@ class PaperFigure(Figure):
         width, height = PANEL[0] * cols + margin, PANEL[1] * rows + 0.8
         if self.column_width is not None:  # never taller than its own size, nor too flat
             target = WIDTHS[self.column_width]
-            height = max(min(height, height * target / width), 0.5 * target)
+            height = max(min(height, height * target / width), 0.75 * min(target, 3.5))
             width = target
         with matplotlib.rc_context(STYLE):
             super().__init__(figsize=(width, height), layout="constrained", **kwargs)
@@ -209,6 +209,21 @@ def latex_figure(name: str, text: str, width: str | None) -> str:
             f"\\end{{{environment}}}\n")
 
 
+def fit_texts(figure: Figure) -> None:
+    """Wrap the titles and axis labels of ``figure`` that are wider than the room they have
+    (the figure's width, or a panel's), as at a column's width."""
+    width, height = (figure.get_size_inches() * 72).tolist()
+    texts = [(figure._suptitle, width), (figure._supxlabel, width), (figure._supylabel, height)]
+    for ax in figure.axes:
+        room = ax.get_position().width * width
+        texts += [(ax.title, room), (ax.xaxis.label, room),
+                  (ax.yaxis.label, ax.get_position().height * height)]
+    for text, room in texts:
+        if text is not None and text.get_text() and "\n" not in text.get_text():
+            lines = wrap(text.get_text(), max(room - 8, 36), text.get_fontsize())
+            text.set_text("\n".join(lines))
+
+
 def save(figure: Figure, out_dir, name: str) -> list[Path]:
     """Write ``figure`` as ``<out_dir>/<name>.pdf`` and ``.png`` (creating ``out_dir``);
     return the paths. A figure drawn with its caption beside (``layout``) also gets
@@ -219,7 +234,10 @@ def save(figure: Figure, out_dir, name: str) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     # at a column's width, the page is the figure itself (a tight box would change its width)
-    exact = {"savefig.bbox": "standard"} if getattr(figure, "column_width", None) else {}
+    exact = {}
+    if getattr(figure, "column_width", None):
+        exact = {"savefig.bbox": "standard"}
+        fit_texts(figure)
     with matplotlib.rc_context({**STYLE, **exact}):
         for fmt in FORMATS:
             path = out_dir / f"{name}.{fmt}"
