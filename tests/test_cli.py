@@ -15,8 +15,9 @@ from dilemmas.analysis.studies.study import Study
 from dilemmas import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["games", "play", "run", "summary", "figures", "train", "evaluate", "scenarios",
-            "baselines", "rank", "schelling", "evolve", "optimal", "dashboard"]
+COMMANDS = ["games", "play", "run", "summary", "figures", "plot", "sensitivity", "train",
+            "evaluate", "scenarios", "baselines", "rank", "schelling", "evolve", "optimal",
+            "dashboard"]
 
 STUDY = """\
 game = "bucket_brigade"

@@ -31,6 +31,26 @@ def backend_arguments(parser):
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def figure_arguments(parser):
+    """Where a figure's caption goes and how wide it is (``dilemmas.analysis.figures.paper``
+    ``layout``)."""
+    parser.add_argument("--caption", choices=("inside", "beside"), default="inside",
+                        help="the caption under the axes (inside, default), or beside the "
+                        "figure: <figure>.txt and a LaTeX <figure>.tex")
+    parser.add_argument("--width", choices=("one", "two"),
+                        help="one journal column (3.5 in) or two (7.2 in); default: the "
+                        "figure's own width")
+
+
+def study_arguments(parser):
+    """Where a plot or sensitivity command finds a study file's results and writes."""
+    parser.add_argument("--results", type=Path, default=Path("results"),
+                        help="where a study file's results are (default: results)")
+    parser.add_argument("--out", type=Path, default=Path("results/figures"),
+                        help="folder for the figure (default: results/figures)")
+    figure_arguments(parser)
+
+
 def mix_arguments(parser, replicates: int, behaviours: bool = True):
     """The arguments of a command that plays a study of behaviour mixes of a game."""
     parser.add_argument("game", choices=sorted(GAMES), metavar="GAME",

@@ -8,6 +8,8 @@
     dilemmas summary FOLDER [--ci]          a study's statistics per parameter combination
     dilemmas figures [FOLDER ...]           the paper figures of studies, as PDF and PNG
                                             (default: of every study in results/)
+    dilemmas plot STUDY --x P --y S [...]   any statistic of a study against a parameter
+    dilemmas sensitivity STUDY --statistic S  Sobol or Morris indices of a sampled design
     dilemmas train TRAIN.toml [...]         train learners, resumable, with a progress bar
     dilemmas evaluate TRAIN.toml [...]      trained learners against random in the same
                                             seats, beside background behaviours
@@ -38,7 +40,8 @@ from pathlib import Path
 from dilemmas import GAMES
 from dilemmas.analysis.studies.study import BACKENDS, Study, StudyError
 from dilemmas.cli import game_theory, learning, scenarios
-from dilemmas.cli.arguments import backend_arguments, example, mix_arguments, settings
+from dilemmas.cli.arguments import (backend_arguments, example, figure_arguments,
+                                    mix_arguments, settings, study_arguments)
 from dilemmas.cli.describe import first_sentence
 
 
@@ -123,7 +126,40 @@ def _parser():
                          "(default: results)")
     figures.add_argument("--out", type=Path, default=Path("results/figures"),
                          help="folder for the figures (default: results/figures)")
+    figure_arguments(figures)
     figures.set_defaults(command=_figures, name="figures")
+
+    plot = commands.add_parser(
+        "plot", help="plot any episode statistic of a study against a parameter",
+        description="Draw the mean of an episode statistic against a parameter of a study "
+        "(any study, any game), one line per value of --hue and one panel per value of "
+        "--facet, with 95% confidence bands over the runs, in the paper figures' style; a "
+        "parameter of a sampled design is binned (docs/how-to/sensitivity.md).")
+    plot.add_argument("study", type=Path, help="the study's results folder, or its study "
+                      "file (TOML; its results in --results/<name>)")
+    plot.add_argument("--x", required=True, metavar="PARAMETER",
+                      help="the parameter on the horizontal axis")
+    plot.add_argument("--y", required=True, metavar="STATISTIC",
+                      help="the episode statistic on the vertical axis")
+    plot.add_argument("--hue", metavar="PARAMETER", help="one line per value of it")
+    plot.add_argument("--facet", metavar="PARAMETER", help="one panel per value of it")
+    study_arguments(plot)
+    plot.set_defaults(command=_plot, name="plot")
+
+    sensitivity = commands.add_parser(
+        "sensitivity", help="sensitivity indices of a study with a sampled design",
+        description="First-order and total Sobol indices (a sobol design), Morris mu* and "
+        "sigma (a morris design) or RBD-FAST first-order indices (an lhs design) of an "
+        "episode statistic, with 95% bootstrap intervals, from the statistic's mean over "
+        "the replicates of each design point; prints the table and the share of the "
+        "variance that is replicate noise, and writes a CSV and a figure "
+        "(docs/how-to/sensitivity.md).")
+    sensitivity.add_argument("study", type=Path, help="the study's results folder, or its "
+                             "study file (TOML; its results in --results/<name>)")
+    sensitivity.add_argument("--statistic", required=True,
+                             help="the episode statistic (e.g. saved for Bucket Brigade)")
+    study_arguments(sensitivity)
+    sensitivity.set_defaults(command=_sensitivity, name="sensitivity")
 
     train = commands.add_parser(
         "train", help="train learning agents from a TOML file",
@@ -331,10 +367,56 @@ def _figures(args):
     if not folders:
         raise FileNotFoundError(f"no study results in {args.results} (no */study.json)")
     skipped = []
-    for path in make_figures(folders, args.out, skipped):
+    for path in make_figures(folders, args.out, skipped, args.caption, args.width):
         print(path)
     for reason in skipped:
         print(f"skipped: {reason}", file=sys.stderr)
+
+
+def _results(args) -> Path:
+    """The results folder of a plot or sensitivity command's STUDY: a folder, or the study
+    file's ``<--results>/<name>``."""
+    if args.study.is_dir():
+        return args.study
+    if args.study.is_file():
+        return args.results / Study.from_file(args.study).name
+    raise FileNotFoundError(f"{args.study} is neither a study's results folder nor a study "
+                            "file")
+
+
+def _plot(args):
+    from dilemmas.analysis.figures.paper import layout, save
+    from dilemmas.analysis.figures.plot import plot
+
+    folder = _results(args)
+    with layout(args.caption, args.width):
+        figure = plot(folder, args.x, args.y, args.hue, args.facet)
+    name = "_".join([folder.name, "plot", args.y, "by", args.x,
+                     *([f"hue_{args.hue}"] if args.hue else []),
+                     *([f"facet_{args.facet}"] if args.facet else [])])
+    for path in save(figure, args.out, name):
+        print(path)
+
+
+def _sensitivity(args):
+    from dilemmas.analysis.figures.indices import indices_figure
+    from dilemmas.analysis.figures.paper import layout, save
+    from dilemmas.analysis.sensitivity import sensitivity, text
+
+    folder = _results(args)
+    table = sensitivity(folder, args.statistic)
+    print(text(table))
+    name = f"{folder.name}_sensitivity_{args.statistic}"
+    args.out.mkdir(parents=True, exist_ok=True)
+    csv = args.out / f"{name}.csv"
+    extra = {key: table.attrs[key] for key in ("statistic", "kind", "points", "replicates",
+                                               "runs", "noise_share", "noise_in_means")}
+    table.assign(**extra).to_csv(csv, index=False)
+    with layout(args.caption, args.width):
+        figure = indices_figure(table)
+    print()
+    for path in [csv, *save(figure, args.out, name)]:
+        print(path)
 
 
 def _evaluate(args):

@@ -28,6 +28,12 @@ the rounds: the start (round 0) is a point of its own, then each point is a wind
 that ends early (a Firefighting Graph episode whose houses all reach 0) counts only in the
 windows it reached.
 
+For a paper, ``layout(caption="beside", width="one")`` (a context) draws figures without the
+caption inside the image -- ``save`` then writes it beside the figure as ``<name>.txt`` and a
+LaTeX ``figure`` environment ``<name>.tex`` -- and ``width`` sets the figure's width to one
+journal column (``WIDTHS``: 3.5 in) or two (7.2 in), the fonts staying at their size. Every
+PDF embeds its fonts as TrueType (``pdf.fonttype`` 42), never Type 3.
+
 ``GAMES[game].figures[name](folder)`` draws one figure (a ``matplotlib.figure.Figure``, shown as
 PNG in a notebook); ``save(figure, out_dir, name)`` writes ``<name>.pdf`` and ``<name>.png``;
 ``make_figures(folders, out_dir)`` draws and saves every figure of every study as
@@ -35,6 +41,8 @@ PNG in a notebook); ``save(figure, out_dir, name)`` writes ``<name>.pdf`` and ``
 and leaves no open figures behind.
 """
 
+import contextlib
+import contextvars
 import io
 import math
 from pathlib import Path
@@ -77,19 +85,54 @@ WINDOWS = 10
 WINDOW_SIZES = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000)
 
 
+#: Where a caption goes: "inside" the image, under the axes, or "beside" it (``save``
+#: writes it as text and LaTeX).
+CAPTIONS = ("inside", "beside")
+#: Figure widths (inches) of a journal's one and two columns.
+WIDTHS = {"one": 3.5, "two": 7.2}
+_LAYOUT = contextvars.ContextVar("layout", default=("inside", None))
+
+
+@contextlib.contextmanager
+def layout(caption: str = "inside", width: str | None = None):
+    """Draw the figures made inside this context with their caption ``"inside"`` (under the
+    axes) or ``"beside"`` (kept as ``PaperFigure.caption_text``, written by ``save``), at
+    their own width (``width=None``) or that of one or two columns (``"one"``, ``"two"``)."""
+    if caption not in CAPTIONS:
+        raise ValueError(f"caption={caption!r} is invalid: must be one of {list(CAPTIONS)}")
+    if width is not None and width not in WIDTHS:
+        raise ValueError(f"width={width!r} is invalid: must be None or one of {list(WIDTHS)}")
+    token = _LAYOUT.set((caption, width))
+    try:
+        yield
+    finally:
+        _LAYOUT.reset(token)
+
+
 class PaperFigure(Figure):
-    """A Figure (constrained layout) that a notebook shows as a PNG in the figures' style."""
+    """A Figure (constrained layout) that a notebook shows as a PNG in the figures' style,
+    its width and caption as ``layout`` says."""
 
     def __init__(self, panels=(1, 1), margin=0.6, **kwargs):
         rows, cols = panels
+        self.caption_place, self.column_width = _LAYOUT.get()
+        self.caption_text = ""
+        width, height = PANEL[0] * cols + margin, PANEL[1] * rows + 0.8
+        if self.column_width is not None:  # never taller than its own size, nor too flat
+            target = WIDTHS[self.column_width]
+            height = max(min(height, height * target / width), 0.75 * min(target, 3.5))
+            width = target
         with matplotlib.rc_context(STYLE):
-            super().__init__(figsize=(PANEL[0] * cols + margin, PANEL[1] * rows + 0.8),
-                             layout="constrained", **kwargs)
+            super().__init__(figsize=(width, height), layout="constrained", **kwargs)
 
     def caption(self, text: str):
         """Write ``text`` under the axes, wrapped to the figure's width: the figure grows by
         the caption's height and the layout keeps its axes, titles and legends above it.
-        The text (``gid="caption"``) is returned."""
+        The text (``gid="caption"``) is returned. Drawn in ``layout(caption="beside")``,
+        the text is only kept (``caption_text``), for ``save`` to write beside the image."""
+        self.caption_text = " ".join(text.split())
+        if self.caption_place == "beside":
+            return None
         width, height = self.get_size_inches()
         # 4% to spare: rendered text is up to 3% wider than measured, by the resolution
         lines = wrap(text, width * 72 * 0.96 - 8, CAPTION_SIZE)
@@ -135,47 +178,104 @@ def wrap(text: str, width: float, size: float) -> list[str]:
 
 
 def caption(figure) -> str:
-    """The caption of a figure drawn here, unwrapped ("" if it has none)."""
+    """The caption of a figure drawn here, unwrapped ("" if it has none); of a figure drawn
+    with its caption beside, the caption it keeps."""
     text = next((t.get_text() for t in figure.texts if t.get_gid() == "caption"), "")
-    return " ".join(text.split())
+    return " ".join(text.split()) or getattr(figure, "caption_text", "")
+
+
+#: LaTeX's special characters in text, and what writes each.
+LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+         "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+         "^": r"\textasciicircum{}", "\u00d7": r"$\times$", "\u2013": "--",
+         "\u2026": r"\ldots{}", "\u2014": "---", "\u00b1": r"$\pm$", "\u2264": r"$\leq$",
+         "\u2265": r"$\geq$", "\u03bc": r"$\mu$", "\u03c3": r"$\sigma$"}
+
+
+def latex_text(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped (and a few signs written in LaTeX)."""
+    return "".join(LATEX.get(char, char) for char in text)
+
+
+def latex_figure(name: str, text: str, width: str | None) -> str:
+    """A LaTeX ``figure`` environment (``figure*`` at two columns) that includes
+    ``<name>.pdf`` at the column's (or the text's) width, with ``text`` as its caption and
+    ``fig:<name>`` as its label."""
+    environment = "figure*" if width == "two" else "figure"
+    size = r"\textwidth" if width == "two" else r"\columnwidth"
+    return (f"\\begin{{{environment}}}[tbp]\n  \\centering\n"
+            f"  \\includegraphics[width={size}]{{{name}.pdf}}\n"
+            f"  \\caption{{{latex_text(text)}}}\n  \\label{{fig:{name}}}\n"
+            f"\\end{{{environment}}}\n")
+
+
+def fit_texts(figure: Figure) -> None:
+    """Wrap the titles and axis labels of ``figure`` that are wider than the room they have
+    (the figure's width, or a panel's), as at a column's width."""
+    width, height = (figure.get_size_inches() * 72).tolist()
+    texts = [(figure._suptitle, width), (figure._supxlabel, width), (figure._supylabel, height)]
+    for ax in figure.axes:
+        room = ax.get_position().width * width
+        texts += [(ax.title, room), (ax.xaxis.label, room),
+                  (ax.yaxis.label, ax.get_position().height * height)]
+    for text, room in texts:
+        if text is not None and text.get_text() and "\n" not in text.get_text():
+            lines = wrap(text.get_text(), max(room - 8, 36), text.get_fontsize())
+            text.set_text("\n".join(lines))
 
 
 def save(figure: Figure, out_dir, name: str) -> list[Path]:
     """Write ``figure`` as ``<out_dir>/<name>.pdf`` and ``.png`` (creating ``out_dir``);
-    return the two paths. The PDF carries no creation date, so the same data gives the
-    same file."""
+    return the paths. A figure drawn with its caption beside (``layout``) also gets
+    ``<name>.txt`` (the caption) and ``<name>.tex`` (``latex_figure``); one drawn at a
+    column's width is saved at exactly that width (no tight box). The PDF carries no
+    creation date, so the same data gives the same file, and embeds its fonts (TrueType)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
-    with matplotlib.rc_context(STYLE):
+    # at a column's width, the page is the figure itself (a tight box would change its width)
+    exact = {}
+    if getattr(figure, "column_width", None):
+        exact = {"savefig.bbox": "standard"}
+        fit_texts(figure)
+    with matplotlib.rc_context({**STYLE, **exact}):
         for fmt in FORMATS:
             path = out_dir / f"{name}.{fmt}"
             metadata = {"CreationDate": None} if fmt == "pdf" else None
             figure.savefig(path, format=fmt, metadata=metadata)
             paths.append(path)
+    text = getattr(figure, "caption_text", "")
+    if getattr(figure, "caption_place", "inside") == "beside" and text:
+        (out_dir / f"{name}.txt").write_text(text + "\n", encoding="utf-8")
+        (out_dir / f"{name}.tex").write_text(latex_figure(name, text, figure.column_width),
+                                             encoding="utf-8")
+        paths += [out_dir / f"{name}.txt", out_dir / f"{name}.tex"]
     return paths
 
 
-def make_figures(folders, out_dir, skipped: list | None = None) -> list[Path]:
+def make_figures(folders, out_dir, skipped: list | None = None, caption: str = "inside",
+                 width: str | None = None) -> list[Path]:
     """Draw every figure of each study folder's game and save them in ``out_dir`` as
     ``<study name>_<figure name>.{pdf,png}``; return the paths written. A figure whose study
     lacks a parameter it needs raises ``ValueError`` -- or, given a list ``skipped``, is left
     out and its reason appended to the list (a study made for another question, such as an
-    evaluation of trained learners, draws the figures its sweep supports)."""
+    evaluation of trained learners, draws the figures its sweep supports). ``caption`` and
+    ``width``: as ``layout`` (beside: a ``.txt`` and a ``.tex`` too)."""
     if isinstance(folders, (str, Path)):
         folders = [folders]
     paths = []
-    for folder in map(Path, folders):
-        game = results.game(folder)
-        for name, draw in game.figures.items():
-            try:
-                figure = draw(folder)
-            except ValueError as error:
-                if skipped is None:
-                    raise
-                skipped.append(str(error))
-                continue
-            paths += save(figure, out_dir, f"{folder.name}_{name}")
+    with layout(caption, width):
+        for folder in map(Path, folders):
+            game = results.game(folder)
+            for name, draw in game.figures.items():
+                try:
+                    figure = draw(folder)
+                except ValueError as error:
+                    if skipped is None:
+                        raise
+                    skipped.append(str(error))
+                    continue
+                paths += save(figure, out_dir, f"{folder.name}_{name}")
     return paths
 
 
@@ -183,12 +283,16 @@ def make_figures(folders, out_dir, skipped: list | None = None) -> list[Path]:
 
 def require(folder, figure: str, *parameters):
     """Raise ``ValueError`` unless the study sweeps each of ``parameters``."""
-    sweep = results.definition(folder)["sweep"]
+    study = results.definition(folder)
+    sweep = study["sweep"]
     for parameter in parameters:
         if parameter not in sweep:
             swept = ", ".join(sweep) or "nothing"
+            design = (f" (its {study['design']['kind']} design varies "
+                      f"{', '.join(results.varied(study))}: `dilemmas plot` draws it)"
+                      if "design" in study else "")
             raise ValueError(f"figure {figure!r} needs the parameter {parameter!r} swept, but "
-                             f"the study in {folder} sweeps {swept}")
+                             f"the study in {folder} sweeps {swept}{design}")
 
 
 def _with_parameters(table: pd.DataFrame, *parameters) -> pd.DataFrame:
@@ -200,13 +304,15 @@ def _with_parameters(table: pd.DataFrame, *parameters) -> pd.DataFrame:
 
 def _levels(folder, table: pd.DataFrame, parameter: str) -> list:
     """The values of ``parameter`` in the study's sweep order (those with data), else in
-    the order of its categories (an ordered column), else sorted."""
+    the order of its categories (an ordered column), else sorted (numbers by value, before
+    the other values by their text)."""
     present = pd.unique(table[parameter])
     swept = results.definition(folder)["sweep"].get(parameter)
     if swept is None:
         if isinstance(table[parameter].dtype, pd.CategoricalDtype):
             return [v for v in table[parameter].cat.categories if v in set(present)]
-        return sorted(present, key=str)
+        return sorted(present, key=lambda v: (0, float(v), "") if _is_number(v)
+                      else (1, 0.0, str(v)))
     ordered = [v for v in swept if (table[parameter] == v).any()]
     return ordered + [v for v in present if not any(v == o for o in ordered)]
 
@@ -230,14 +336,14 @@ def study_value(folder, parameter: str):
     """The value of ``parameter`` in every run of the study: fixed, else the game's default;
     None if the study sweeps it."""
     study = results.definition(folder)
-    if parameter in study["sweep"]:
+    if parameter in results.varied(study):
         return None
     return study["fixed"].get(parameter, results.game(folder).parameters.defaults()[parameter])
 
 
 def pooled(folder, *shown) -> str:
     """", pooled over a, b" for the swept parameters a figure does not show."""
-    others = [p for p in results.definition(folder)["sweep"] if p not in shown]
+    others = [p for p in results.varied(results.definition(folder)) if p not in shown]
     return f", pooled over {', '.join(others)}" if others else ""
 
 
@@ -260,9 +366,14 @@ def _runs(folder, n: pd.Series, shown, each: str) -> str:
     """"the 10 runs (seeds) of each point", or with pooling "the 120 runs of each bar (10
     seeds x the 12 combinations of beta and kappa, pooled: counted together)"."""
     study = results.definition(folder)
-    others = [p for p in study["sweep"] if p not in shown]
+    others = [p for p in results.varied(study) if p not in shown]
     low, high = int(n.min()), int(n.max())
     count = f"{low}" if low == high else f"{low} to {high}"
+    if "design" in study:  # runs of several design points, each a combination of its own
+        varies = (f"; {_and(others)} {'varies' if len(others) == 1 else 'vary'} across them,"
+                  " pooled: counted together" if others else "")
+        return (f"the {count} runs of each {each} ({study['replicates']} seeds at each of its "
+                f"design points{varies})")
     if not others:
         return f"the {count} runs (seeds) of each {each}"
     combinations = math.prod(len(study["sweep"][p]) for p in others)
@@ -347,14 +458,15 @@ def _error(table: pd.DataFrame, y: str) -> np.ndarray:
 
 def lines_in_panels(folder, table, *, x, y, line, title, xlabel, ylabel, line_title,
                      caption="", panel=None, panel_title="", bounds=None,
-                     window=None) -> Figure:
+                     window=None, legend=True) -> Figure:
     """One line per value of ``line``: the mean of ``y`` against ``x`` over the runs of each
     point, with its confidence band, which stays within ``bounds``, the range ``y`` can take
     (None: the game's ``ranges`` of ``y``, if it declares one); one
     panel per value of ``panel`` (sharing axes; titled "``panel_title`` = value", or the
     value alone without ``panel_title``) or a single panel. ``window``: ``x`` counts rounds,
     binned into windows of that many rounds ("auto": ``window_size``; module docstring).
-    ``caption``: what the figure shows and why; the caption goes on with how to read it."""
+    ``caption``: what the figure shows and why; the caption goes on with how to read it.
+    ``legend=False``: no legend (a single line that the axis label names)."""
     table = _with_parameters(table, line, *([panel] if panel else []))
     if panel is None:
         table = table.assign(_panel="")
@@ -370,7 +482,7 @@ def lines_in_panels(folder, table, *, x, y, line, title, xlabel, ylabel, line_ti
     style = styles(folder, line, lines)
     cols = len(panels) if len(panels) <= 3 else math.ceil(math.sqrt(len(panels)))
     rows = math.ceil(len(panels) / cols)
-    fig = PaperFigure((rows, cols), margin=2.2)
+    fig = PaperFigure((rows, cols), margin=2.2 if legend else 0.6)
     with matplotlib.rc_context(STYLE):
         axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False).ravel()
         handles = {}
@@ -399,8 +511,9 @@ def lines_in_panels(folder, table, *, x, y, line, title, xlabel, ylabel, line_ti
             for ax in axes[len(panels) - cols:len(panels)]:  # above an empty slot
                 ax.xaxis.set_tick_params(labelbottom=True)
         ordered = [level for level in lines if level in handles]
-        fig.legend([handles[level] for level in ordered], [str(level) for level in ordered],
-                   title=line_title, loc="outside right center")
+        if legend:
+            fig.legend([handles[level] for level in ordered], [str(level) for level in ordered],
+                       title=line_title, loc="outside right center")
         fig.suptitle(title)
         if window is None:
             how = (f"Lines: the mean over {_runs(folder, stats['n'], [panel, line, x], 'point')}"

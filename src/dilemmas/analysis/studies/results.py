@@ -7,8 +7,8 @@ run: the run's parameters and seed, then the game's own episode statistics (its 
 ``statistics``, e.g. saved fraction and lie rate for Bucket Brigade, mean fire for the
 Firefighting Graph). ``aggregate`` averages any column over the seeds of each parameter
 combination with a confidence interval of the mean; ``summary`` does so for every episode
-statistic of a study, per combination of its swept parameters, and ``summary_text`` lays that
-out in 100 columns (``dilemmas summary``).
+statistic of a study, per combination of its swept parameters (per point of a sampled
+design), and ``summary_text`` lays that out in 100 columns (``dilemmas summary``).
 
 The intervals (``score_interval``, ``mean_interval``) respect the range a quantity can take:
 a fraction's stays in [0, 1], a count's above 0 (quasi-likelihood score intervals with
@@ -51,11 +51,19 @@ def game(folder) -> Game:
     return GAMES[name]
 
 
+def varied(study: dict) -> list[str]:
+    """The parameters that vary between the runs of a study (its ``definition``): the swept
+    ones, or those of its sampled design."""
+    return list(study["design"]["parameters"]) if "design" in study else list(study["sweep"])
+
+
 def parameter_columns(folder) -> list[str]:
     """The run columns of the study's rows: id, replicate, seed, then its parameters (the
-    ``engine`` and ``rules_version`` columns that follow the seed are not among them)."""
+    ``engine`` and ``rules_version`` columns that follow the seed are not among them); a
+    sampled design's ``design_point`` before them."""
     study = definition(folder)
-    return [*RUN_COLUMNS, *study["fixed"], *study["sweep"]]
+    point = ["design_point"] if "design" in study else []
+    return [*RUN_COLUMNS, *point, *study["fixed"], *varied(study)]
 
 
 def load(folder, level: str = "model") -> pd.DataFrame:
@@ -277,9 +285,11 @@ def summary(folder, ci: bool = False) -> pd.DataFrame:
     runs and the mean of each episode statistic (``ci``: with its confidence interval, kept
     inside the statistic's range as the game declares it, ``Game.ranges``)."""
     table = episodes(folder)
-    sweep = definition(folder)["sweep"]
-    swept = list(sweep) or ["replicate"]
-    if not sweep:
+    study = definition(folder)
+    sweep = study["sweep"]
+    swept = (["design_point", *varied(study)] if "design" in study
+             else list(sweep) or ["replicate"])
+    if not sweep and "design" not in study:
         table = table.assign(replicate="all")
     numbers = [c for c in table.columns
                if c not in parameter_columns(folder)
@@ -384,7 +394,9 @@ def summary_text(folder, ci: bool = False, width: int = 100) -> str:
     the number of runs ``n`` and each statistic's mean to 3 significant digits; with ``ci``
     each cell is ``mean [low, high]``, the 95% confidence interval (``score_interval``)."""
     out = summary(folder, ci)
-    sweep = list(definition(folder)["sweep"]) or ["replicate"]
+    study = definition(folder)
+    sweep = (["design_point", *varied(study)] if "design" in study
+             else list(study["sweep"]) or ["replicate"])
     statistics = [c for c in out.columns
                   if c not in sweep and c != "n" and not c.endswith(("_low", "_high"))]
     values = {"n": [str(v) for v in out["n"]],

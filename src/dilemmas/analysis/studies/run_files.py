@@ -18,9 +18,12 @@ from dilemmas.models.files import write_atomic
 
 def run_columns(run: Run, engine: str, rules_version: int) -> dict:
     """The columns in front of a run's rows: its id, replicate and seed, the engine that
-    played it (``"model"`` or ``"batch"``), the game's rules version, and its parameters."""
+    played it (``"model"`` or ``"batch"``), the game's rules version, the index of its
+    point in a sampled design (``design_point``, only then), and its parameters."""
     front = {"run_id": run.run_id, "replicate": run.replicate, "seed": run.seed,
              "engine": engine, "rules_version": rules_version}
+    if run.point is not None:
+        front["design_point"] = run.point
     front.update({key: canonical(value) if isinstance(value, (list, tuple, dict)) else value
                   for key, value in run.parameters.items()})
     return front

@@ -1,4 +1,4 @@
-"""A study: a game, a grid of parameters, a number of seeds, and what to collect.
+"""A study: a game, a grid or sampled design of its parameters, seeds, and what to collect.
 
 A study file is TOML::
 
@@ -17,6 +17,12 @@ A study file is TOML::
     beta = [0.1, 0.2, 0.3]
     population = ["random", "firefighter"]
 
+Instead of ``[sweep]``, a ``[design]`` table (``dilemmas.analysis.studies.designs``) samples
+the varied parameters: a Latin hypercube (``kind = "lhs"``), Saltelli's scheme for Sobol
+indices (``"sobol"``) or Morris trajectories (``"morris"``), each point a combination whose
+replicates run as above; a factorial design is the same grid as a ``[sweep]``. The two
+together are refused.
+
 A value that is itself a list (``spawn_weights``) goes in ``[fixed]`` as a list, or in
 ``[sweep]`` as a list of lists. Everything is checked before anything runs: unknown keys,
 an unknown game or a parameter the game does not declare, and every combination's values,
@@ -33,7 +39,9 @@ played by one is never resumed by the other.
 Each run is a parameter combination and a replicate number. Its seed is derived from the
 study's seed and the run's parameters and replicate (SHA-256 of their canonical JSON), so the
 same study gives the same seeds, hence the same data, on any machine and any number of
-workers; the same digest names the run (``run_id``).
+workers; the same digest names the run (``run_id``). In a sampled design the index of the
+run's point is hashed with them (``design_point``, a column of its rows), so points that
+coincide after rounding to integers or levels still have runs of their own.
 """
 
 import hashlib
@@ -45,10 +53,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from dilemmas import GAMES
+from dilemmas.analysis.studies.designs import Design, DesignError
 
 COLLECT = ("model", "agent")
-STUDY_KEYS = ("name", "game", "seed", "replicates", "collect", "fixed", "sweep", "max_runs",
-              "engine")
+STUDY_KEYS = ("name", "game", "seed", "replicates", "collect", "fixed", "sweep", "design",
+              "max_runs", "engine")
 ENGINES = ("auto", "model")
 #: The most runs (combinations x replicates) a study may hold unless it sets ``max_runs``.
 MAX_RUNS = 100_000
@@ -63,13 +72,15 @@ class StudyError(ValueError):
 
 
 class Run(NamedTuple):
-    """One episode of a study: its parameters (fixed and swept), replicate and seed."""
+    """One episode of a study: its parameters (fixed and swept), replicate and seed; the
+    index of its point in a sampled design (``point``, None in a grid)."""
 
     run_id: str
     index: int
     parameters: dict
     replicate: int
     seed: int
+    point: int | None = None
 
 
 def canonical(value) -> str:
@@ -131,6 +142,7 @@ class Study:
     name: str = ""
     max_runs: int = MAX_RUNS
     engine: str = "auto"
+    design: Design | dict | None = None
 
     def __post_init__(self):
         where = f"study {self.name!r}" if self.name else "study"
@@ -161,6 +173,7 @@ class Study:
         both = set(self.fixed) & set(self.sweep)
         if both:
             raise StudyError(f"{where}: {sorted(both)} in both [fixed] and [sweep]")
+        self._design(where)
         for key, values in self.sweep.items():
             if not isinstance(values, (list, tuple)) or not values:
                 raise StudyError(f"{where}: [sweep] {key}={values!r} must be a non-empty "
@@ -169,7 +182,7 @@ class Study:
             raise StudyError(f"{where}: engine={self.engine!r} must be one of {list(ENGINES)}")
         if type(self.max_runs) is not int or self.max_runs < 1:
             raise StudyError(f"{where}: max_runs={self.max_runs!r} must be an integer >= 1")
-        size = self.replicates
+        size = self.replicates * (len(self.points) if self.design is not None else 1)
         for values in self.sweep.values():
             size *= len(values)
         if size > self.max_runs:
@@ -180,11 +193,18 @@ class Study:
         from dilemmas.models.batch import unable  # imports Mesa: only when a study is made
 
         batch = self.engine == "auto" and GAMES[self.game].references["batch"] is not None
+        checked = set()
         for combination in self.combinations():
+            if self.design is not None:  # sampled points may repeat: each checked once
+                text = canonical(combination)
+                if text in checked:
+                    continue
+                checked.add(text)
             try:
                 model = GAMES[self.game].model(**combination, rng=0, collect_data=False)
             except (ValueError, TypeError) as error:
-                swept = {key: combination[key] for key in self.sweep}
+                swept = {key: combination[key] for key in [*self.sweep, *self.varied]
+                         if key in combination}
                 raise StudyError(f"{where}: {error}"
                                  + (f" (in the combination {swept})" if swept else "")) from None
             batch = batch and not unable(model) and GAMES[self.game].batch.refusal(model) is None
@@ -199,9 +219,48 @@ class Study:
         except StudyError as error:
             raise StudyError(f"study file {str(path)!r}: {error}") from None
 
+    def _design(self, where: str) -> None:
+        """Read a ``[design]`` table (``dilemmas.analysis.studies.designs``): a factorial one
+        becomes the sweep; a sampled one is kept with its points (``self.points``)."""
+        object.__setattr__(self, "points", None)
+        if self.design is None:
+            return
+        if self.sweep:
+            raise StudyError(f"{where}: [design] and [sweep] together; a design gives every "
+                             "varied parameter: move the [sweep] into [design.parameters] as "
+                             "{levels = [...]}, or drop the [design]")
+        design = self.design
+        if not isinstance(design, Design):
+            try:
+                design = Design.from_table(design, self.seed, GAMES[self.game].parameters)
+            except DesignError as error:
+                raise StudyError(f"{where}: {error}") from None
+        both = sorted(set(self.fixed) & set(design.names))
+        if both:
+            raise StudyError(f"{where}: {both} in both [fixed] and [design.parameters]")
+        if design.kind == "factorial":
+            object.__setattr__(self, "sweep", design.sweep())
+            object.__setattr__(self, "design", None)
+            return
+        size = self.replicates * design.size
+        if size > self.max_runs:  # checked before SALib draws millions of points
+            raise StudyError(f"{where}: {size:,} runs ({self.replicates:,} replicates of "
+                             f"{design.size:,} design points) is more than "
+                             f"max_runs={self.max_runs:,}; make the design smaller, or set "
+                             "max_runs in the study file if you mean it")
+        object.__setattr__(self, "design", design)
+        object.__setattr__(self, "points", design.points())
+
+    @property
+    def varied(self) -> list[str]:
+        """The parameters that vary between runs: the swept ones, or the design's."""
+        return list(self.sweep) if self.design is None else self.design.names
+
     def combinations(self) -> list[dict]:
         """Every combination of the swept values with the fixed ones, in file order (the
-        last swept key varies fastest)."""
+        last swept key varies fastest); of a sampled design, its points in SALib's order."""
+        if self.design is not None:
+            return [{**self.fixed, **point} for point in self.points]
         keys = list(self.sweep)
         return [{**self.fixed, **dict(zip(keys, values))}
                 for values in itertools.product(*(self.sweep[key] for key in keys))]
@@ -212,14 +271,21 @@ class Study:
                 for run in self.runs_of(index, combination, 0, self.replicates)]
 
     def runs_of(self, index: int, combination: dict, first: int, stop: int) -> list[Run]:
-        """The runs of replicates ``first .. stop - 1`` of the ``index``-th combination."""
+        """The runs of replicates ``first .. stop - 1`` of the ``index``-th combination. In
+        a sampled design the point's index is part of what seeds a run (two points that
+        coincide, as integers or levels may, are two points with their own runs)."""
         runs = []
-        # canonical({"parameters": combination, "replicate": replicate}), written faster
-        head = f'{self.seed}|{{"parameters":{canonical(combination)},"replicate":'
+        # canonical({"parameters": combination, "replicate": replicate}), written faster;
+        # a design's point first: canonical({"design_point": index, ...})
+        point = None if self.design is None else index
+        head = (f'{self.seed}|{{"parameters":{canonical(combination)},"replicate":'
+                if point is None else
+                f'{self.seed}|{{"design_point":{index},"parameters":{canonical(combination)},'
+                '"replicate":')
         for replicate in range(first, stop):
             digest = hashlib.sha256(f"{head}{replicate}}}".encode()).digest()
             runs.append(Run(digest[:8].hex(), index * self.replicates + replicate, combination,
-                            replicate, int.from_bytes(digest[8:16], "big") >> 1))
+                            replicate, int.from_bytes(digest[8:16], "big") >> 1, point))
         return runs
 
     @property
@@ -234,6 +300,8 @@ class Study:
         played by one engine is never resumed by the other."""
         definition = {"game": self.game, "seed": self.seed, "replicates": self.replicates,
                       "collect": list(self.collect), "fixed": self.fixed, "sweep": self.sweep}
+        if self.design is not None:
+            definition["design"] = self.design.definition(self.points)
         if self.batch:
             definition["engine"] = "batch"
         if self.rules_version != 1:

@@ -1,0 +1,297 @@
+"""Sampled designs (``dilemmas.analysis.studies.designs``) and sensitivity indices
+(``dilemmas.analysis.sensitivity``): the indices of the Ishigami function against its analytic
+values, designs that cover their ranges and respect integer and level parameters, points that
+coincide with runs of their own, a Sobol study that resumes and reproduces, and bad design
+tables refused in one clear error."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dilemmas.analysis import sensitivity as sa
+from dilemmas.analysis.studies import blocks, manifest, results
+from dilemmas.analysis.studies.designs import Design
+from dilemmas.analysis.studies.runner import run_study
+from dilemmas.analysis.studies.study import Study, StudyError
+from dilemmas.cli.main import main
+
+
+# --- The indices against a function whose indices are known ----------------------------
+
+#: The Ishigami function's parameters and its analytic indices (Ishigami and Homma 1990;
+#: Sobol' and Levitan 1999): V = a^2/8 + b pi^4/5 + b^2 pi^8/18 + 1/2, V1 = (1 + b pi^4/5)^2
+#: / 2, V2 = a^2/8, V13 = b^2 pi^8 (1/18 - 1/50), V3 = V12 = V23 = V123 = 0.
+A, B = 7.0, 0.1
+
+
+def ishigami_indices():
+    v1 = (1 + B * math.pi ** 4 / 5) ** 2 / 2
+    v2 = A ** 2 / 8
+    v13 = B ** 2 * math.pi ** 8 * (1 / 18 - 1 / 50)
+    total = v1 + v2 + v13
+    return [v1 / total, v2 / total, 0.0], [(v1 + v13) / total, v2 / total, v13 / total]
+
+
+def test_the_analytic_ishigami_indices_are_the_published_ones():
+    first, total = ishigami_indices()
+    assert np.round(first, 4).tolist() == [0.3139, 0.4424, 0.0]
+    assert np.round(total, 4).tolist() == [0.5576, 0.4424, 0.2437]
+
+
+def test_sobol_indices_of_the_ishigami_function_hold_the_analytic_values_in_their_intervals():
+    """N = 4096 base samples (4096 x 5 = 20,480 points); each of the six analytic indices lies
+    within the 95% bootstrap interval that the same code as a study's (``indices``) gives."""
+    design = Design.from_table({"kind": "sobol", "samples": 4096, "parameters": {
+        name: [-math.pi, math.pi] for name in ("x1", "x2", "x3")}}, seed=1)
+    x = design.matrix()
+    y = np.sin(x[:, 0]) + A * np.sin(x[:, 1]) ** 2 + B * x[:, 2] ** 4 * np.sin(x[:, 0])
+    table = sa.indices(design, y)
+    first, total = ishigami_indices()
+    assert list(table["parameter"]) == ["x1", "x2", "x3"]
+    for column, truth in (("S1", first), ("ST", total)):
+        low = table[column] - table[f"{column}_conf"]
+        high = table[column] + table[f"{column}_conf"]
+        assert ((low <= truth) & (truth <= high)).all(), (column, table, truth)
+        assert (table[f"{column}_conf"] < 0.05).all()  # informative, not merely wide
+    assert sa.indices(design, y).equals(table)  # the bootstrap is seeded
+
+
+def test_morris_effects_of_a_linear_function_are_its_slopes_over_the_ranges():
+    """For y = 2 x1 - 0.5 x2 with x1 in [0, 1], x2 in [0, 4] and x3 in [0, 1] (no effect),
+    every elementary effect of a parameter is its slope times its range (the change for a
+    step of the grid, per step as a fraction of the range): mu* = (2, 2, 0), mu = (2, -2, 0),
+    sigma = 0, exactly up to rounding."""
+    design = Design.from_table({"kind": "morris", "samples": 10, "parameters": {
+        "x1": [0, 1], "x2": [0, 4], "x3": [0, 1]}}, seed=3)
+    x = design.matrix()
+    table = sa.indices(design, 2 * x[:, 0] - 0.5 * x[:, 1], x)
+    assert np.allclose(table["mu_star"], [2, 2, 0])
+    assert np.allclose(table["mu"], [2, -2, 0])
+    assert np.allclose(table["sigma"], 0, atol=1e-9)
+
+
+# --- Designs cover their ranges ----------------------------------------------------------
+
+def test_a_latin_hypercube_hits_every_stratum_of_every_range_once():
+    n = 40
+    design = Design.from_table({"kind": "lhs", "samples": n, "parameters": {
+        "a": [0.05, 0.5], "b": [-3, 7]}}, seed=11)
+    points = pd.DataFrame(design.points())
+    assert len(points) == n
+    for name, (low, high) in (("a", (0.05, 0.5)), ("b", (-3, 7))):
+        strata = np.floor((points[name] - low) / (high - low) * n).astype(int)
+        assert sorted(strata) == list(range(n)), name
+
+
+def test_a_seed_gives_the_same_points_and_another_seed_others():
+    table = {"kind": "lhs", "samples": 8, "parameters": {"a": [0, 1]}}
+    assert Design.from_table(table, 1).points() == Design.from_table(table, 1).points()
+    assert Design.from_table(table, 1).points() != Design.from_table(table, 2).points()
+    assert Design.from_table({**table, "seed": 5}, 1).points() == \
+        Design.from_table(table, 5).points()
+
+
+def game_parameters():
+    from dilemmas import GAMES
+    return GAMES["bucket_brigade"].parameters
+
+
+@pytest.mark.parametrize("kind,samples", [("lhs", 70), ("sobol", 32), ("morris", 20)])
+def test_integer_and_level_parameters_take_only_allowed_values_and_every_one(kind, samples):
+    """``num_agents`` (an integer from 4 to 10) takes integers within its range, every one
+    of them under the uniform samplers; ``population`` only its levels, each of them."""
+    design = Design.from_table({"kind": kind, "samples": samples, "parameters": {
+        "num_agents": {"low": 4, "high": 10}, "beta": [0.1, 0.3],
+        "population": {"levels": ["random", "firefighter", "hero"]}}}, 0, game_parameters())
+    points = pd.DataFrame(design.points())
+    assert len(points) == design.size
+    assert all(type(v) is int for v in points["num_agents"])
+    assert points["num_agents"].between(4, 10).all()
+    assert points["beta"].between(0.1, 0.3).all()
+    assert set(points["population"]) == {"random", "firefighter", "hero"}
+    if kind != "morris":  # Morris's grid has num_levels values per parameter
+        assert set(points["num_agents"]) == set(range(4, 11))
+    else:
+        assert set(points["num_agents"]) == {4, 6, 8, 10}  # the 4 levels of its grid
+
+
+def test_a_uniform_sampler_makes_each_integer_equally_likely():
+    """An LHS of 7,000 points over 4..10 puts exactly 1,000 in each integer: the range is
+    drawn as [4, 11) in 7,000 strata, 1,000 per integer."""
+    design = Design.from_table({"kind": "lhs", "samples": 7000, "parameters": {
+        "num_agents": {"low": 4, "high": 10}}}, 0, game_parameters())
+    counts = pd.Series([p["num_agents"] for p in design.points()]).value_counts()
+    assert counts.to_dict() == {k: 1000 for k in range(4, 11)}
+
+
+def test_a_factorial_design_is_the_same_study_as_its_sweep():
+    grid = Study(game="bucket_brigade", name="g", replicates=2, sweep={
+        "beta": [0.1, 0.2, 0.3], "population": ["random", "hero"]})
+    design = Study(game="bucket_brigade", name="g", replicates=2, design={
+        "kind": "factorial", "samples": 3, "parameters": {
+            "beta": [0.1, 0.3], "population": {"levels": ["random", "hero"]}}})
+    assert design.definition() == grid.definition()
+    assert design.runs() == grid.runs()
+
+
+def test_points_that_coincide_have_runs_of_their_own():
+    """Two levels drawn 8 times repeat; each point's runs are seeded with its index, so no
+    two runs share an id or a seed, and the run ids of a grid are unchanged."""
+    study = Study(game="bucket_brigade", name="c", replicates=3, design={
+        "kind": "lhs", "samples": 8, "parameters": {
+            "population": {"levels": ["random", "hero"]}}})
+    combinations = [c["population"] for c in study.combinations()]
+    assert len(set(combinations)) == 2 and len(combinations) == 8
+    runs = study.runs()
+    assert len({r.run_id for r in runs}) == len({r.seed for r in runs}) == 24
+    assert [r.point for r in runs] == [i for i in range(8) for _ in range(3)]
+    grid = Study(game="bucket_brigade", name="c", replicates=3,
+                 sweep={"population": ["random", "hero"]})
+    assert all(r.point is None for r in grid.runs())
+
+
+# --- A Sobol study runs, resumes and reproduces ------------------------------------------
+
+def sobol_study(name="s"):
+    return Study(game="bucket_brigade", name=name, replicates=3, seed=9,
+                 fixed={"population": "firefighter", "max_steps": 20},
+                 design={"kind": "sobol", "samples": 8, "parameters": {
+                     "beta": [0.05, 0.5], "kappa": [0.1, 1.5],
+                     "num_agents": {"low": 4, "high": 8}}})
+
+
+def test_a_sobol_study_records_its_points_and_gives_indices(tmp_path):
+    study = sobol_study()
+    assert study.batch and len(study.combinations()) == 8 * 5
+    folder = run_study(study, tmp_path, backend="serial", progress=False).folder
+    table = results.episodes(folder)
+    assert len(table) == 40 * 3
+    assert sorted(set(table["design_point"])) == list(range(40))
+    points = table.groupby("design_point")[["beta", "kappa", "num_agents"]].first()
+    expected = pd.DataFrame(study.points)
+    assert np.allclose(points.to_numpy(float), expected.to_numpy(float))
+    indices = sa.sensitivity(folder, "saved")
+    assert list(indices["parameter"]) == ["beta", "kappa", "num_agents"]
+    assert list(indices.columns) == ["parameter", "S1", "S1_conf", "ST", "ST_conf"]
+    # the noise: mean within-point variance over the variance of all the runs
+    grouped = table.groupby("design_point")["saved"]
+    assert indices.attrs["noise_share"] == pytest.approx(
+        grouped.var(ddof=1).mean() / table["saved"].var(ddof=1))
+    assert indices.attrs["noise_in_means"] == pytest.approx(
+        (grouped.var(ddof=1) / 3).mean() / grouped.mean().var(ddof=1))
+    assert sa.sensitivity(folder, "saved").equals(indices)
+
+
+def test_a_sobol_study_resumes_and_reproduces(tmp_path, monkeypatch):
+    """Played in tasks of a few points (a small block size), stopped with half its files
+    lost, and run again: the same rows as an uninterrupted run into another folder."""
+    monkeypatch.setattr(blocks, "BLOCK", 9)
+    whole = run_study(sobol_study(), tmp_path / "a", backend="serial", progress=False).folder
+    again = run_study(sobol_study(), tmp_path / "b", backend="serial", progress=False).folder
+    files = manifest.files(again, "model")
+    assert len(files) > 4
+    for path in files[::2]:
+        path.unlink()
+    report = run_study(sobol_study(), tmp_path / "b", backend="serial", progress=False)
+    assert 0 < report.played < report.total
+    first, second = results.load(whole), results.load(again)
+    pd.testing.assert_frame_equal(first, second)
+    assert sa.sensitivity(whole, "saved").equals(sa.sensitivity(again, "saved"))
+
+
+def test_another_design_into_the_same_folder_is_refused(tmp_path):
+    run_study(sobol_study(), tmp_path, backend="serial", progress=False)
+    other = sobol_study()
+    other = Study(game=other.game, name=other.name, replicates=3, seed=9, fixed=other.fixed,
+                  design={"kind": "sobol", "samples": 8, "seed": 1, "parameters": {
+                      "beta": [0.05, 0.5], "kappa": [0.1, 1.5],
+                      "num_agents": {"low": 4, "high": 8}}})
+    with pytest.raises(StudyError, match="different study"):
+        run_study(other, tmp_path, backend="serial", progress=False)
+
+
+def test_sensitivity_errors_say_what_is_wrong(tmp_path):
+    grid = Study(game="bucket_brigade", name="grid", replicates=2,
+                 sweep={"beta": [0.1, 0.2]}, fixed={"max_steps": 10})
+    folder = run_study(grid, tmp_path, backend="serial", progress=False).folder
+    with pytest.raises(ValueError, match="without a sampled design"):
+        sa.sensitivity(folder, "saved")
+    folder = run_study(sobol_study(), tmp_path, backend="serial", progress=False).folder
+    with pytest.raises(ValueError, match=r"not an episode statistic.*available: \['nights'"):
+        sa.sensitivity(folder, "saves")
+
+
+def test_the_sensitivity_command_prints_the_table_and_writes_a_csv_and_a_figure(
+        tmp_path, capsys):
+    folder = run_study(sobol_study(), tmp_path, backend="serial", progress=False).folder
+    assert main(["sensitivity", str(folder), "--statistic", "saved", "--out",
+                 str(tmp_path / "figures"), "--caption", "beside"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Sobol indices (first-order S1, total ST) of saved: 40 design points")
+    assert "replicate noise: " in out and "kappa" in out
+    name = tmp_path / "figures" / "s_sensitivity_saved"
+    csv = pd.read_csv(f"{name}.csv")
+    assert list(csv["parameter"]) == ["beta", "kappa", "num_agents"]
+    assert {"S1", "ST_conf", "noise_share"} <= set(csv.columns)
+    for suffix in ("pdf", "png", "txt", "tex"):
+        assert (tmp_path / "figures" / f"s_sensitivity_saved.{suffix}").exists()
+    assert main(["sensitivity", str(folder), "--statistic", "nope"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("dilemmas sensitivity: statistic 'nope'")
+
+
+# --- Bad design tables -------------------------------------------------------------------
+
+BAD = {
+    "kind": ('[design]\nkind = "grid"\nsamples = 4\n[design.parameters]\nbeta = [0.1, 0.2]',
+             "kind='grid' must be one of ['factorial', 'lhs', 'sobol', 'morris']"),
+    "samples": ('[design]\nkind = "lhs"\nsamples = 0\n[design.parameters]\nbeta = [0.1, 0.2]',
+                "samples=0 must be an integer >= 1"),
+    "power": ('[design]\nkind = "sobol"\nsamples = 100\n[design.parameters]\nbeta = [0.1, 0.2]',
+              "samples=100 must be a power of two"),
+    "missing": ('[design]\nkind = "lhs"\n[design.parameters]\nbeta = [0.1, 0.2]',
+                "samples is missing"),
+    "bounds": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nbeta = [0.1, 1.5]',
+               "[design.parameters] beta: the range [0.1, 1.5] leaves what beta allows"),
+    "order": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nbeta = [0.3, 0.2]',
+              "must have low < high"),
+    "unknown": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nbetta = [0.1, 0.2]',
+                "[design.parameters] betta: not a parameter of the game; allowed: ['scenario'"),
+    "choice": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nrules = [0, 1]',
+               "[design.parameters] rules: a range is for a number; rules is one of"),
+    "integer": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nnum_agents = [4.5, 8]',
+                "num_agents is an integer; the range [4.5, 8] must have integer ends"),
+    "key": ('[design]\nkind = "lhs"\nsample = 4\n[design.parameters]\nbeta = [0.1, 0.2]',
+            "[design] sample: unknown key; allowed: ['kind', 'samples'"),
+    "levels": ('[design]\nkind = "morris"\nsamples = 4\nnum_levels = 3\n[design.parameters]\n'
+               'beta = [0.1, 0.2]', "num_levels=3 must be an even integer >= 2"),
+    "form": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nbeta = [0.1, 0.2, 0.3]',
+             "must be a range, [low, high] or {low = .., high = ..}, or a list of levels"),
+    "sweep": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nbeta = [0.1, 0.2]\n'
+              '[sweep]\nkappa = [0.1, 0.2]', "[design] and [sweep] together"),
+    "fixed": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nbeta = [0.1, 0.2]\n'
+              '[fixed]\nbeta = 0.3', "['beta'] in both [fixed] and [design.parameters]"),
+    "point": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nnum_agents = [4, 6]\n'
+              '[fixed]\npopulation = "hero:4"', "in the combination {'num_agents'"),
+}
+
+
+@pytest.mark.parametrize("case", BAD)
+def test_a_bad_design_table_is_one_clear_error_naming_the_file_and_key(tmp_path, case):
+    table, message = BAD[case]
+    text = f'game = "bucket_brigade"\n{table}\n'
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(StudyError) as error:
+        Study.from_file(path)
+    assert str(error.value).startswith(f"study file {str(path)!r}: study 'bad': ")
+    assert message in str(error.value)
+
+
+def test_a_design_too_large_is_refused_before_its_points_are_drawn():
+    with pytest.raises(StudyError, match=r"2,621,440 runs .* more than max_runs=100,000"):
+        Study(game="bucket_brigade", name="big", design={
+            "kind": "sobol", "samples": 2 ** 16, "parameters": {
+                "beta": [0.1, 0.2], "kappa": [0.1, 0.2]}})
