@@ -293,6 +293,34 @@ def test_the_page_shows_the_world_key_plots_description_and_rules(
     assert problems == []
 
 
+SIZES = ({"width": 1500, "height": 1000}, {"width": 1280, "height": 800})
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["1500x1000", "1280x800"])
+@by_game()
+def test_at_both_window_sizes_nothing_is_cut_off(url, page, problems, game, size, tmp_path):
+    """The page at the window sizes of a laptop and a desktop: no part wider than the
+    window, the sidebar and the world side by side, the world's key beside or under it;
+    a screenshot of the window as it is (no scrolling)."""
+    page.set_viewport_size(size)
+    open_game(page, url, game)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
+    drawer = page.locator(".v-navigation-drawer").bounding_box()
+    world = page.locator(".world svg").bounding_box()
+    key = page.locator(".key-box").bounding_box()
+    assert world["x"] >= drawer["x"] + drawer["width"], (drawer, world)
+    for box in (world, key):
+        assert box["x"] + box["width"] <= size["width"] + 0.5, box
+    assert world["y"] < size["height"] and key["y"] < size["height"]
+    image = page.screenshot()
+    name = f"{game.name}_{size['width']}x{size['height']}"
+    for folder in [tmp_path, *([Path(os.environ["DASHBOARD_SCREENSHOTS"])]
+                               if os.environ.get("DASHBOARD_SCREENSHOTS") else [])]:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.png").write_bytes(image)
+    assert problems == []
+
+
 @by_game()
 def test_step_play_and_pause(url, page, problems, game):
     open_game(page, url, game)
