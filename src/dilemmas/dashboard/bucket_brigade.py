@@ -47,7 +47,7 @@ def scene(model) -> Scene:
     for agent, turn in zip(agents, agent_angles([turns[a.house] for a in agents], GAP)):
         x, y = point(turn, AGENTS)
         hx, hy = point(turns[agent.house], HOUSES - side / 2)
-        out.shapes.insert(0, Line(x, y, hx, hy, GREY, width=1.5))
+        out.shapes.insert(0, Line(x, y, hx, hy, INK, width=1))
         place_agent(out, model, agent, x, y, (centre - x) / AGENTS, (centre - y) / AGENTS)
     return out
 
@@ -123,7 +123,7 @@ def key(model) -> list:
             Swatch("ruined house", HOUSE_COLOURS[RUINED]),
             *behaviour_swatches(model),
             Swatch('lied tonight (signal differs from mode; "lie" beside it)', INK, "ring"),
-            Swatch("line: the house an agent stands at", GREY, "line"),
+            Swatch("thin line: the house an agent stands at", INK, "line"),
             Swatch("number in a disc: seat; beside it signal/mode, W work, R rest", INK,
                    "text")]
 

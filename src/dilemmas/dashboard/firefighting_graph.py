@@ -42,12 +42,16 @@ def shades(model) -> tuple[list[str], list[str], list[str]]:
 
 
 def short(level: int) -> str:
-    """``level`` in at most four characters: as it is below 10,000, else in k, M or G."""
-    for size, suffix in ((10**9, "G"), (10**6, "M"), (10**3, "k")):
-        if level >= 10_000 and level >= size:
-            value = level / size
-            return f"{value:.0f}{suffix}" if value >= 10 else f"{value:.1f}{suffix}"
-    return str(level)
+    """``level`` in at most four characters: as it is below 10,000, else rounded in the
+    first of k, M, G, T that fits."""
+    if level < 10_000:
+        return str(level)
+    for size, suffix in ((10**3, "k"), (10**6, "M"), (10**9, "G"), (10**12, "T")):
+        value = level / size
+        text = f"{value:.0f}{suffix}" if value >= 9.95 else f"{value:.1f}{suffix}"
+        if len(text) <= 4:
+            return text
+    return f"{level:.0e}"
 
 
 def shade_of(levels: np.ndarray, top: int, count: int) -> np.ndarray:

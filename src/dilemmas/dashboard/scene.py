@@ -130,10 +130,17 @@ def fit_scale(width: float, height: float, box: float = 560.0, most: float = 48.
 
 
 def text_width(text: str, size: float) -> float:
-    """A generous width in pixels of ``text`` at ``size`` pixels in a bold sans-serif: 1 em
-    for the wide letters (M, W, m, w), 0.7 em for any other character (a bold digit of
-    DejaVu or Arial is 0.56 to 0.7 em)."""
-    return size * sum(1.0 if ch in "MWmw" else 0.7 for ch in text)
+    """A generous width in pixels of ``text`` at ``size`` pixels in a bold sans-serif, by
+    DejaVu Sans Bold's advances (wider than Arial's or Helvetica's): 1.05 em for M, W, m, w;
+    0.4 em for narrow marks (i, l, j, t, f, r, I, space, punctuation); 0.8 em for other
+    capitals; 0.7 em for anything else (digits are 0.7)."""
+    def advance(ch: str) -> float:
+        if ch in "MWmw":
+            return 1.05
+        if ch in "iljtfrI .,:;!|/'-()[]":
+            return 0.4
+        return 0.8 if ch.isupper() else 0.7
+    return size * sum(advance(ch) for ch in text)
 
 
 def text_box(text: Text, scale: float) -> tuple[float, float, float, float]:
