@@ -17,8 +17,9 @@
   from the colours kept before it; so no agent wears the colour of a ruined house, a
   resource or fire, and the first ``len(behaviour_colours(game))`` behaviours of a game
   (9 to 11 in each game) all differ; later ones repeat the colours with another line style
-  and marker. ``population_style`` draws a mix of behaviours (``"greedy_forager:2,civic_voter:1"``) in the colour and marker of
-  its largest part (the first written on a tie), dashed and with open markers.
+  and marker. ``population_style`` draws a mix of behaviours
+  (``"greedy_forager:2,civic_voter:1"``) in the colour and marker of its largest part (the
+  first written on a tie), dashed and with open markers.
 * Text on a colour: ``ink_on(colour)``, black or white, whichever has the higher WCAG 2
   contrast ratio (``contrast``); that is at least 4.58 on any colour, above WCAG's 4.5 for
   normal text.
@@ -107,13 +108,18 @@ def _behaviours(game: str) -> list[str]:
     return list(GAMES[game].behaviours)
 
 
-def lab(colour) -> tuple[float, float, float]:
-    """``colour`` (any matplotlib colour) in CIELAB under D65: sRGB decoded to linear light,
-    to XYZ (IEC 61966-2-1), to L*a*b* (CIE 15)."""
+def linear_rgb(colour) -> list[float]:
+    """``colour`` (any matplotlib colour) as linear-light red, green, blue: sRGB decoded
+    (IEC 61966-2-1)."""
     from matplotlib.colors import to_rgb  # colour parsing only, no backend
 
-    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-              for c in to_rgb(colour)]
+    return [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
+
+
+def lab(colour) -> tuple[float, float, float]:
+    """``colour`` in CIELAB under D65: linear sRGB (``linear_rgb``) to XYZ (IEC 61966-2-1),
+    to L*a*b* (CIE 15)."""
+    linear = linear_rgb(colour)
     xyz = [sum(m * c for m, c in zip(row, linear)) / white for row, white in zip(
         ((0.4124564, 0.3575761, 0.1804375), (0.2126729, 0.7151522, 0.0721750),
          (0.0193339, 0.1191920, 0.9503041)), (0.95047, 1.0, 1.08883))]
@@ -135,10 +141,7 @@ def over_white(colour, opacity: float) -> str:
 
 def luminance(colour) -> float:
     """WCAG 2's relative luminance of ``colour``."""
-    from matplotlib.colors import to_rgb
-
-    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-               for c in to_rgb(colour))
+    r, g, b = linear_rgb(colour)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
@@ -148,7 +151,8 @@ def contrast(first, second) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
-def ink_on(colour) -> str:
+@cache
+def ink_on(colour: str) -> str:
     """The text colour for ``colour``: black or white, whichever contrasts more (at least
     4.58, WCAG's 4.5 for normal text)."""
     return "#000000" if contrast(colour, "#000000") >= contrast(colour, "#FFFFFF") else "#FFFFFF"
