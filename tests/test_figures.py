@@ -329,8 +329,9 @@ def test_behaviours_take_fixed_colours_by_registration_order():
     for game in GAMES:
         names = list(GAMES[game].behaviours)
         styles = [colours.behaviour_style(game, name) for name in names]
-        assert styles[0].colour == colours.BEHAVIOUR_COLOURS[0]
-        assert [s.colour for s in styles[:9]] == list(colours.BEHAVIOUR_COLOURS[:len(names)])
+        palette = colours.behaviour_colours(game)  # CANDIDATES in order, those apart from
+        assert list(palette) == sorted(palette, key=colours.CANDIDATES.index)  # the world
+        assert [s.colour for s in styles[:len(palette)]] == list(palette[:len(names)])
         assert len(set(styles)) == len(styles)  # every behaviour of a game looks different
         assert colours.FIRE not in {s.colour for s in styles}  # vermillion is fire's
 

@@ -12,7 +12,8 @@ A game's registration names its view (``dilemmas.GAMES[game].view``), a :class:`
 * ``status(model)``: a line on the state of play (e.g. State Punishment's punishment level).
 
 Agents are coloured by behaviour in every game
-(``dilemmas.analysis.figures.colours.behaviour_colour``, the figures' colours) and numbered by seat;
+(``dilemmas.analysis.figures.colours.behaviour_colour``, the figures' colours, none of them
+near a colour of the game's world) and numbered by seat (``dilemmas.dashboard.scene.disc``);
 a series of a plot that is not about a behaviour is drawn in black or grey, or in the colour of its
 subject in the world (fire's vermillion, a house state's, a resource's). A game's ``model`` needs
 ``seats`` (agents with ``seat`` and ``behaviour``), ``population`` and, for one agent's story, an
@@ -26,13 +27,14 @@ import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from dilemmas.analysis.figures.colours import behaviour_colour
+from dilemmas.analysis.figures.colours import behaviour_colour, ink_on
 
 
 @dataclass(frozen=True)
 class Swatch:
     """One entry of a key: a ``shape`` ("square", "disc", "triangle", "ring", "line",
-    "dotted") in ``colour`` at ``opacity`` as the world draws it, and what it means."""
+    "dotted", or "text" for what is written in the world) in ``colour`` at ``opacity`` as
+    the world draws it, and what it means."""
 
     label: str
     colour: str
@@ -42,11 +44,13 @@ class Swatch:
 
 @dataclass(frozen=True)
 class ColourBar:
-    """A key for a colour scale: ``colours`` from low to high, each labelled."""
+    """A key for a colour scale: ``colours`` from low to high, each labelled (a short label;
+    ``tips``, if given, say the same in full when the pointer rests on a cell)."""
 
     label: str
     colours: tuple[str, ...]
     labels: tuple[str, ...]
+    tips: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,19 +88,24 @@ def _swatch_svg(swatch: Swatch) -> str:
                 'stroke-width="3"/>',
         "line": f'<line x1="0" y1="8" x2="16" y2="8" stroke="{swatch.colour}" '
                 'stroke-width="3"/>',
+        "text": f'<text x="8" y="13" font-size="13" font-weight="bold" text-anchor="middle" '
+                f'fill="{swatch.colour}">1</text>',
     }[swatch.shape]
     return f'<svg width="16" height="16" aria-hidden="true">{shape}</svg>'
 
 
 def key_html(entries) -> str:
-    """A key (``View.key``) as HTML: swatches with their meaning, colour bars as a strip of
-    labelled cells."""
+    """A key (``View.key``) as HTML: swatches with their meaning, colour bars as one row of
+    cells of a fixed width (style.css), each label in black or white by contrast with its
+    cell (``ink_on``)."""
     out = []
     for entry in entries:
         if isinstance(entry, ColourBar):
+            tips = entry.tips or entry.labels
             cells = "".join(
-                f'<span class="bar-cell" style="background:{colour}">{html.escape(label)}'
-                "</span>" for colour, label in zip(entry.colours, entry.labels))
+                f'<span class="bar-cell" style="background:{colour};color:{ink_on(colour)}" '
+                f'title="{html.escape(tip)}">{html.escape(label)}</span>'
+                for colour, label, tip in zip(entry.colours, entry.labels, tips))
             out.append(f'<div class="key-bar"><span>{html.escape(entry.label)}</span>'
                        f'<span class="bar">{cells}</span></div>')
         else:

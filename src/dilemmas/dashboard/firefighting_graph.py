@@ -1,34 +1,57 @@
-"""The Firefighting Graph in the dashboard: the fire level of each house, each firefighter
-between the houses it guards and the house it visits (docs/rules/firefighting_graph.md)."""
+"""The Firefighting Graph in the dashboard: the fire level of each house, and each
+firefighter in the house it visits (docs/rules/firefighting_graph.md).
+
+A firefighter stands inside the house it visits, in the quarter of the house towards the
+houses it guards (its home: the corner they share on the grid; under the row, between its
+two houses). A house's quarter holds at most one firefighter, so none overlap and each is
+seen in its house. Before its first visit a firefighter stands at its home. Houses of
+``BIG`` pixels or more show each firefighter as a disc with its seat number and the
+house's fire level; smaller houses show each visit as a small square in the visitor's
+behaviour's colour, and the key names only what is drawn."""
 
 import math
 
-import matplotlib
 import numpy as np
 
-from dilemmas.analysis.figures.colours import FIRE, FIRE_CMAP, INK
+from dilemmas.analysis.figures.colours import FIRE, INK, fire_shades, ink_on
 from dilemmas.dashboard import ColourBar, Swatch, View, agent_colour, behaviour_swatches
 from dilemmas.dashboard.charts import Plot, Series
-from dilemmas.dashboard.scene import Cells, Circle, Marks, Rect, Scene, Text, fit_scale
+from dilemmas.dashboard.scene import Cells, Marks, Scene, Text, disc, fit_scale
 
 #: Fire levels are shown in at most this many shades (a shade per level when fewer).
 SHADES = 10
-GAP = 0.6  # units between the houses of the row and the firefighters under it
-BIG = 24  # pixels per house from which firefighters are discs with their seat numbers
+BIG = 40  # pixels per house from which firefighters are discs with their seat numbers
+QUARTER = 0.27  # a firefighter's offset from its house's centre, along x and along y
+RADIUS = 0.2  # a firefighter's disc, in houses: it stays within its quarter
+MARK = 0.3  # the side of a visit's square on small houses
+BELOW = 0.5  # units under the row, where its firefighters stand before their first visit
 
 
-def shades(model) -> tuple[list[str], list[str]]:
-    """The colours of the fire shades, from no fire up, and the levels each covers."""
+def shades(model) -> tuple[list[str], list[str], list[str]]:
+    """The colours of the fire shades from no fire up, each one's short label (the highest
+    level it covers, ``short``) and the levels it covers in full."""
     top = model.max_fire_level
     count = min(top + 1, SHADES)
-    cmap = matplotlib.colormaps[FIRE_CMAP]
-    colours = [matplotlib.colors.to_hex(cmap(0.06 + 0.94 * i / (count - 1)))
-               for i in range(count)]
+    ranges = ["0"]
     labels = ["0"]
     for i in range(1, count):
         low, high = math.floor((i - 1) * top / (count - 1)) + 1, math.floor(i * top / (count - 1))
-        labels.append(str(high) if low == high else f"{low}-{high}")
-    return colours, labels
+        ranges.append(str(high) if low == high else f"{low}-{high}")
+        labels.append(short(high))
+    return fire_shades(count), labels, ranges
+
+
+def short(level: int) -> str:
+    """``level`` in at most four characters: as it is below 10,000, else rounded in the
+    first of k, M, G, T that fits."""
+    if level < 10_000:
+        return str(level)
+    for size, suffix in ((10**3, "k"), (10**6, "M"), (10**9, "G"), (10**12, "T")):
+        value = level / size
+        text = f"{value:.0f}{suffix}" if value >= 9.95 else f"{value:.1f}{suffix}"
+        if len(text) <= 4:
+            return text
+    return f"{level:.0e}"
 
 
 def shade_of(levels: np.ndarray, top: int, count: int) -> np.ndarray:
@@ -36,16 +59,33 @@ def shade_of(levels: np.ndarray, top: int, count: int) -> np.ndarray:
     return np.ceil(levels * (count - 1) / top).astype(int)
 
 
-def firefighter_places(model) -> np.ndarray:
-    """Each firefighter's place: the centre of the houses it guards (x, y in units)."""
+def homes(model) -> np.ndarray:
+    """Each firefighter's home (x, y in units): the corner its four houses share on the
+    grid; under the row, between its two houses."""
     width = model.levels.shape[1]
     rows, cols = np.divmod(model.guarded, width)
-    return np.stack([cols.mean(axis=1) + 0.5, rows.mean(axis=1) + 0.5], axis=1)
+    places = np.stack([cols.mean(axis=1) + 0.5, rows.mean(axis=1) + 0.5], axis=1)
+    if model.layout == "row":
+        places[:, 1] = 1 + BELOW / 2
+    return places
+
+
+def spots(model) -> tuple[np.ndarray, np.ndarray]:
+    """Where each firefighter (by seat) stands, (x, y) in units, and whether it is visiting:
+    in the quarter of its house towards its home, else at its home."""
+    cols = model.levels.shape[1]
+    home = homes(model)
+    visited = np.asarray(model.visited)
+    visiting = visited >= 0
+    rows, columns = np.divmod(np.where(visiting, visited, 0), cols)
+    centre = np.stack([columns + 0.5, rows + 0.5], axis=1)
+    place = centre + QUARTER * np.sign(home - centre)
+    return np.where(visiting[:, None], place, home), visiting
 
 
 def scene_height(model) -> float:
-    """Units from top to bottom: the houses, and under a row its firefighters."""
-    return model.levels.shape[0] + (1 + GAP if model.layout == "row" else 0)
+    """Units from top to bottom: the houses, and under a row its firefighters' homes."""
+    return model.levels.shape[0] + (BELOW if model.layout == "row" else 0)
 
 
 def house_scale(model) -> float:
@@ -54,68 +94,51 @@ def house_scale(model) -> float:
 
 
 def scene(model) -> Scene:
-    """Houses coloured by fire level (darker: hotter; the level written when cells are large
-    enough); each firefighter a disc in its behaviour's colour with its seat number, at the
-    middle of the houses it guards (under the row, or on the corners between four houses of
-    the grid), joined by a line to the house it visits this step."""
+    """Houses shaded by fire level (darker: hotter), each firefighter in the house it visits
+    (module docstring): on houses of ``BIG`` pixels or more a disc in its behaviour's colour
+    with its seat number, and each house's level written in black or white by contrast; on
+    smaller houses a square of ``MARK`` in that colour per visiting firefighter."""
     levels = model.levels
-    rows, cols = levels.shape
-    row = model.layout == "row"
-    out = Scene(cols, scene_height(model), scale=house_scale(model))
-    colours, labels = shades(model)
+    out = Scene(levels.shape[1], scene_height(model), scale=house_scale(model))
+    colours, _, _ = shades(model)
     codes = shade_of(levels, model.max_fire_level, len(colours))
     out.add(Cells(codes, tuple(colours)))
-    big = out.scale >= BIG
-    if big:
-        for (r, c), level in np.ndenumerate(levels):
-            out.add(Text(c + 0.5, r + 0.5, str(level), size=min(14, out.scale * 0.4),
-                         fill="white" if codes[r, c] > len(colours) / 2 else INK))
-    places = firefighter_places(model)
-    if row:
-        places[:, 1] = rows + GAP + 0.5
-    if not big:
-        return out.add(*visits(model))
-    for agent, (x, y) in zip(model.seats, places):
-        colour = agent_colour(model, agent.behaviour)
-        if agent.house is not None:
-            r, c = divmod(int(agent.house), cols)
-            tx, ty = c + 0.5, r + 0.5
-            out.add(Rect(tx - 0.48, ty - 0.48, 0.96, 0.96, "none", stroke=colour))
-            dx, dy = tx - x, ty - y
-            steps = max(1, int(math.hypot(dx, dy) / 0.2))
-            for i in range(1, steps):
-                out.add(Circle(x + dx * i / steps, y + dy * i / steps, 0.04, colour,
-                               stroke=colour, stroke_width=0))
-        out.add(Circle(x, y, 0.3, colour,
-                       tip=f"firefighter {agent.seat} ({agent.behaviour})"
-                           + (f", visits house {agent.house}" if agent.house is not None
-                              else "")))
-        out.add(Text(x, y, str(agent.seat), size=min(12, out.scale * 0.34), fill="white",
-                     bold=True))
+    places, visiting = spots(model)
+    if out.scale < BIG:
+        marks: dict[str, list] = {}
+        for agent in model.seats:
+            if visiting[agent.seat]:
+                x, y = places[agent.seat]
+                marks.setdefault(agent.behaviour, []).append((float(x), float(y)))
+        return out.add(*(Marks(tuple(points), MARK, agent_colour(model, behaviour))
+                         for behaviour, points in marks.items()))
+    for (r, c), level in np.ndenumerate(levels):
+        out.add(Text(c + 0.5, r + 0.5, str(level), size=min(12, out.scale * 0.22),
+                     fill=ink_on(colours[codes[r, c]])))
+    for agent in model.seats:
+        x, y = places[agent.seat]
+        out.add(*disc(float(x), float(y), RADIUS, agent_colour(model, agent.behaviour),
+                      str(agent.seat), out.scale,
+                      tip=f"firefighter {agent.seat} ({agent.behaviour})"
+                          + (f", visits house {agent.house}" if visiting[agent.seat] else "")))
     return out
 
 
-def visits(model) -> list[Marks]:
-    """On a grid too large for discs: a small square in the middle of each visited house, in
-    the colour of the behaviour of (one of) its visitors."""
-    cols = model.levels.shape[1]
-    marks = {}
-    for agent in model.seats:
-        if agent.house is not None:
-            r, c = divmod(int(agent.house), cols)
-            marks.setdefault(agent.behaviour, {})[(c + 0.5, r + 0.5)] = True
-    return [Marks(tuple(points), 0.4, agent_colour(model, behaviour))
-            for behaviour, points in marks.items()]
-
-
 def key(model) -> list:
-    colours, labels = shades(model)
-    large = house_scale(model) < BIG
-    return [ColourBar("fire level", tuple(colours), tuple(labels)),
-            *behaviour_swatches(model, "square" if large else "disc"),
-            Swatch("dotted line and outline in a firefighter's colour (on large grids, a "
-                   "small square in it): the house it visits this step", INK, "dotted"),
-            Swatch("number in a disc: seat; in a house: its fire level", INK, "line")]
+    """The fire shades, the behaviours seated, and what the drawing shows at this size: discs
+    and numbers on houses of ``BIG`` pixels or more, visits' squares on smaller ones."""
+    colours, labels, ranges = shades(model)
+    bar = ColourBar("fire level (each cell: up to the level written)", tuple(colours),
+                    tuple(labels), tuple(ranges))
+    if house_scale(model) < BIG:
+        return [bar, *behaviour_swatches(model, "square"),
+                Swatch("small square in a house: a firefighter visiting it this step, in "
+                       "the house's quarter towards the houses it guards", INK, "text")]
+    return [bar, *behaviour_swatches(model),
+            Swatch("a disc in a house: a firefighter visiting it this step, in the house's "
+                   "quarter towards the houses it guards (before its first visit, between "
+                   "them)", INK, "text"),
+            Swatch("number in a disc: seat; in a house: its fire level", INK, "text")]
 
 
 def status(model) -> str:

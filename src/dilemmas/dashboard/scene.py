@@ -6,6 +6,11 @@ left corner, y pointing down) shown at ``scale`` pixels per unit; text sizes are
 so labels stay readable whatever the world's size. Each shape may carry a ``tip``: the text
 the browser shows when the pointer rests on it. Writing SVG text per round is what makes a
 Step show within milliseconds (a matplotlib PNG per round took most of a second).
+
+Agents are drawn by :func:`disc`: never under ``MIN_AGENT_RADIUS`` pixels at the scene's
+scale (on a map of small cells a disc covers its neighbours' cells), their label in black
+or white by contrast (``dilemmas.analysis.figures.colours.ink_on``) and sized to fit.
+:func:`text_box` bounds a label generously, so that layouts and tests can keep labels apart.
 """
 
 import base64
@@ -16,8 +21,15 @@ from dataclasses import dataclass, field
 import numpy as np
 from matplotlib.colors import to_rgb
 
+from dilemmas.analysis.figures.colours import ink_on
+
 #: Grids of more cells than this are sent as one image rather than a shape per cell.
 MANY_CELLS = 400
+#: The least radius of an agent's disc, in pixels at the scene's scale: a 16-pixel disc
+#: still holds a two-digit seat number of 9.6 pixels.
+MIN_AGENT_RADIUS = 8.0
+#: The largest label in a disc, in pixels.
+DISC_TEXT = 12.0
 
 
 @dataclass(frozen=True)
@@ -63,6 +75,19 @@ class Text:
 
 
 @dataclass(frozen=True)
+class Line:
+    """A straight line ``width`` pixels wide, dotted if ``dotted``."""
+
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    stroke: str
+    width: float = 2.0
+    dotted: bool = False
+
+
+@dataclass(frozen=True)
 class Cells:
     """A grid of cells, ``codes[row, col]`` an index into ``colours``, at (x, y)."""
 
@@ -102,6 +127,45 @@ def fit_scale(width: float, height: float, box: float = 560.0, most: float = 48.
     """Pixels per unit that fit ``width`` x ``height`` units in a ``box``-pixel square,
     at most ``most``."""
     return min(most, box / max(width, height))
+
+
+def text_width(text: str, size: float) -> float:
+    """A generous width in pixels of ``text`` at ``size`` pixels in a bold sans-serif, by
+    DejaVu Sans Bold's advances (wider than Arial's or Helvetica's): 1.05 em for M, W, m, w;
+    0.4 em for narrow marks (i, l, j, t, f, r, I, space, punctuation); 0.8 em for other
+    capitals; 0.7 em for anything else (digits are 0.7)."""
+    def advance(ch: str) -> float:
+        if ch in "MWmw":
+            return 1.05
+        if ch in "iljtfrI .,:;!|/'-()[]":
+            return 0.4
+        return 0.8 if ch.isupper() else 0.7
+    return size * sum(advance(ch) for ch in text)
+
+
+def text_box(text: Text, scale: float) -> tuple[float, float, float, float]:
+    """The box (x0, y0, x1, y1, in units) that ``text`` covers, generously: its
+    ``text_width`` across and 1.2 em high."""
+    width, height = text_width(text.text, text.size) / scale, 1.2 * text.size / scale
+    x0 = {"start": text.x, "middle": text.x - width / 2, "end": text.x - width}[text.anchor]
+    return x0, text.y - height / 2, x0 + width, text.y + height / 2
+
+
+def agent_radius(units: float, scale: float) -> float:
+    """An agent disc's radius in units: ``units``, or ``MIN_AGENT_RADIUS`` pixels where
+    that is larger."""
+    return max(units, MIN_AGENT_RADIUS / scale)
+
+
+def disc(x: float, y: float, r: float, fill: str, label: str, scale: float, *,
+         stroke: str = "#333333", stroke_width: float = 1.0, tip: str = "") -> list:
+    """An agent: a disc of radius ``r`` units and ``label`` in its middle, in black or white
+    by contrast with ``fill``, at most ``DISC_TEXT`` pixels and small enough to lie within
+    1.7 radii across and 1.2 radii high."""
+    pixels = r * scale
+    size = min(DISC_TEXT, 1.2 * pixels, 1.7 * pixels / max(text_width(label, 1.0), 0.7))
+    return [Circle(x, y, r, fill, stroke=stroke, stroke_width=stroke_width, tip=tip),
+            Text(x, y, label, size=size, fill=ink_on(fill), bold=True)]
 
 
 # --- SVG -----------------------------------------------------------------------------------
@@ -145,6 +209,11 @@ def _svg(shape, scale: float) -> list[str]:
             return [f'<path d="{path}" fill="{shape.fill}"/>'] if path else []
         case Cells():
             return _cells_svg(shape)
+        case Line():
+            dots = f' stroke-dasharray="0 {2 * shape.width / scale:.3f}"' if shape.dotted else ""
+            return [f'<line x1="{shape.x1:.3f}" y1="{shape.y1:.3f}" x2="{shape.x2:.3f}" '
+                    f'y2="{shape.y2:.3f}" stroke="{shape.stroke}" '
+                    f'stroke-width="{shape.width / scale:.3f}" stroke-linecap="round"{dots}/>']
         case Rect():
             stroke = (f' stroke="{shape.stroke}" stroke-width="{1.5 / scale:.3f}"'
                       if shape.stroke else "")
@@ -205,6 +274,10 @@ def draw_on(ax, scene: Scene) -> None:
                     points_per_unit = scene.scale * 72 / 100  # the figure is at 100 dpi
                     ax.scatter(xs, ys, s=(shape.size * points_per_unit) ** 2, marker="s",
                                c=shape.fill, linewidths=0)
+            case Line():
+                ax.plot((shape.x1, shape.x2), (shape.y1, shape.y2), color=shape.stroke,
+                        lw=shape.width * points, linestyle=":" if shape.dotted else "-",
+                        solid_capstyle="round")
             case Rect():
                 ax.add_patch(patches.Rectangle((shape.x, shape.y), shape.w, shape.h,
                                                facecolor=shape.fill, alpha=shape.opacity,

@@ -3,37 +3,43 @@ beams (docs/rules/stag_hunt.md)."""
 
 import numpy as np
 
-from dilemmas.analysis.figures.colours import FIRE, INK, STAG_HUNT_RESOURCES, WINE
+from dilemmas.analysis.figures.colours import (BEAM_OPACITY, INK, STAG_HUNT_BEAMS,
+                                               STAG_HUNT_GRID, STAG_HUNT_RESOURCES)
 from dilemmas.dashboard import Swatch, View, agent_colour, behaviour_swatches
 from dilemmas.dashboard.charts import Plot, Series
-from dilemmas.dashboard.scene import Cells, Circle, Polygon, Rect, Scene, Text, fit_scale
+from dilemmas.dashboard.scene import Cells, Polygon, Rect, Scene, agent_radius, disc, fit_scale
 from dilemmas.models.stag_hunt.maps import HARE, STAG
 from dilemmas.models.stag_hunt.rules import DIRECTIONS
 
-WALL = "#6b6b6b"
-#: Empty, wall, stag, hare.
-CELL_COLOURS = ("#ffffff", WALL, STAG_HUNT_RESOURCES["stag"], STAG_HUNT_RESOURCES["hare"])
-#: Beams: fire's vermillion and the wine no Stag Hunt behaviour takes.
-BEAMS = {"attack": FIRE, "punish": WINE}
-BEAM_OPACITY = 0.45
+WALL = STAG_HUNT_GRID["wall"]
+#: Empty, wall, stag, hare (``dilemmas.analysis.figures.colours``).
+CELL_COLOURS = (STAG_HUNT_GRID["empty"], WALL, STAG_HUNT_RESOURCES["stag"],
+                STAG_HUNT_RESOURCES["hare"])
+#: Beams: fire's vermillion and the wine, neither near a Stag Hunt behaviour's colour.
+BEAMS = STAG_HUNT_BEAMS
+RADIUS = 0.34  # a hunter's disc, in cells, when that is MIN_AGENT_RADIUS pixels or more
 
 
-def facing_wedge(row, col, orientation) -> Polygon:
-    """A black wedge on the rim of the hunter's disc on cell (row, col), its tip pointing
-    the way the hunter faces."""
+def facing_wedge(row, col, orientation, radius: float = RADIUS) -> Polygon:
+    """A black wedge on the rim of the hunter's disc of ``radius`` on cell (row, col), its
+    tip pointing the way the hunter faces (for the disc of 0.34 cells: tip 0.5 from the
+    centre, base 0.28)."""
     dr, dc = DIRECTIONS[orientation]
     cx, cy = col + 0.5, row + 0.5
     side_x, side_y = -dr, dc  # perpendicular to the facing, in (x, y)
-    points = ((cx + 0.5 * dc, cy + 0.5 * dr),
-              (cx + 0.28 * dc + 0.16 * side_x, cy + 0.28 * dr + 0.16 * side_y),
-              (cx + 0.28 * dc - 0.16 * side_x, cy + 0.28 * dr - 0.16 * side_y))
+    tip, base, half = (radius * k / RADIUS for k in (0.5, 0.28, 0.16))
+    points = ((cx + tip * dc, cy + tip * dr),
+              (cx + base * dc + half * side_x, cy + base * dr + half * side_y),
+              (cx + base * dc - half * side_x, cy + base * dr - half * side_y))
     return Polygon(points, INK)
 
 
 def scene(model) -> Scene:
     """Walls grey, stags brown, hares tan; this turn's attack beam vermillion and punish beam
     wine, translucent; each hunter a disc in its behaviour's colour with its seat
-    number and kind, and a black wedge pointing the way it faces."""
+    number and kind, and a black wedge pointing the way it faces; the disc is 0.34 cells in
+    radius but never under ``dilemmas.dashboard.scene.MIN_AGENT_RADIUS`` pixels (on a large
+    map it covers its neighbours' cells)."""
     codes = np.where(model.walls, 1, np.where(model.resource_kinds == STAG, 2,
                                               np.where(model.resource_kinds == HARE, 3, 0)))
     rows, cols = codes.shape
@@ -42,16 +48,16 @@ def scene(model) -> Scene:
     for layer, beam in ((model.attack_beam, "attack"), (model.punish_beam, "punish")):
         out.add(*(Rect(col, row, 1, 1, BEAMS[beam], opacity=BEAM_OPACITY, tip=f"{beam} beam")
                   for row, col in np.argwhere(layer)))
+    radius = agent_radius(RADIUS, out.scale)
     for agent in model.agents:
         if agent.cell is None:
             continue
         row, col = agent.cell.coordinate
-        out.add(Circle(col + 0.5, row + 0.5, 0.34, agent_colour(model, agent.behaviour),
-                       tip=f"agent {agent.seat} ({agent.behaviour}, kind {agent.kind}), "
-                           f"health {agent.health}"),
-                facing_wedge(row, col, agent.orientation),
-                Text(col + 0.5, row + 0.5, f"{agent.seat}{agent.kind[:1]}",
-                     size=min(12, out.scale * 0.3), fill="white", bold=True))
+        hunter = disc(col + 0.5, row + 0.5, radius, agent_colour(model, agent.behaviour),
+                      f"{agent.seat}{agent.kind[:1]}", out.scale,
+                      tip=f"agent {agent.seat} ({agent.behaviour}, kind {agent.kind}), "
+                          f"health {agent.health}")
+        out.add(hunter[0], facing_wedge(row, col, agent.orientation, radius), hunter[1])
     return out
 
 

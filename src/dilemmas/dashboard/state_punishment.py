@@ -4,10 +4,10 @@
 import numpy as np
 
 from dilemmas.analysis.figures.colours import (GREY, INK, STATE_PUNISHMENT_GRID,
-                                               STATE_PUNISHMENT_RESOURCES)
+                                               STATE_PUNISHMENT_RESOURCES, ink_on)
 from dilemmas.dashboard import Swatch, View, agent_colour, behaviour_swatches
 from dilemmas.dashboard.charts import Plot, Series
-from dilemmas.dashboard.scene import Cells, Circle, Scene, Text, fit_scale
+from dilemmas.dashboard.scene import Cells, Scene, Text, agent_radius, disc, fit_scale
 from dilemmas.models.state_punishment.rules import HARM, KINDS, VALUE
 
 #: Empty cell, wall, then resources A..E (``dilemmas.analysis.figures.colours``).
@@ -18,8 +18,10 @@ GAP = 1.0  # units between worlds
 
 def scene(model) -> Scene:
     """The worlds side by side: walls grey, each resource in its kind's colour with its
-    letter (so colour is never the only cue), each forager a disc in its behaviour's colour
-    with its seat number."""
+    letter when cells are 16 pixels or more (so colour is never the only cue), each forager
+    a disc in its behaviour's colour with its seat number, 0.42 cells in radius but never
+    under ``dilemmas.dashboard.scene.MIN_AGENT_RADIUS`` pixels (on a large map it covers
+    its neighbours' cells)."""
     rows, cols = model.grids[0].resource.data.shape
     worlds = len(model.grids)
     width = worlds * cols + (worlds - 1) * GAP
@@ -33,14 +35,16 @@ def scene(model) -> Scene:
                       tips=("empty", "wall", *(f"resource {kind}" for kind in KINDS))))
         if out.scale >= 16:
             for row, col in np.argwhere(resource > 0):
-                out.add(Text(x0 + col + 0.5, row + 0.5, KINDS[resource[row, col] - 1],
-                             size=letter, fill="white", bold=True))
+                kind = KINDS[resource[row, col] - 1]
+                out.add(Text(x0 + col + 0.5, row + 0.5, kind, size=letter,
+                             fill=ink_on(STATE_PUNISHMENT_RESOURCES[kind]), bold=True))
+    radius = agent_radius(0.42, out.scale)
     for agent in model.seats:
         row, col = agent.cell.coordinate
         x = agent.world * (cols + GAP) + col + 0.5
-        out.add(Circle(x, row + 0.5, 0.42, agent_colour(model, agent.behaviour), stroke=INK,
-                       tip=f"agent {agent.seat} ({agent.behaviour}), world {agent.world}"),
-                Text(x, row + 0.5, str(agent.seat), size=letter, fill="white", bold=True))
+        out.add(*disc(x, row + 0.5, radius, agent_colour(model, agent.behaviour),
+                      str(agent.seat), out.scale, stroke=INK,
+                      tip=f"agent {agent.seat} ({agent.behaviour}), world {agent.world}"))
     return out
 
 
@@ -55,7 +59,7 @@ def key(model) -> list:
             *behaviour_swatches(model),
             Swatch("number in a disc: seat"
                    + (f"; {worlds} worlds, left to right from world 0" if worlds > 1 else ""),
-                   INK, "line")]
+                   INK, "text")]
 
 
 def status(model) -> str:

@@ -5,14 +5,24 @@
   greyscale print; ``EXTENDED`` adds a grey and a wine for more than eight categories.
 * Fixed meanings: the state of a house (``HOUSE_STATES``: safe bluish green, burning
   vermillion, ruined black) and fire in general (``FIRE``, ``FIRE_CMAP``: warm); the
-  resources of Stag Hunt (``STAG_HUNT_RESOURCES``) and of State Punishment
-  (``STATE_PUNISHMENT_RESOURCES``), as the dashboard draws them.
+  resources, grid and beams of Stag Hunt (``STAG_HUNT_RESOURCES``, ``STAG_HUNT_GRID``,
+  ``STAG_HUNT_BEAMS``) and of State Punishment (``STATE_PUNISHMENT_RESOURCES``,
+  ``STATE_PUNISHMENT_GRID``), as the dashboard draws them.
 * Behaviours: ``behaviour_style(game, name)`` gives each behaviour of a game a fixed
   colour, marker and line style by its place in ``dilemmas.GAMES[game].behaviours`` (its
-  registration order), so that ``greedy_forager`` has the same colour in every figure.
-  Vermillion is kept for fire and is never a behaviour's colour. ``population_style`` draws
-  a mix of behaviours (``"greedy_forager:2,civic_voter:1"``) in the colour and marker of
-  its largest part (the first written on a tie), dashed and with open markers.
+  registration order), so that ``greedy_forager`` has the same colour in every figure. A
+  game's behaviour colours (``behaviour_colours``) are the ``CANDIDATES`` in order, each
+  kept only when it is at least ``DISTINCT`` (CIE76 Delta E in CIELAB) from every colour of
+  the game's world (``world_colours``: its cells, houses, fire, beams, ink and paper) and
+  from the colours kept before it; so no agent wears the colour of a ruined house, a
+  resource or fire, and the first ``len(behaviour_colours(game))`` behaviours of a game
+  (9 to 11 in each game) all differ; later ones repeat the colours with another line style
+  and marker. ``population_style`` draws a mix of behaviours
+  (``"greedy_forager:2,civic_voter:1"``) in the colour and marker of its largest part (the
+  first written on a tie), dashed and with open markers.
+* Text on a colour: ``ink_on(colour)``, black or white, whichever has the higher WCAG 2
+  contrast ratio (``contrast``); that is at least 4.58 on any colour, above WCAG's 4.5 for
+  normal text.
 * Numbers (e.g. ``kappa`` values): ``sequential(n)``, ``n`` colours of viridis (dark to
   light, colour-blind safe), each with its own marker.
 
@@ -20,6 +30,7 @@ Nothing here imports pyplot, a backend or the dashboard's libraries.
 """
 
 from dataclasses import dataclass
+from functools import cache
 
 from dilemmas.models.population import entries as population_entries
 
@@ -41,6 +52,11 @@ HOUSE_STATES = {"safe": OKABE_ITO["bluish green"], "burning": FIRE,
                 "ruined": OKABE_ITO["black"]}
 #: Stag Hunt's resources, brown and tan (apart in lightness), as on the dashboard's map.
 STAG_HUNT_RESOURCES = {"stag": "#8C510A", "hare": "#DFC27D"}
+#: Stag Hunt's empty cells and walls.
+STAG_HUNT_GRID = {"empty": "#FFFFFF", "wall": "#6B6B6B"}
+#: Stag Hunt's beams, drawn at ``BEAM_OPACITY`` over the map: fire's vermillion and the wine.
+STAG_HUNT_BEAMS = {"attack": FIRE, "punish": WINE}
+BEAM_OPACITY = 0.45
 #: State Punishment's grid: an empty cell, a wall, then resources A..E (the dashboard's
 #: legend names them green, orange, purple, pink, lime).
 STATE_PUNISHMENT_GRID = {"empty": "white", "wall": "#6B6B6B"}
@@ -51,8 +67,17 @@ NEUTRAL = GREY
 #: Error bars and other marks that are not a series.
 INK = OKABE_ITO["black"]
 
-#: The colours a behaviour may take, in registration order (vermillion is fire's).
-BEHAVIOUR_COLOURS = tuple(c for c in EXTENDED if c != FIRE)
+#: Paul Tol's "muted" colours that Okabe-Ito lacks (indigo, olive, teal, cyan, rose, sand,
+#: purple, green) and a dark brown: the candidates after ``EXTENDED`` for games whose world
+#: takes some of Okabe-Ito's.
+MORE = ("#332288", "#999933", "#44AA99", "#88CCEE", "#CC6677", "#DDCC77", "#AA4499",
+        "#117733", "#661100")
+#: The colours a behaviour may take, in the order they are handed out: ``EXTENDED`` but
+#: fire's vermillion and ink's black, then ``MORE``.
+CANDIDATES = (*(c for c in EXTENDED if c not in (FIRE, OKABE_ITO["black"])), *MORE)
+#: Two colours this far apart (CIE76 Delta E) are told apart at a glance; closer, they are
+#: not used for two meanings in one game (a Delta E of about 2.3 is just noticeable).
+DISTINCT = 25.0
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h")
 #: Line styles after the colours run out (and for mixes, ``population_style``).
 LINESTYLES = ("-", ":", "-.")
@@ -83,13 +108,103 @@ def _behaviours(game: str) -> list[str]:
     return list(GAMES[game].behaviours)
 
 
+def linear_rgb(colour) -> list[float]:
+    """``colour`` (any matplotlib colour) as linear-light red, green, blue: sRGB decoded
+    (IEC 61966-2-1)."""
+    from matplotlib.colors import to_rgb  # colour parsing only, no backend
+
+    return [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
+
+
+def lab(colour) -> tuple[float, float, float]:
+    """``colour`` in CIELAB under D65: linear sRGB (``linear_rgb``) to XYZ (IEC 61966-2-1),
+    to L*a*b* (CIE 15)."""
+    linear = linear_rgb(colour)
+    xyz = [sum(m * c for m, c in zip(row, linear)) / white for row, white in zip(
+        ((0.4124564, 0.3575761, 0.1804375), (0.2126729, 0.7151522, 0.0721750),
+         (0.0193339, 0.1191920, 0.9503041)), (0.95047, 1.0, 1.08883))]
+    f = [t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29 for t in xyz]
+    return 116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
+
+
+def delta_e(first, second) -> float:
+    """The CIE76 colour difference: the distance of two colours in CIELAB (``lab``)."""
+    return sum((a - b) ** 2 for a, b in zip(lab(first), lab(second))) ** 0.5
+
+
+def over_white(colour, opacity: float) -> str:
+    """The colour seen where ``colour`` is drawn at ``opacity`` over white."""
+    from matplotlib.colors import to_hex, to_rgb
+
+    return to_hex([opacity * c + 1 - opacity for c in to_rgb(colour)])
+
+
+def luminance(colour) -> float:
+    """WCAG 2's relative luminance of ``colour``."""
+    r, g, b = linear_rgb(colour)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(first, second) -> float:
+    """WCAG 2's contrast ratio of two colours, 1 to 21."""
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@cache
+def ink_on(colour: str) -> str:
+    """The text colour for ``colour``: black or white, whichever contrasts more (at least
+    4.58, WCAG's 4.5 for normal text)."""
+    return "#000000" if contrast(colour, "#000000") >= contrast(colour, "#FFFFFF") else "#FFFFFF"
+
+
+def fire_shades(count: int) -> list[str]:
+    """``count`` shades of ``FIRE_CMAP`` from no fire (0.06 of the map, near white) to the
+    most (its darkest), as hex strings."""
+    import matplotlib
+
+    cmap = matplotlib.colormaps[FIRE_CMAP]
+    return [matplotlib.colors.to_hex(cmap(0.06 + 0.94 * i / max(1, count - 1)))
+            for i in range(count)]
+
+
+def world_colours(game: str) -> tuple[str, ...]:
+    """Every colour the world of ``game`` is drawn in on the dashboard, as it is seen
+    (beams over white), with fire, ink and paper, which every game keeps."""
+    common = (FIRE, INK, "#FFFFFF")
+    worlds = {
+        "bucket_brigade": (*HOUSE_STATES.values(),),
+        "state_punishment": (*STATE_PUNISHMENT_GRID.values(),
+                             *STATE_PUNISHMENT_RESOURCES.values()),
+        "stag_hunt": (*STAG_HUNT_GRID.values(), *STAG_HUNT_RESOURCES.values(),
+                      *STAG_HUNT_BEAMS.values(),
+                      *(over_white(c, BEAM_OPACITY) for c in STAG_HUNT_BEAMS.values())),
+        "firefighting_graph": tuple(fire_shades(21)),
+    }
+    return (*worlds.get(game, ()), *common)
+
+
+@cache
+def behaviour_colours(game: str) -> tuple[str, ...]:
+    """The colours of the behaviours of ``game``, handed out in registration order: each of
+    ``CANDIDATES`` at least ``DISTINCT`` from the game's world (``world_colours``) and from
+    those kept before it."""
+    kept: list[str] = []
+    world = world_colours(game)
+    for colour in CANDIDATES:
+        if all(delta_e(colour, other) >= DISTINCT for other in (*world, *kept)):
+            kept.append(colour)
+    return tuple(kept)
+
+
 def behaviour_style(game: str, behaviour: str) -> Style:
     """The fixed style of ``behaviour`` of ``game``: by its registration order, a colour of
-    ``BEHAVIOUR_COLOURS`` and a marker of ``MARKERS``; a solid line, dotted or dash-dotted
-    once the colours have all been used."""
+    ``behaviour_colours(game)`` and a marker of ``MARKERS``; a solid line, dotted or
+    dash-dotted once the colours have all been used."""
     index = _behaviours(game).index(behaviour)
-    colours = len(BEHAVIOUR_COLOURS)
-    return Style(BEHAVIOUR_COLOURS[index % colours],
+    palette = behaviour_colours(game)
+    colours = len(palette)
+    return Style(palette[index % colours],
                  LINESTYLES[(index // colours) % len(LINESTYLES)],
                  MARKERS[index % len(MARKERS)])
 
@@ -168,7 +283,7 @@ def shared() -> set[str]:
     the fixed meanings and viridis' colours for up to 12 numbers."""
     import matplotlib
 
-    fixed = [*EXTENDED, *HOUSE_STATES.values(), *STAG_HUNT_RESOURCES.values(),
+    fixed = [*EXTENDED, *MORE, *HOUSE_STATES.values(), *STAG_HUNT_RESOURCES.values(),
              *STATE_PUNISHMENT_RESOURCES.values(), NEUTRAL, INK]
     numbers = [c for n in range(1, 13) for c in sequential(n)]
     return {matplotlib.colors.to_hex(c).upper() for c in [*fixed, *numbers]}
