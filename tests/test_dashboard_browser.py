@@ -40,6 +40,7 @@ from dilemmas.analysis.studies.runner import run_study
 from dilemmas.analysis.studies.study import Study
 from dilemmas.dashboard import runs
 from dilemmas.dashboard.controls import mixes, problem, shown_values
+from dilemmas.dashboard.panels import agent_columns
 from dilemmas.dashboard.serving import chromium, serving, watch
 from dilemmas import GAMES
 from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
@@ -136,9 +137,20 @@ def problems(page):
     return watch(page)
 
 
+#: In the page: Solara has stopped fading its content (it does while the server works).
+SETTLED = """() => [...document.querySelectorAll('.solara-content-main')]
+    .every(e => getComputedStyle(e).opacity === '1')"""
+
+
+def settled(page):
+    """Wait until the page is drawn in full (no fading while the server works)."""
+    page.wait_for_function(SETTLED)
+
+
 def screenshot(page, tmp_path: Path, name: str) -> Path:
     """The whole page as a PNG in ``tmp_path`` (and in ``$DASHBOARD_SCREENSHOTS``): the
     window is made tall enough for the page's scrolled parts for the shot."""
+    settled(page)
     extra = page.evaluate(OVERFLOW)
     page.set_viewport_size({**VIEWPORT, "height": min(VIEWPORT["height"] + extra, 8_000)})
     try:
@@ -312,6 +324,7 @@ def test_at_both_window_sizes_nothing_is_cut_off(url, page, problems, game, size
     for box in (world, key):
         assert box["x"] + box["width"] <= size["width"] + 0.5, box
     assert world["y"] < size["height"] and key["y"] < size["height"]
+    settled(page)
     image = page.screenshot()
     name = f"{game.name}_{size['width']}x{size['height']}"
     for folder in [tmp_path, *([Path(os.environ["DASHBOARD_SCREENSHOTS"])]
@@ -541,11 +554,15 @@ def test_one_agents_reward_and_last_rounds(url, page, problems, game):
     expect(page.locator(f'.agent-panel svg[aria-label^="Agent {seat} ("]')).to_be_visible()
     table = page.locator(".agent-table")
     expect(table.locator("caption")).to_have_text(
-        f"agent {seat}, its last rounds (newest first)")
+        f"agent {seat}, its last rounds (newest first; a column marked (so far) adds up "
+        "over the rounds)")
     header = [cell.strip() for cell in table.locator("th").all_inner_texts()]
-    assert header[0] == "round" and "reward" in header
+    assert header[0] == "round" and "reward (so far)" in header  # every game's is a total
+    names = [name.removesuffix(" (so far)") for name in header]
     for column in AGENT_COLUMNS[game.name]:
-        assert column in header, (column, header)
+        assert column in names, (column, header)
+        meaning = table.locator("th").nth(names.index(column)).get_attribute("title")
+        assert meaning == agent_columns(game)[column] and meaning, column
     rows = table.locator("tr")
     expect(rows).to_have_count(3)  # the header, round 1, round 0
     assert rows.nth(1).locator("td").first.inner_text() == "1"

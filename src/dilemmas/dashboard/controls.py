@@ -157,7 +157,8 @@ def Control(game, parameter, given: Mapping, change, fault: str | None):
             solara.SliderInt(f"{name} = {value}", value=int(value), min=low, max=max(low, high),
                              step=step, on_value=set_to, thumb_label=True, disabled=unused)
     elif isinstance(kind, Population) and control is not None:
-        Mix(game, parameter, values, set_to)
+        Mix(game, parameter, values, set_to, fault)
+        fault = None  # said by the mix's own field
     elif isinstance(control, Select) or (control is None and isinstance(kind, Choice)):
         options = list((control.values if control else ()) or kind.options)
         if parameter.default is None:  # None means what the description says
@@ -176,12 +177,14 @@ def Control(game, parameter, given: Mapping, change, fault: str | None):
 
 
 @solara.component
-def Mix(game, parameter, values: Mapping, set_to):
-    """A behaviour mix: typed (``firefighter:2,free_rider:2``; Enter sets it) or picked
-    from the declared mixes that fit the number of agents now."""
+def Mix(game, parameter, values: Mapping, set_to, fault: str | None):
+    """A behaviour mix: typed (``firefighter:2,free_rider:2``; Enter sets it), ``fault``
+    said under it, or picked from the declared mixes that fit the number of agents now."""
     name, value = parameter.name, values[parameter.name]
     Field(name, as_text(value), lambda text: set_to(from_text(text)),
           classes=[f"control-{name}"])
+    if fault:
+        message(fault, "control-message")
     offered = mixes(game, values, parameter)
     if offered:
         solara.Select(f"{name}: a declared mix", values=offered,
