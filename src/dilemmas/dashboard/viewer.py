@@ -173,7 +173,9 @@ def ViewerPage():
 @solara.component
 def Runs(first, second, round_, last: int):
     """The scrubber and the opened runs side by side."""
-    if first is None and second is None:
+    opened = [r for r in (first, second) if r is not None]
+    axes = solara.use_memo(lambda: shared_axes(opened), [id(first), id(second)])
+    if not opened:
         solara.Markdown("Open a run of a study folder (by its run id) or a Bucket Brigade "
                         "replay file in the sidebar; open a second to compare them side by "
                         "side.")
@@ -186,8 +188,6 @@ def Runs(first, second, round_, last: int):
                              max=last, thumb_label=True)
         solara.Button("forward ▶", on_click=lambda: round_.set(min(last, round_.value + 1)),
                       outlined=True, classes=["scrub-forward"])
-    opened = [r for r in (first, second) if r is not None]
-    axes = solara.use_memo(lambda: shared_axes(opened), [id(r) for r in opened])
     with solara.Row(gap="24px", classes=["run-views"],
                     style={"flex-wrap": "nowrap", "align-items": "flex-start"}):
         for name, recording in (("A", first), ("B", second)):
