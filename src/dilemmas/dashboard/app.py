@@ -11,9 +11,13 @@ sidebar:
 * **Play** (``dilemmas.dashboard.play``): the game's controls, made from its parameter declarations,
   in the sidebar; Reset, Step and Play at a chosen speed; its world with a key to every
   colour and symbol, its plots, one agent's story, and a link to its rules (``/rules/<game>``).
-* **Recorded runs** (``dilemmas.dashboard.viewer``): any run of a study folder by its run id, or a
-  Bucket Brigade replay file, rebuilt from its parameters and seed, checked against its
-  stored rows and scrubbed round by round; two runs side by side.
+* **Recorded runs** (``dilemmas.dashboard.viewer``): any run of a study folder (listed by
+  its swept parameters and seed, or typed by its run id), or a Bucket Brigade replay file,
+  rebuilt from its parameters and seed, checked against its stored rows and scrubbed round
+  by round; two runs side by side.
+
+What is shown -- mode, game, seed and parameters -- is the page's address
+(``dilemmas.dashboard.address``), so a reload, Back or a link shows it again.
 """
 
 from collections.abc import Callable
