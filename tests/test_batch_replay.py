@@ -160,3 +160,25 @@ def test_a_compiled_block_replays_to_its_rows_at_32_bit_precision(name):
                 assert runs._close(value, kept), (column, value, kept)
                 if not isinstance(kept, float):
                     assert value == kept
+
+
+def test_a_run_of_a_compiled_block_is_replayed_and_says_its_floats_are_32_bit(tmp_path):
+    """A study of ``COMPILED_FROM`` replicates: its block plays compiled, and a run of it
+    opens as a world whose rows match the stored ones (floats to 32-bit precision)."""
+    path = tmp_path / "fg.toml"
+    path.write_text(f'game = "firefighting_graph"\nseed = 21\nreplicates = {COMPILED_FROM}\n'
+                    '\n[fixed]\nmax_steps = 2\npopulation = "random"\n')
+    folder = run_study(Study.from_file(path), tmp_path / "out", backend="serial",
+                       progress=False).folder
+    listed = runs.list_runs(folder)
+    entry = next(e for e in listed if e["replicate"] == COMPILED_FROM - 3)
+    recording = runs.open_run(folder, entry["run_id"])
+    assert recording.refusal is None and len(recording.block.seeds) == COMPILED_FROM
+    verdict = runs.verify(recording)
+    assert verdict.identical, verdict.message
+    assert verdict.message == (f"matches its {len(recording.rows)} stored rows: integers "
+                               "exactly, floats to the 32-bit precision its block was played "
+                               "in (compiled by JAX)")
+    model = runs.model_at(recording, recording.rounds)
+    assert model.t == recording.rows["step"].iloc[-1]
+    assert model.total_fire == recording.rows["total_fire"].iloc[-1]
