@@ -380,6 +380,7 @@ def model_at(recording: Recording, round: int, previous=None):
                        f"0 to {recording.rounds}")
     episode = _episode(recording)
     if recording.block is not None:
+        episode = ("batch", *episode, recording.block.seeds, recording.block.episode)
         engine, states = _replayed(recording)
         if round >= len(states):
             raise RunError(f"round {round} of {recording.run_id}: its block, played again, "

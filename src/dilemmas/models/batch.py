@@ -116,7 +116,8 @@ class BatchEngine:
     rows, where only some do); ``labels`` names the agent reporters recorded as words
     (reporter -> the words for False and True; None before the first round);
     ``seat_columns`` the agent reporters read from the Mesa model's seats (fixed for an
-    agent).
+    agent); ``load(model, state)`` sets the game's Mesa model to one episode's arrays (a
+    round of ``replay``), for ``world``.
     Every method builds new arrays with ``self.xp`` (numpy or ``jax.numpy``) and never
     changes one in place, so that JAX can trace it. A round is ``begin_round()``, then
     ``decide`` and ``take`` for each decision phase, then ``resolve()`` (``play_round``); an
