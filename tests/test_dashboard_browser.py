@@ -21,8 +21,9 @@ The run viewer ("Recorded runs"), on a second server run in a temporary folder w
 ``results`` holds a Bucket Brigade study (model engine, agents collected) and a Firefighting
 Graph study (batch engine): a run opened by study and run id verifies identical and the
 scrubber moves its world forwards and backwards; two runs side by side move together; a
-batch-engine run is plotted and says why it has no world; a Bucket Brigade replay file opens
-and verifies, a damaged one is refused in one line; an unknown run id is refused in one line.
+batch-engine run is replayed from its block as a world, verifies identical and scrubs; a
+Bucket Brigade replay file opens and verifies, a damaged one is refused in one line; an
+unknown run id is refused in one line.
 Every test ends with no console error, no page error, no failed request and no request to a
 host other than 127.0.0.1 (``dilemmas.dashboard.serving.watch``). Screenshots go to each test's
 temporary folder and, if ``DASHBOARD_SCREENSHOTS`` names a folder, there too.
@@ -740,7 +741,7 @@ def test_two_runs_fit_side_by_side_at_1280_by_800(page, problems, recorded, tmp_
     assert problems == []
 
 
-def test_a_batch_engine_run_is_plotted_and_says_why_it_has_no_world(
+def test_a_batch_engine_run_is_replayed_as_a_world_and_scrubs(
         page, problems, recorded, tmp_path):
     (run,) = recorded["runs"]["fg"]
     a, _ = open_viewer(page, recorded)
@@ -748,14 +749,22 @@ def test_a_batch_engine_run_is_plotted_and_says_why_it_has_no_world(
     view = page.locator(".run-view")
     expect(view).to_have_count(1)
     verdict = view.locator(".run-verdict")
-    expect(verdict).to_contain_text("batch engine")
-    expect(verdict).to_contain_text("cannot be replayed as a world")
-    expect(verdict).not_to_contain_text("identical to its")
+    expect(verdict).to_have_text(f"identical to its {run.rounds + 1} stored rows")
     expect(view.locator(".plots svg")).to_have_count(len(run.game.view.plots))
-    expect(view.locator(".world svg")).to_have_count(0)
-    expect(view.locator(".run-caption")).to_contain_text(f"step 0 of {run.rounds}")
-    page.locator(".scrub-forward").click()
-    expect(view.locator(".run-caption")).to_contain_text(f"step 1 of {run.rounds}")
+    expect(view.locator(".world svg")).to_have_count(1)
+    caption_of, status_of = view.locator(".run-caption"), view.locator(".world-status")
+    expect(caption_of).to_contain_text(f"step 0 of {run.rounds}")
+    expect(status_of).to_have_text(world_status(run, 0))
+    for _ in range(2):
+        page.locator(".scrub-forward").click()
+    expect(caption_of).to_contain_text(f"step 2 of {run.rounds}")
+    expect(status_of).to_have_text(world_status(run, 2))
+    page.locator(".scrub-back").click()
+    expect(caption_of).to_contain_text(f"step 1 of {run.rounds}")
+    expect(status_of).to_have_text(world_status(run, 1))
+    set_slider(page, page.locator(".scrub [role=slider]"), ["End"])
+    expect(caption_of).to_contain_text(f"step {run.rounds} of {run.rounds}")
+    expect(status_of).to_have_text(world_status(run, run.rounds))
     expect(view.locator(".plots svg")).to_have_count(len(run.game.view.plots))
     no_traceback(page)
     screenshot(page, tmp_path, "viewer_batch_run")

@@ -1,6 +1,6 @@
 """The run viewer's data (``dilemmas.dashboard.runs``): listing and opening the runs of a study folder
 and Bucket Brigade replay files, rebuilding the world at any round, checking a rebuilt
-episode against its stored rows, batch-engine runs shown from their rows only, and a
+episode against its stored rows, batch-engine runs replayed from their blocks, and a
 one-line ``RunError`` for every bad input."""
 
 import json
@@ -225,19 +225,25 @@ def test_a_folder_from_before_manifests_lists_and_opens_its_runs(folders, tmp_pa
 
 # --- Batch-engine runs ------------------------------------------------------------------
 
-def test_a_batch_engine_run_is_shown_from_its_rows_and_not_rebuilt(folders):
+def test_a_batch_engine_run_is_replayed_from_its_block_as_a_world(folders):
     listed = runs.list_runs(folders["fg"])
     assert len(listed) == 3 and {entry["engine"] for entry in listed} == {"batch"}
     recording = runs.open_run(folders["fg"], listed[0]["run_id"])
     assert recording.engine == "batch" and recording.rounds == 10
     assert recording.parameters == {"max_steps": 10, "population": "random"}
+    assert recording.refusal is None
+    assert recording.block.seeds == tuple(entry["seed"] for entry in
+                                          sorted(listed, key=lambda e: e["replicate"]))
+    assert recording.block.episode == recording.replicate
     verdict = runs.verify(recording)
-    assert not verdict.identical
-    assert "batch engine" in verdict.message
-    assert "shown from their stored rows only and cannot be replayed as a world" \
-        in verdict.message
-    with pytest.raises(RunError, match="cannot be replayed as a world"):
-        runs.model_at(recording, 0)
+    assert verdict == (True, "identical to its 11 stored rows")
+    stored = recording.rows
+    for round_ in (0, 4, 10, 2):
+        model = runs.model_at(recording, round_)
+        assert model.t == round_ == stored["step"].iloc[round_]
+        assert model.mean_fire == stored["mean_fire"].iloc[round_]
+    with pytest.raises(RunError, match="has rounds 0 to 10"):
+        runs.model_at(recording, 11)
 
 
 # --- Bad input ----------------------------------------------------------------------------

@@ -16,10 +16,19 @@ as JSON text and may hold an integer as a float. The run's stored replicate pick
 the one whose derived run id is the run's, which proves the parameters and the seed.
 
 A run the batch engine played (``engine == "batch"``, ``dilemmas.analysis.studies.blocks``) drew its
-random numbers from one generator shared by its whole block of runs, and a run recorded under
-another version of the game's rules draws other numbers from the same seed: neither can be
-rebuilt from its seed alone. They are shown from their stored rows only; ``verify`` says so
-and ``model_at`` refuses (``Recording.refusal``).
+random numbers from one generator shared by its whole block of runs: it is rebuilt by playing
+its block again (the study fixes the block: its combination, its replicates and their seeds,
+``Recording.block``) with the engine's ``replay``, which keeps the run's arrays after every
+round; ``model_at`` loads them into a model of the game (the engine's ``world``), and
+``verify`` compares that model's own reporters, round by round, with the stored rows. The
+replayed block is kept per recording. A block of ``COMPILED_FROM`` episodes or more was
+played compiled by JAX in 32-bit floats, which the model's reporters compute in 64: its
+floats are compared to 32-bit precision, and the verdict says so.
+
+A run recorded under another version of the game's rules (for a batch run: any other
+version than this code's) draws other numbers from the same seed: it cannot be rebuilt, is
+shown from its stored rows only; ``verify`` says so and ``model_at`` refuses
+(``Recording.refusal``).
 
 Every bad input -- a missing folder, a folder without ``study.json``, an unknown run id, a
 damaged file, an invalid replay -- raises :class:`RunError` with one line naming it.
@@ -36,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -67,6 +77,7 @@ class Recording:
     ``Step`` and ``AgentID`` (None when the study did not collect agents); ``source`` names
     the study folder or replay file. ``refusal`` is None if the run can be rebuilt from its
     seed, else why not (one line). ``replay`` is a replay file's data (None for a study run).
+    ``block`` is the block a batch-engine run was played in (None for the model's runs).
     """
 
     game: Game
@@ -80,6 +91,7 @@ class Recording:
     source: str
     replicate: int | None = None
     refusal: str | None = None
+    block: "Block | None" = None
     replay: dict | None = None
     swept: dict = field(default_factory=dict)
 
@@ -89,6 +101,22 @@ class Recording:
         if self.replicate is None:
             return f"{Path(self.source).name} · seed {self.seed}"
         return run_name(self.swept, self.replicate, self.seed)
+
+
+class Block(NamedTuple):
+    """The block of a study a batch-engine run was played in
+    (``dilemmas.analysis.studies.blocks``): its combination's parameters, the seeds of its
+    runs in order, the run's place among them, and whether agents were collected."""
+
+    parameters: dict
+    seeds: tuple
+    episode: int
+    agents: bool
+
+    def engine(self, game: Game):
+        """A new engine of the block, seeded as the study seeded it."""
+        return game.batch(len(self.seeds), np.random.default_rng(list(self.seeds)),
+                          agents=self.agents, **self.parameters)
 
 
 class Verdict(NamedTuple):
@@ -141,18 +169,34 @@ def open_run(folder, run_id: str) -> Recording:
                            "collects agents (run the study again to repair the folder)")
         agent_rows = _read_rows(folder, agent_file, files[agent_file], run_id,
                                 ["Step", "AgentID"])
-    run = _run_of(study, run_id, int(rows["replicate"].iloc[0]))
-    if run is None:
+    found = _run_of(study, run_id, int(rows["replicate"].iloc[0]))
+    if found is None:
         raise RunError(f"{folder}: the rows of run {run_id} match no run of the study in "
                        "study.json (the rows and study.json are not of the same study)")
     game = GAMES[study.game]
     engine = str(rows["engine"].iloc[0]) if "engine" in rows else "model"
     version = (int(rows["rules_version"].iloc[0]) if "rules_version" in rows
                else definition.get("rules_version", 1))
+    index, combination, run = found
+    block = _block_of(study, index, combination, run.replicate) if engine == "batch" else None
     return Recording(game, run_id, run.seed, copy.deepcopy(run.parameters), engine, rows,
                      agent_rows, int(rows["Step"].iloc[-1]), str(folder), run.replicate,
                      _refusal(run_id, game, engine, version),
-                     swept={name: run.parameters[name] for name in definition["sweep"]})
+                     swept={name: run.parameters[name] for name in definition["sweep"]},
+                     block=block)
+
+
+def _block_of(study: Study, index: int, combination: dict, replicate: int) -> Block:
+    """The block ``blocks.play_blocks`` played replicate ``replicate`` of combination
+    ``index`` in: replicates cut by ``BLOCK`` (``AGENT_BLOCK`` with agents collected)."""
+    from dilemmas.analysis.studies.blocks import AGENT_BLOCK, BLOCK
+
+    agents = "agent" in study.collect
+    size = AGENT_BLOCK if agents else BLOCK
+    first = replicate // size * size
+    runs = study.runs_of(index, combination, first, min(first + size, study.replicates))
+    return Block(copy.deepcopy(combination), tuple(run.seed for run in runs),
+                 replicate - first, agents)
 
 
 def _study_folder(folder) -> tuple[Path, Study, dict]:
@@ -257,24 +301,25 @@ def _read_rows(folder: Path, name: str, checksum: str | None, run_id: str,
 
 
 def _run_of(study: Study, run_id: str, replicate: int):
-    """The study's run ``run_id`` of replicate ``replicate``
-    (``dilemmas.analysis.studies.study.Run``), or None: the combination whose derived run id is
-    ``run_id``."""
+    """``(combination index, combination, run)``: the study's run ``run_id`` of replicate
+    ``replicate`` (``dilemmas.analysis.studies.study.Run``) and its combination, the one whose
+    derived run id is ``run_id``; or None."""
     for index, combination in enumerate(study.combinations()):
         run = study.runs_of(index, combination, replicate, replicate + 1)[0]
         if run.run_id == run_id:
-            return run
+            return index, combination, run
     return None
 
 
 def _refusal(run_id: str, game: Game, engine: str, version: int) -> str | None:
-    """Why a stored run cannot be rebuilt from its seed, or None if it can."""
-    if engine == "batch":
-        return (f"run {run_id} was played by the batch engine, in a block of episodes that "
-                "share one random generator, so its seed alone does not play it again: "
-                "batch-engine runs are shown from their stored rows only and cannot be "
+    """Why a stored run cannot be rebuilt (from its seed, or a batch run from its block),
+    or None if it can."""
+    if engine == "batch" and version != game.rules_version:
+        return (f"run {run_id} was played by the batch engine under version {version} of the "
+                f"{game.name} rules and this code plays version {game.rules_version}, whose "
+                "random numbers differ: it is shown from its stored rows only and cannot be "
                 "replayed as a world")
-    if version not in game.model_versions:
+    if engine != "batch" and version not in game.model_versions:
         return (f"run {run_id} was played under version {version} of the {game.name} rules "
                 f"and this code plays version {game.rules_version}, whose random numbers "
                 "differ: it is shown from its stored rows only and cannot be replayed as a "
@@ -316,13 +361,17 @@ def open_replay(path) -> Recording:
 
 #: Each model ``model_at`` built -> the episode it plays (game, seed, parameters).
 _EPISODES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+#: Each batch-engine recording -> ``(engine, states)``: its block replayed (``_replayed``).
+_REPLAYED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def model_at(recording: Recording, round: int, previous=None):
     """The recording's world after ``round`` rounds (0 to ``recording.rounds``): a new model
     of its game with its parameters and seed, stepped ``round`` times -- or ``previous``, a
     model this function returned, stepped on in place when it plays the same episode and
-    is not past ``round``."""
+    is not past ``round``. A batch-engine run: a model loaded with its replayed state after
+    each round up to ``round`` (``BatchEngine.world``), likewise loaded on from
+    ``previous``."""
     if recording.refusal:
         raise RunError(recording.refusal)
     if isinstance(round, bool) or not isinstance(round, numbers.Integral) \
@@ -330,6 +379,16 @@ def model_at(recording: Recording, round: int, previous=None):
         raise RunError(f"round={round!r} is not a round of {recording.run_id}: it has rounds "
                        f"0 to {recording.rounds}")
     episode = _episode(recording)
+    if recording.block is not None:
+        episode = ("batch", *episode, recording.block.seeds, recording.block.episode)
+        engine, states = _replayed(recording)
+        if round >= len(states):
+            raise RunError(f"round {round} of {recording.run_id}: its block, played again, "
+                           f"ends it after round {len(states) - 1}")
+        same = previous is not None and _EPISODES.get(previous) == episode
+        model = engine.world(states, round, previous if same else None)
+        _EPISODES[model] = episode
+        return model
     model = previous
     if model is None or _EPISODES.get(model) != episode or model.steps > round:
         model = _build(recording)
@@ -347,23 +406,54 @@ def verify(recording: Recording) -> Verdict:
         return Verdict(False, recording.refusal)
     if recording.replay is not None:
         return _verify_replay(recording)
-    model = _build(recording)
-    model.run_model()
+    if recording.block is not None:
+        engine, states = _replayed(recording)
+        model = engine.world(states, len(states) - 1)
+    else:
+        model = _build(recording)
+        model.run_model()
     collected = model.datacollector.model_vars
     steps = len(next(iter(collected.values())))
     rebuilt = pd.DataFrame({"Step": range(steps), **collected})
     front = {*FRONT, *recording.parameters}
-    difference = _difference(recording.rows, rebuilt, front, "")
+    close = _compiled(recording)
+    difference = _difference(recording.rows, rebuilt, front, "", close)
     if difference is None and recording.agent_rows is not None:
         agents = model.datacollector.get_agent_vars_dataframe().reset_index()
         difference = _difference(recording.agent_rows,
                                  agents.sort_values(["Step", "AgentID"], ignore_index=True),
-                                 front, "agent ")
+                                 front, "agent ", close)
     if difference:
         return Verdict(False, f"not identical: {difference}")
     agents = ("" if recording.agent_rows is None
               else f" and {len(recording.agent_rows)} stored agent rows")
+    if close:
+        return Verdict(True, f"matches its {len(recording.rows)} stored rows{agents}: "
+                             "integers exactly, floats to the 32-bit precision its block was "
+                             "played in (compiled by JAX)")
     return Verdict(True, f"identical to its {len(recording.rows)} stored rows{agents}")
+
+
+def _replayed(recording: Recording) -> tuple:
+    """``(engine, states)`` of a batch-engine recording: its block played again by a new
+    engine (``BatchEngine.replay`` of the run's episode), kept per recording."""
+    kept = _REPLAYED.get(recording)
+    if kept is None:
+        block = recording.block
+        try:
+            engine = block.engine(recording.game)
+            kept = _REPLAYED[recording] = (engine, engine.replay(block.episode))
+        except (ValueError, TypeError) as error:
+            raise RunError(f"the block of run {recording.run_id} cannot be played again: "
+                           f"{error}") from None
+    return kept
+
+
+def _compiled(recording: Recording) -> bool:
+    """Whether a recording's block was played compiled by JAX (32-bit floats)."""
+    from dilemmas.models.batch import COMPILED_FROM
+
+    return recording.block is not None and len(recording.block.seeds) >= COMPILED_FROM
 
 
 def _build(recording: Recording):
@@ -375,11 +465,12 @@ def _episode(recording: Recording) -> tuple:
 
 
 def _difference(stored: pd.DataFrame, rebuilt: pd.DataFrame, front: set,
-                level: str) -> str | None:
+                level: str, close: bool = False) -> str | None:
     """The first difference between stored and rebuilt rows (both sorted alike) -- the
     earliest row where a column differs, and that column -- or None if they are the same.
     Values are compared as Python values (an int equals the same float), missing (None,
-    NaN) equal to missing."""
+    NaN) equal to missing; with ``close``, floats to 32-bit precision (``_close``)."""
+    same = _close if close else _same
     if len(stored) != len(rebuilt):
         return (f"the rebuilt episode has {len(rebuilt)} {level}rows, the stored one "
                 f"{len(stored)}")
@@ -391,7 +482,7 @@ def _difference(stored: pd.DataFrame, rebuilt: pd.DataFrame, front: set,
     first = None
     for column in rebuilt.columns:
         pairs = list(zip(stored[column].tolist(), rebuilt[column].tolist()))
-        row = next((i for i, (a, b) in enumerate(pairs) if not _same(a, b)), None)
+        row = next((i for i, (a, b) in enumerate(pairs) if not same(a, b)), None)
         if row is not None and (first is None or row < first[0]):
             first = (row, column, *pairs[row])
     if first is None:
@@ -408,6 +499,16 @@ def _same(a, b) -> bool:
     if missing_a or missing_b:
         return missing_a and missing_b
     return bool(a == b)
+
+
+def _close(a, b) -> bool:
+    """``_same``, or two floats within 4 units of the last place of a 32-bit float (the
+    compiled engine's float32 sums and quotients against the model's float64 ones)."""
+    if _same(a, b):
+        return True
+    if not (isinstance(a, float) or isinstance(b, float)) or _missing(a) or _missing(b):
+        return False
+    return bool(np.isclose(a, b, rtol=4 * 2.0**-23, atol=0.0))
 
 
 def _missing(value) -> bool:

@@ -3,10 +3,11 @@ Brigade replay file; it is rebuilt from its recorded parameters and seed and che
 its stored rows (``dilemmas.dashboard.runs``), and a scrubber moves through its rounds, backwards
 and forwards. A second run can be opened beside the first; the scrubber moves both.
 
-A run the batch engine played, or one recorded under another version of the rules, cannot be
-rebuilt from its seed alone: its stored rows are plotted and the page says why there is no
-world to show. Whatever a folder, a file or a run id holds, the page says what is wrong in
-one line.
+A run the batch engine played is rebuilt by playing its block of runs again (the engine's
+``replay``): its world is the game's model loaded with its state after each round, checked
+against its stored rows like any other. A run recorded under another version of the rules
+cannot be rebuilt: its stored rows are plotted and the page says why there is no world to
+show. Whatever a folder, a file or a run id holds, the page says what is wrong in one line.
 """
 
 from pathlib import Path

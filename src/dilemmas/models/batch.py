@@ -25,6 +25,14 @@ episodes share it, so the results agree with the Mesa model's in distribution, n
 draw; a batch is reproducible from its seed, its parameters and its number of episodes, on
 a given JAX backend.
 
+Replaying (``replay(episode)``, ``world(states, round)``): an engine built as the block's
+was (same episodes, parameters and seed) plays the block again exactly as ``run()`` played it
+-- on numpy round by round under ``COMPILED_FROM`` episodes, else by the same compiled rounds
+(``Replay``, a ``Program`` that also returns one episode's arrays) from the same key -- and
+keeps the chosen episode's arrays after every round it played; ``world`` loads them into a
+Mesa model of the game (each game's ``load``), whose DataCollector then holds that episode's
+rows as the model's own reporters compute them. Nothing ``run()`` records changes.
+
 ``BatchEngine(episodes, rng, **parameters)`` checks the parameters by building the game's
 Mesa model once (so the two take the same parameters and mean the same by them) and refuses
 a population with a behaviour that cannot decide on arrays (``unable`` names them).
@@ -108,7 +116,8 @@ class BatchEngine:
     rows, where only some do); ``labels`` names the agent reporters recorded as words
     (reporter -> the words for False and True; None before the first round);
     ``seat_columns`` the agent reporters read from the Mesa model's seats (fixed for an
-    agent).
+    agent); ``load(model, state)`` sets the game's Mesa model to one episode's arrays (a
+    round of ``replay``), for ``world``.
     Every method builds new arrays with ``self.xp`` (numpy or ``jax.numpy``) and never
     changes one in place, so that JAX can trace it. A round is ``begin_round()``, then
     ``decide`` and ``take`` for each decision phase, then ``resolve()`` (``play_round``); an
@@ -217,6 +226,60 @@ class BatchEngine:
             done = done | self.play_round()
             rounds.append(_as_chunk({**self.rows(), "playing": playing}))
         return collected(self, rounds, self.episodes)
+
+    def replay(self, episode: int) -> list[dict]:
+        """Play the batch again as ``run()`` plays it (the engine must be new, built with the
+        batch's episodes, parameters and a generator seeded alike) and return episode
+        ``episode``'s state after its start and after every round it played: one dict per
+        round, each array of ``state`` for that episode (``"t"``: the round)."""
+        if type(episode) is not int or not 0 <= episode < self.episodes:
+            raise ValueError(f"episode={episode!r} is not an episode of a batch of "
+                             f"{self.episodes}")
+        if self.episodes >= COMPILED_FROM:
+            return Replay.of(self, padded(self.episodes)).episode(self, episode)
+        self.start()
+        states, done = [self._one(episode)], np.zeros(self.episodes, dtype=bool)
+        while not done[episode]:  # every episode plays every round, as in _run_on_numpy
+            done = done | self.play_round()
+            states.append(self._one(episode))
+        return states
+
+    def _one(self, episode: int) -> dict:
+        """Episode ``episode``'s arrays now (copies), with ``"t"``."""
+        return {"t": int(self.t), **{name: np.array(getattr(self, name)[episode])
+                                     for name in self.state}}
+
+    def world(self, states: list[dict], round: int, model=None):
+        """A Mesa model of the game showing a replayed episode (``replay``) after ``round``
+        rounds: built with the batch's parameters, its state loaded from ``states[r]`` (the
+        game's ``load``) and collected by its own DataCollector for r = 0 .. ``round`` (its
+        ``steps`` and ``time`` are r), so its reporters and rows are the episode's as the
+        model computes them. ``model``, one this method returned at an earlier round, is
+        loaded on in place."""
+        import mesa
+
+        from dilemmas.models.phases import _columns
+
+        if model is None or model.steps > round:
+            model = GAMES[self.game].model(**self.parameters, collect_data=False, rng=0)
+            model.collect_data = True
+            model.datacollector = mesa.DataCollector(
+                model_reporters=_columns(model.model_reporters),
+                agent_reporters=_columns(model.agent_reporters))
+            start = 0
+        else:
+            start = model.steps + 1
+        for r in range(start, round + 1):
+            self.load(model, states[r])
+            model.steps, model.time = r, float(r)
+            model.running = r < len(states) - 1
+            model.datacollector.collect(model)
+        return model
+
+    def load(self, model, state: dict) -> None:
+        """Set ``model`` (the game's Mesa model of the batch's parameters) to one episode's
+        ``state`` (a dict of ``replay``): its state attributes, agents and counters."""
+        raise NotImplementedError
 
     def rows(self) -> dict:
         """The rows of the current state: ``{"model": model_row()}``, and ``"agent"`` when
@@ -396,6 +459,58 @@ class Program:
             return after, {**engine.rows(), "playing": playing}
 
         return jax.lax.scan(one, carry, length=self.engine.chunk)
+
+class Replay(Program):
+    """A ``Program`` that also returns one episode's arrays after every round (``episode``,
+    an argument, so one compilation serves every episode): the same rounds, traced from the
+    same engine methods and key, for ``BatchEngine.replay`` of a block played compiled. The
+    program ``run()`` uses is not this one, so what it records does not change."""
+
+    kept: "OrderedDict[tuple, Program]" = OrderedDict()
+
+    @staticmethod
+    def _pick(carry, episode) -> dict:
+        return {"t": carry["t"], **{name: value[episode]
+                                    for name, value in carry["state"].items()}}
+
+    def _first(self, key, episode):
+        carry, rows = super()._first(key)
+        return carry, self._pick(carry, episode)
+
+    def _rounds(self, carry, episode):
+        import jax
+
+        def one(carry, _):
+            engine = self._bind(carry)
+            playing = ~carry["done"]
+            ended = engine.play_round()
+            after = self._carry(engine, carry["done"] | ended)
+            return after, {"state": self._pick(after, episode), "playing": playing[episode]}
+
+        return jax.lax.scan(one, carry, length=self.engine.chunk)
+
+    def episode(self, engine: BatchEngine, episode: int) -> list[dict]:
+        """``BatchEngine.replay`` of ``engine`` (a new engine of this program's batch): its
+        key drawn from ``engine.rng`` as ``run()`` draws it, the rounds played chunk by
+        chunk until episode ``episode`` has ended."""
+        import jax
+
+        seeds = engine.rng.integers(0, 2**32, size=2)
+        carry, first = self.first(jax.random.fold_in(jax.random.key(int(seeds[0])),
+                                                     int(seeds[1])), episode)
+        states = [jax.device_get(first)]
+        while True:
+            carry, out = self.rounds(carry, episode)
+            out = jax.device_get(out)
+            for r in range(self.engine.chunk):
+                if not out["playing"][r]:
+                    break
+                states.append({name: value[r] for name, value in out["state"].items()})
+            if not out["playing"].all() or bool(carry["done"][episode]):
+                break
+        return [{name: np.array(value) if name != "t" else int(value)
+                 for name, value in state.items()} for state in states]
+
 
 def collected(engine: BatchEngine, rounds: list, episodes: int) -> "Rows":
     """The rows of ``engine`` (a batch of ``engine.episodes``) after its start and every round

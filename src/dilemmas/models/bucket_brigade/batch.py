@@ -92,3 +92,23 @@ class BucketBrigadeBatch(BatchEngine):
     def agent_row(self) -> dict:
         return {"house": self.locations, "signal": self.signals, "mode": self.working,
                 "lied": self.lied, "reward": self.tally.rewards}
+
+    def load(self, model, state):
+        """The night ``t``'s houses, decisions and tally as ``BucketBrigadeModel`` holds them
+        (``state``, ``locations``, ``signalled``, ``working``, ``lied``, ``tally``,
+        ``night``; each agent's ``house``, ``signal``, ``mode``, ``lied``: no signal or
+        mode before night 1), and its reporters (``model.report``)."""
+        one = {name: value[None] for name, value in state.items() if name != "t"}
+        model.night = state["t"]
+        model.state, model.locations = one["houses"], one["locations"]
+        model.signalled, model.working, model.lied = one["signals"], one["working"], one["lied"]
+        model.tally = arrays.Tally(*(one[name] for name in arrays.Tally._fields))
+        model.start = one["start_houses"]
+        for agent in model.seats:
+            agent.house = int(state["locations"][agent.seat])
+            words = (REST, WORK)
+            agent.signal = words[int(state["signals"][agent.seat])] if state["t"] else None
+            agent.mode = words[int(state["working"][agent.seat])] if state["t"] else None
+            agent.lied = bool(state["lied"][agent.seat])
+        model.report(model.night, model.state, model.signalled, model.working, model.lied,
+                     one["burning_at_start"], model.tally, model.A, model.L, model.c)

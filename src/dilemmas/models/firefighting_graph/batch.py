@@ -68,3 +68,13 @@ class FirefightingGraphBatch(BatchEngine):
         return {"house": xp.where(first, math.nan, self.visited),
                 "observation": xp.where(first, math.nan, self.observations),
                 "reward": self.rewards}
+
+    def load(self, model, state):
+        """Step ``t``'s levels (into the ``fire`` layer), visits, observations, rewards and
+        crews as ``FirefightingGraphModel`` holds them (its agents read those arrays), and
+        its reporters (``model._report``)."""
+        model.t = state["t"]
+        model.levels[:] = state["levels"]
+        model.visited, model.observations = state["visited"], state["observations"]
+        model.rewards, model.crew_counts = state["rewards"], state["crew_counts"][None]
+        model._report()

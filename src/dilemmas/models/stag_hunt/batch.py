@@ -97,6 +97,25 @@ class StagHuntBatch(InTurnEngine):
         return {"health": self.agent_health, "reward": self.reward, "stags": self.stags,
                 "hares": self.hares, "removed": self.removed, "seated": self.playing}
 
+    def load(self, model, state):
+        """Turn ``t``'s ``arrays.State`` as ``StagHuntModel`` holds it (one episode): the
+        seats spawned this episode are the model's agents (the others removed, as the model
+        removes them), the grid and agents show the state (``model._show``), and its
+        reporters."""
+        model.turn = state["t"]
+        model.state = arrays.State(*(state[name][None] for name in arrays.State._fields))
+        model.playing = state["playing"][None]
+        for agent in model.seats:
+            if state["playing"][agent.seat] and agent not in model.agents:
+                number = agent.unique_id
+                model.register_agent(agent)  # Mesa numbers it anew: it keeps its seat's
+                agent.unique_id = number
+            elif not state["playing"][agent.seat] and agent in model.agents:
+                agent.cell = None
+                agent.remove()
+        model._show()
+        model._report()
+
 
 def _map_resources(model) -> np.ndarray:
     """The map's own resources (3: one of random kind), none on a random map."""

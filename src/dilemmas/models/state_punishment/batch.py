@@ -84,3 +84,11 @@ class StatePunishmentBatch(InTurnEngine):
     def agent_row(self) -> dict:
         return {name: getattr(self, name) for name in ("reward", "collected", "votes_up",
                                                        "votes_down", "harm_received")}
+
+    def load(self, model, state):
+        """Turn ``t``'s ``arrays.State`` as ``StatePunishmentModel`` holds it (one episode),
+        shown by its grids and agents (``model._show``), and its reporters."""
+        model.turn = state["t"]
+        model.state = arrays.State(*(state[name][None] for name in arrays.State._fields))
+        model._show()
+        model._report()
