@@ -182,3 +182,11 @@ def test_a_run_of_a_compiled_block_is_replayed_and_says_its_floats_are_32_bit(tm
     model = runs.model_at(recording, recording.rounds)
     assert model.t == recording.rows["step"].iloc[-1]
     assert model.total_fire == recording.rows["total_fire"].iloc[-1]
+
+
+def test_a_replayed_world_cannot_play_on():
+    engine = GAMES["firefighting_graph"].batch(3, np.random.default_rng(2), max_steps=4,
+                                               population="random")
+    model = engine.world(engine.replay(1), 2)
+    with pytest.raises(RuntimeError, match="cannot play on"):
+        model.step()

@@ -705,3 +705,32 @@ def test_every_control_says_what_its_parameter_means_and_allows(page):
     for parameter in GAMES["bucket_brigade"].parameters:
         text = f"{parameter.description}. Allowed: {parameter.allowed()}".replace("`", "")
         assert text in lines, parameter.name
+
+
+@pytest.mark.parametrize("seed, said", [("", "rng=None is invalid"),
+                                        ("1.0", "rng=1.0 is invalid"),
+                                        ("-2", "rng=-2 is invalid")])
+def test_a_seed_the_page_cannot_play_is_said_and_kept_in_the_address(seed, said):
+    addresses = []
+    box, rc = solara.render(Root(f"/?game=bucket_brigade&seed={seed}", addresses),
+                            handle_error=False)
+    assert any(m.startswith(said) for m in messages(box)), messages(box)
+    assert caption(rc) == opening("Bucket Brigade")  # the defaults, at seed 1
+    set_control(box, "num_agents", 5)
+    assert addresses[-1] == f"/?game=bucket_brigade&seed={seed}&num_agents=5"
+    assert any(m.startswith(said) for m in messages(box))
+    rc.close()
+
+
+def test_a_parameter_used_only_when_two_things_hold_is_greyed_until_both_do():
+    box, rc = solara.render(Root("/?game=stag_hunt"), handle_error=False)
+    # single_tile_attack needs attack_mode=None and area_attack=False; area_attack needs the first
+    assert control(box, "single_tile_attack").disabled
+    assert not control(box, "area_attack").disabled
+    set_control(box, "area_attack", False)
+    assert not control(box, "single_tile_attack").disabled
+    set_control(box, "attack_mode", "beam")
+    assert control(box, "single_tile_attack").disabled and control(box, "area_attack").disabled
+    assert any(t.startswith("Not used now (used only with attack_mode=None and "
+                            "area_attack=False)") for t in help_lines(box))
+    rc.close()

@@ -347,3 +347,40 @@ def test_a_corrupted_replay_raises_a_run_error(episode, content, message):
     with pytest.raises(RunError, match=message) as raised:
         runs.open_replay(path)
     assert str(path) in str(raised.value) and "\n" not in str(raised.value)
+
+
+# --- Runs of a sampled design -----------------------------------------------------------------
+
+LHS = """\
+game = "firefighting_graph"
+seed = 5
+replicates = 2
+engine = "{engine}"
+
+[fixed]
+max_steps = 8
+population = "random"
+
+[design]
+kind = "lhs"
+samples = 3
+
+[design.parameters]
+p_ignite = [0.1, 0.5]
+n_agents = {{low = 2, high = 6}}
+"""
+
+
+@pytest.mark.parametrize("engine", ["model", "auto"])
+def test_the_runs_of_a_sampled_design_are_listed_by_their_values_and_verify(tmp_path, engine):
+    folder = write_study(tmp_path, f"lhs_{engine}", LHS.format(engine=engine))
+    stored = results.load(folder)
+    listed = runs.list_runs(folder)
+    assert len(listed) == len(stored["run_id"].unique()) == 6
+    for entry in listed:
+        row = stored[stored["run_id"] == entry["run_id"]].iloc[0]
+        assert entry["name"] == (f"p_ignite={row['p_ignite']}, n_agents={row['n_agents']} · "
+                                 f"replicate {entry['replicate']} · seed {entry['seed']}")
+        recording = runs.open_run(folder, entry["run_id"])
+        assert recording.name == entry["name"]
+        assert runs.verify(recording).message.startswith("identical to its ")

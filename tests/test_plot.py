@@ -203,6 +203,10 @@ def test_every_figure_can_be_written_with_its_caption_beside_and_none_inside(
         paper.save(inside, tmp_path / "inside", name)
         shown_inside = pdf_text((tmp_path / "inside" / f"{name}.pdf").read_bytes())
         assert all(w in shown_inside for w in own), name
+        # saved again with the caption inside, in the same folder: no caption file stays
+        assert [p.suffix for p in paper.save(inside, tmp_path, name)] == [".pdf", ".png"]
+        assert not (tmp_path / f"{name}.txt").exists()
+        assert not (tmp_path / f"{name}.tex").exists()
 
 
 def test_latex_special_characters_are_escaped():

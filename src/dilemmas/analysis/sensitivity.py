@@ -47,10 +47,13 @@ COLUMNS = {"sobol": ["S1", "S1_conf", "ST", "ST_conf"],
            "lhs": ["S1", "S1_conf"]}
 
 
-def indices(design: Design, y, matrix: np.ndarray | None = None, seed: int = SEED) -> pd.DataFrame:
+def indices(design: Design, y, matrix: np.ndarray | None = None, seed: int = SEED,
+            confidence: float = None) -> pd.DataFrame:
     """The sensitivity indices of the values ``y`` at ``design``'s points (in SALib's order;
     ``matrix``: its sample, drawn again if None): one row per parameter, the columns of
-    ``COLUMNS[design.kind]`` (module docstring)."""
+    ``COLUMNS[design.kind]`` (module docstring), the intervals at ``confidence`` (default
+    ``CONFIDENCE``)."""
+    confidence = CONFIDENCE if confidence is None else confidence
     if design.kind not in COLUMNS:
         raise ValueError(f"a {design.kind} design has no sensitivity indices; they need a "
                          f"design of kind {' , '.join(COLUMNS)} (docs/how-to/sensitivity.md)")
@@ -65,12 +68,12 @@ def indices(design: Design, y, matrix: np.ndarray | None = None, seed: int = SEE
         from SALib.analyze import sobol
         # a Generator: SALib's Sobol analyzer takes a seed of 0 for no seed at all
         found = sobol.analyze(problem, y, calc_second_order=False, num_resamples=RESAMPLES,
-                              conf_level=CONFIDENCE, seed=np.random.default_rng(seed))
+                              conf_level=confidence, seed=np.random.default_rng(seed))
     elif design.kind == "morris":
         from SALib.analyze import morris
         matrix = design.matrix() if matrix is None else matrix
         found = morris.analyze(problem, matrix, y, num_resamples=RESAMPLES,
-                               conf_level=CONFIDENCE, num_levels=design.num_levels, seed=seed)
+                               conf_level=confidence, num_levels=design.num_levels, seed=seed)
     else:
         from SALib.analyze import rbd_fast
         matrix = design.matrix() if matrix is None else matrix
@@ -91,12 +94,7 @@ def design_of(folder) -> Design:
         raise ValueError(f"{folder} holds a study without a sampled design (a grid); "
                          "sensitivity indices need [design] kind = \"sobol\", \"morris\" or "
                          "\"lhs\" (docs/how-to/sensitivity.md); `dilemmas plot` draws any study")
-    design = Design.from_definition(study["design"])
-    if design.definition(design.points())["digest"] != study["design"]["digest"]:
-        raise ValueError(f"{folder}: this SALib draws other design points than the ones the "
-                         "study was run with (its study.json digest); use the SALib version "
-                         "that ran it")
-    return design
+    return Design.recorded(study["design"], str(folder))
 
 
 def point_means(folder, statistic: str, table: pd.DataFrame | None = None):

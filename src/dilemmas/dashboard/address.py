@@ -43,7 +43,7 @@ class Address:
         kept while the run viewer is shown, for the way back."""
         query = {"mode": self.mode} if self.mode != "play" else {}
         query["game"] = self.game
-        if self.seed != SEED:
+        if type(self.seed) is not int or self.seed != SEED:
             query["seed"] = as_text(self.seed)
         query.update({name: as_text(value) for name, value in self.given.items()})
         return "/?" + urlencode(query)

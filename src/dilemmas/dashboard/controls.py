@@ -129,8 +129,8 @@ def help_text(parameter, values: Mapping) -> str:
     """The line under a control: what the parameter means, what it allows and, while the
     model does not use it, why (its declaration, ``dilemmas.models.parameters``)."""
     text = f"{parameter.description}. Allowed: {parameter.allowed()}".replace("`", "")
-    if parameter.used is not None and not parameter.used.holds(values):
-        text = f"Not used now ({parameter.used.text()}). ".replace("`", "") + text
+    if not parameter.is_used(values):
+        text = f"Not used now (used only with {parameter.used_text()}). ".replace("`", "") + text
     return text
 
 
@@ -141,7 +141,7 @@ def Control(game, parameter, given: Mapping, change, fault: str | None):
     values = shown_values(game, given)
     value, name = values[parameter.name], parameter.name
     control, kind = parameter.control, parameter.kind
-    unused = parameter.used is not None and not parameter.used.holds(values)
+    unused = not parameter.is_used(values)
 
     def set_to(new):
         change(name, new)

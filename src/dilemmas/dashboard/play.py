@@ -28,9 +28,13 @@ SEED = "seed (rng)"
 
 
 def build(game, given: dict, seed):
-    """``(model, None)``, or ``(None, (parameter, SEED or None, message))`` if it is
-    refused."""
+    """``(model, None)``, or ``(None, (name, message))`` if it is refused: ``name`` is the
+    parameter at fault, ``SEED``, or None. The page always names its seed (no fresh one
+    from the operating system: an address plays the same episode each time)."""
     try:
+        if seed is None:
+            raise ValueError("rng=None is invalid: the page plays a given seed, an integer "
+                             ">= 0")
         check.seed("rng", seed)
     except ValueError as error:
         return None, (SEED, one_line(error))
@@ -53,6 +57,7 @@ class Session:
             model, given, seed = game.model(rng=address.SEED), {}, address.SEED
         self.model, self.given, self.seed = model, given, seed
         self.lock = threading.Lock()
+        self.paused = False
 
 
 @solara.component
@@ -76,7 +81,7 @@ def PlayPage(game, shown: Address, go):
             tick.set(tick.value + 1)
 
     def follow():
-        if (given, seed) != (session.given, session.seed):
+        if repr((given, seed)) != repr((session.given, session.seed)):
             rebuild(given, seed)
         else:
             fault.set(None)
@@ -86,17 +91,18 @@ def PlayPage(game, shown: Address, go):
     def reset():
         """The episode again with the last accepted parameters; a refused value in the form
         stays said."""
-        refused = fault.value if (given, seed) != (session.given, session.seed) else None
+        refused = fault.value if repr((given, seed)) != repr((session.given, session.seed)) else None
         rebuild(session.given, session.seed)
         if refused:
             fault.set(refused)
 
     def step(model=None):
-        """Play a round of ``model`` (default: the one shown), if it is still the one shown:
-        a Play thread that Reset has overtaken steps nothing."""
+        """Play a round of ``model`` (default: the one shown), if it is still the one shown
+        and, for Play's thread (which names its model), Play is still on: a Play thread that
+        Reset or Pause has overtaken steps nothing."""
         try:
             with session.lock:
-                if model is None or session.model is model:
+                if model is None or (session.model is model and not session.paused):
                     session.model.step()
         except Exception as error:
             playing.set(False)
@@ -117,6 +123,19 @@ def PlayPage(game, shown: Address, go):
 
     solara.use_thread(play, dependencies=[playing.value], intrusive_cancel=False)
 
+    def play_or_pause():
+        """Play starts, or stops: after Pause no round starts, a round being played
+        finishes, and the page then shows the last round with the button that says Play."""
+        if not playing.value:
+            session.paused = False
+            playing.set(True)
+            return
+        session.paused = True
+        with session.lock:  # (no state is set while it is held: a render takes it too)
+            pass
+        playing.set(False)
+        tick.set(tick.value + 1)
+
     def change(name: str, value):
         go(lambda a: a.with_(given={**a.given, name: value}))
 
@@ -130,11 +149,11 @@ def PlayPage(game, shown: Address, go):
         Controls(game, given, change, fault.value)
     if fault.value and fault.value[0] is None:
         message(fault.value[1])
-    Board(game, session, tick, playing, rate, reset, step)
+    Board(game, session, tick, playing, rate, reset, step, play_or_pause)
 
 
 @solara.component
-def Board(game, session: Session, tick, playing, rate, reset, step):
+def Board(game, session: Session, tick, playing, rate, reset, step, play_or_pause):
     """What changes each round (the only part of the page drawn again then): the buttons and
     the round counter, the world, the plots and, when shown, one agent's story."""
     model, version = session.model, tick.value
@@ -145,7 +164,8 @@ def Board(game, session: Session, tick, playing, rate, reset, step):
             solara.Button("Step", on_click=lambda: step(), outlined=True,
                           disabled=playing.value or not model.running)
             solara.Button("Pause" if playing.value else "Play",
-                          on_click=lambda: playing.set(not playing.value), color="primary",
+                          on_click=play_or_pause,
+                          color="primary",
                           disabled=not model.running and not playing.value)
             with solara.Column(classes=["speed"], style={"min-width": "220px"}):
                 solara.SliderInt(f"speed = {rate.value} rounds/s", value=rate, min=1, max=30,

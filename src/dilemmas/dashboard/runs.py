@@ -51,13 +51,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dilemmas.analysis.studies import manifest
+from dilemmas.analysis.studies.designs import Design, DesignError
+from dilemmas.analysis.studies.results import varied
 from dilemmas.analysis.studies.study import Study, StudyError, canonical
 from dilemmas import GAMES
 from dilemmas.registry import Game
 
 #: The columns ``dilemmas.analysis.studies.run_files.run_columns`` puts in front of every row
 #: (then the run's parameters).
-FRONT = ("run_id", "replicate", "seed", "engine", "rules_version")
+FRONT = ("run_id", "replicate", "seed", "engine", "rules_version", "design_point")
 #: Study fields ``study.json`` must hold.
 DEFINITION = ("game", "seed", "replicates", "collect", "fixed", "sweep")
 #: How a ``StudyError`` of the study read from ``study.json`` (named "study") begins.
@@ -137,9 +139,8 @@ def list_runs(folder) -> list[dict]:
     stored = _stored_runs(folder)
     engine = "batch" if definition.get("engine") == "batch" else "model"
     listed = [{"run_id": run.run_id, "replicate": run.replicate, "seed": run.seed,
-               "engine": engine, "name": run_name({name: run.parameters[name]
-                                                   for name in definition["sweep"]},
-                                                  run.replicate, run.seed),
+               "engine": engine,
+               "name": run_name(_varied(definition, run), run.replicate, run.seed),
                **run.parameters}
               for run in study.runs() if run.run_id in stored]
     return sorted(listed, key=lambda entry: entry["run_id"])
@@ -150,6 +151,11 @@ def run_name(swept: dict, replicate: int, seed: int) -> str:
     its seed."""
     values = ", ".join(f"{name}={value}" for name, value in swept.items())
     return f"{values + ' · ' if values else ''}replicate {replicate} · seed {seed}"
+
+
+def _varied(definition: dict, run) -> dict:
+    """The values a run takes of the parameters its study varies (swept or sampled)."""
+    return {name: run.parameters[name] for name in varied(definition)}
 
 
 def open_run(folder, run_id: str) -> Recording:
@@ -182,7 +188,7 @@ def open_run(folder, run_id: str) -> Recording:
     return Recording(game, run_id, run.seed, copy.deepcopy(run.parameters), engine, rows,
                      agent_rows, int(rows["Step"].iloc[-1]), str(folder), run.replicate,
                      _refusal(run_id, game, engine, version),
-                     swept={name: run.parameters[name] for name in definition["sweep"]},
+                     swept=_varied(definition, run),
                      block=block)
 
 
@@ -228,12 +234,15 @@ def _study_of(text: str, where: str) -> tuple[Study, dict]:
     if missing:
         raise RunError(f"{where}: the field {missing[0]!r} is missing")
     try:
+        design = (Design.recorded(definition["design"], where) if "design" in definition
+                  else None)
         study = Study(game=definition["game"], seed=definition["seed"],
                       replicates=definition["replicates"], collect=definition["collect"],
                       fixed=definition["fixed"], sweep=definition["sweep"], name="study",
                       max_runs=sys.maxsize,  # the file does not record the study's max_runs
-                      engine="auto" if definition.get("engine") == "batch" else "model")
-    except (StudyError, TypeError) as error:
+                      engine="auto" if definition.get("engine") == "batch" else "model",
+                      design=design)
+    except (StudyError, DesignError, TypeError, KeyError) as error:
         raise RunError(f"{where}: {str(error).removeprefix(PREFIX)}") from None
     return study, definition
 

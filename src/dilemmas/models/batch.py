@@ -66,6 +66,11 @@ def gathered(kind: type) -> property:
                                   "engine's each).")
 
 
+def _shown_only():
+    raise RuntimeError("a world replayed from a batch-engine block shows a recorded episode "
+                       "and cannot play on: build the game's model to play")
+
+
 def decides_on_arrays(behaviour: type, methods) -> bool:
     """Whether a behaviour class can play in a batch: it has ``batch_decide``, defined in
     the class that defines its decision ``methods`` or in a subclass of it (a subclass that
@@ -266,6 +271,7 @@ class BatchEngine:
             model.datacollector = mesa.DataCollector(
                 model_reporters=_columns(model.model_reporters),
                 agent_reporters=_columns(model.agent_reporters))
+            model.step = _shown_only
             start = 0
         else:
             start = model.steps + 1

@@ -226,7 +226,7 @@ class Text:
 
 @dataclass(frozen=True)
 class When:
-    """A parameter used only while the earlier parameter ``name`` takes one of ``values``
+    """A parameter used only while the parameter ``name`` takes one of ``values``
     (the Firefighting Graph's ``n_agents`` with ``layout = "row"``); it is still checked
     while unused, and the dashboard greys its control."""
 
@@ -237,8 +237,7 @@ class When:
         return values.get(self.name) in self.values
 
     def text(self) -> str:
-        return "used only with " + " or ".join(f"`{self.name}={value!r}`"
-                                               for value in self.values)
+        return " or ".join(f"`{self.name}={value!r}`" for value in self.values)
 
 
 # --- Declarations --------------------------------------------------------------------------
@@ -250,7 +249,8 @@ class Parameter:
     ``optional=True``: None is allowed and kept (it means what the description says).
     ``requires``: what the model checks of it beside other parameters, in words (a check a
     bound cannot say, docs/rules/README.md, rule 7), shown after what its kind allows.
-    ``used``: when the model uses it (:class:`When`), if not always.
+    ``used``: when the model uses it, if not always: the conditions (:class:`When`) that
+    must all hold.
     """
 
     name: str
@@ -261,7 +261,15 @@ class Parameter:
     table: tuple[str, Mapping] | None = None
     optional: bool = False
     requires: str = ""
-    used: When | None = None
+    used: tuple[When, ...] = ()
+
+    def is_used(self, values: Mapping) -> bool:
+        """Whether the model uses this parameter beside the other ``values``."""
+        return all(when.holds(values) for when in self.used)
+
+    def used_text(self) -> str:
+        """When the model uses it, in words ("" if always)."""
+        return " and ".join(when.text() for when in self.used)
 
     def check(self, value, values: Mapping):
         """The value the model keeps, or a ``ValueError`` naming the parameter."""

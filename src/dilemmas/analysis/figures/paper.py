@@ -227,7 +227,8 @@ def fit_texts(figure: Figure) -> None:
 def save(figure: Figure, out_dir, name: str) -> list[Path]:
     """Write ``figure`` as ``<out_dir>/<name>.pdf`` and ``.png`` (creating ``out_dir``);
     return the paths. A figure drawn with its caption beside (``layout``) also gets
-    ``<name>.txt`` (the caption) and ``<name>.tex`` (``latex_figure``); one drawn at a
+    ``<name>.txt`` (the caption) and ``<name>.tex`` (``latex_figure``), and one drawn with
+    it inside removes those of an earlier save; one drawn at a
     column's width is saved at exactly that width (no tight box). The PDF carries no
     creation date, so the same data gives the same file, and embeds its fonts (TrueType)."""
     out_dir = Path(out_dir)
@@ -250,6 +251,9 @@ def save(figure: Figure, out_dir, name: str) -> list[Path]:
         (out_dir / f"{name}.tex").write_text(latex_figure(name, text, figure.column_width),
                                              encoding="utf-8")
         paths += [out_dir / f"{name}.txt", out_dir / f"{name}.tex"]
+    else:  # the caption is in the image: no caption file of an earlier save stays beside it
+        for suffix in ("txt", "tex"):
+            (out_dir / f"{name}.{suffix}").unlink(missing_ok=True)
     return paths
 
 

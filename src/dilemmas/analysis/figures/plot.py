@@ -72,8 +72,13 @@ def plot(folder, x: str, y: str, hue: str | None = None, facet: str | None = Non
     if len(set(shown)) < len(shown):
         raise ValueError(f"--x, --hue and --facet must be different parameters; got {shown}")
     study = results.definition(folder)
+    sampled = set(study["design"]["parameters"]) if "design" in study else set()
+
+    def binned(name) -> bool:  # a sampled parameter, with a value per design point
+        return name in sampled and _numeric(table[name]) and table[name].nunique() > MAX_LEVELS
+
     notes, ticks = [], None
-    if _numeric(table[x]) and table[x].nunique() > MAX_LEVELS:
+    if binned(x):
         table = table.assign(**{x: _binned(table[x], BINS)})
         notes.append(f"As {x} takes a value per design point, the runs are grouped into "
                      f"{table[x].nunique()} bins of {x} of about equal numbers of runs, each "
@@ -85,7 +90,7 @@ def plot(folder, x: str, y: str, hue: str | None = None, facet: str | None = Non
         ticks = [str(v) for v in levels]
         table = table.assign(**{x: table[x].map({v: i for i, v in enumerate(levels)})})
     for option, name in (("hue", hue), ("facet", facet)):
-        if name is not None and _numeric(table[name]) and table[name].nunique() > MAX_LEVELS:
+        if name is not None and binned(name):
             table = table.assign(**{name: _binned(table[name], GROUPS).map(_round)})
             notes.append(f"As {name} takes a value per design point, the runs are grouped into "
                          f"{table[name].nunique()} bins of {name} of about equal numbers of "

@@ -278,6 +278,17 @@ class Design:
         matrix = self.matrix() if matrix is None else matrix
         return [{f.name: f.value(x) for f, x in zip(self.factors, row)} for row in matrix]
 
+    @classmethod
+    def recorded(cls, definition: dict, where: str) -> "Design":
+        """The design ``study.json`` (at ``where``) records, its points drawn again and
+        checked against the digest recorded there."""
+        design = cls.from_definition(definition)
+        if design.definition(design.points())["digest"] != definition["digest"]:
+            raise DesignError(f"{where}: this SALib draws other design points than the ones "
+                              "the study was run with (its study.json digest); use the SALib "
+                              "version that ran it")
+        return design
+
     def definition(self, points: list[dict]) -> dict:
         """What ``study.json`` records of the design: its table, normalised, the number of
         its ``points`` and their digest, so that a folder is never resumed with other points

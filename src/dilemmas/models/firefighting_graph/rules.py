@@ -70,13 +70,13 @@ PARAMETERS = Parameters((
               control=Select()),
     Parameter("n_agents", 10, Integer(low=1, high=10_000), "firefighters of the row (ignored by "
                                                            "`grid`, but checked in both layouts)",
-              used=When("layout", ("row",))),
+              used=(When("layout", ("row",)),)),
     Parameter("n_width", 5, Integer(low=1, high=100), "firefighter columns of the grid (ignored "
                                                       "by `row`, but checked in both layouts)",
-              used=When("layout", ("grid",))),
+              used=(When("layout", ("grid",)),)),
     Parameter("n_height", 5, Integer(low=1, high=100), "firefighter rows of the grid (ignored by "
                                                        "`row`, but checked in both layouts)",
-              used=When("layout", ("grid",))),
+              used=(When("layout", ("grid",)),)),
     Parameter("population", "random", Population(
         count=firefighters,
         seats="the number of firefighters (`n_agents` for `row`, `n_width * n_height` for `grid`)"),

@@ -56,19 +56,19 @@ def _agent_configs(name, value, values):
 PARAMETERS = Parameters((
     Parameter("height", 13, Integer(low=3, high=200),
               "rows of a random map, border walls included (unused with `ascii_map`)",
-              used=When("ascii_map", (None,))),
+              used=(When("ascii_map", (None,)),)),
     Parameter("width", 13, Integer(low=3, high=200),
               "columns of a random map, border walls included (unused with `ascii_map`)",
-              used=When("ascii_map", (None,))),
+              used=(When("ascii_map", (None,)),)),
     Parameter("wall_density", 0.0, Real(low=0, high=0.99),
               "share of a random map's interior cells made walls",
-              control=Slider(0.0, 0.3, 0.05), used=When("ascii_map", (None,))),
+              control=Slider(0.0, 0.3, 0.05), used=(When("ascii_map", (None,)),)),
     Parameter("resource_density", 0.15, Probability(),
               "probability that an open cell of a random map starts with a resource",
-              control=Slider(0.0, 0.5, 0.05), used=When("ascii_map", (None,))),
+              control=Slider(0.0, 0.5, 0.05), used=(When("ascii_map", (None,)),)),
     Parameter("stag_probability", 0.5, Probability(), "probability that a drawn resource is a "
                                                       "stag",
-              control=Slider(0.0, 1.0, 0.05), used=When("ascii_map", (None,))),
+              control=Slider(0.0, 1.0, 0.05), used=(When("ascii_map", (None,)),)),
     Parameter("ascii_map", None, Custom(_map_source, "a `str` or a `pathlib.Path`: the map as "
                                         "text (a `str` with a line break) or a map file's path; "
                                         "the map must be valid (see World)",
@@ -104,10 +104,10 @@ PARAMETERS = Parameters((
               "the attack's footprint; None derives it from the two flags below",
               control=Select(ATTACK_MODES), optional=True),
     Parameter("area_attack", True, Boolean(), "with `attack_mode=None`: `area` if True",
-              used=When("attack_mode", (None,))),
+              used=(When("attack_mode", (None,)),)),
     Parameter("single_tile_attack", True, Boolean(),
               "with `attack_mode=None` and `area_attack=False`: `single` if True, else `beam`",
-              used=When("attack_mode", (None,))),
+              used=(When("attack_mode", (None,)), When("area_attack", (False,)))),
     Parameter("attack_cooldown", 1, Integer(low=0, high=MAX_STEPS),
               "cooldown of ATTACK in `area` and `single` modes"),
     Parameter("attack_cost", 0.0, Real(low=0), "subtracted from the attacker's reward per attack "
