@@ -41,3 +41,28 @@ def widgets_under(widget):
         for child in getattr(widget, name, None) or ():
             if isinstance(child, ipywidgets.Widget):
                 yield from widgets_under(child)
+
+
+#: The last ``DashboardAt``'s way to another address (as the browser's Back button goes).
+GO_TO = [None]
+
+
+def DashboardAt(path: str = "/", addresses: list | None = None):
+    """The dashboard's page under a router, as ``solara run`` serves it: its address starts
+    at ``path`` and a control's change goes to a new one (each appended to ``addresses``)."""
+    import solara
+    import solara.routing as routing
+
+    from dilemmas.dashboard import app
+
+    @solara.component
+    def Root():
+        where, go = solara.use_state(path)
+        GO_TO[0] = go
+        if addresses is not None and (not addresses or addresses[-1] != where):
+            addresses.append(where)
+        routing.router_context.provide(routing.Router(where, routes=app.routes, set_path=go))
+        with solara.AppLayout():
+            app.Page()
+
+    return Root()

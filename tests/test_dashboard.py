@@ -20,7 +20,7 @@ import pytest
 import solara
 import solara.routing as routing
 from solara.widgets import HTML
-from support import widgets_under
+from support import GO_TO, DashboardAt, widgets_under
 
 from dilemmas import GAMES
 from dilemmas.analysis.figures.colours import behaviour_colour
@@ -108,26 +108,9 @@ def click(rc, label: str):
     rc.find(v.Btn, children=[label]).widget.click()
 
 
-#: The last router's way to another address (as the browser's Back button goes there).
-back = [None]
-
-
-@solara.component
-def Root(path: str = "/", addresses: list | None = None):
-    """The page under a router, as ``solara run`` serves it: its address starts at ``path``
-    and a control's change goes to a new one (each appended to ``addresses``)."""
-    where, go = solara.use_state(path)
-    back[0] = go
-    if addresses is not None and (not addresses or addresses[-1] != where):
-        addresses.append(where)
-    routing.router_context.provide(routing.Router(where, routes=app.routes, set_path=go))
-    with solara.AppLayout():
-        app.Page()
-
-
 @pytest.fixture
 def page():
-    box, rc = solara.render(Root(), handle_error=False)
+    box, rc = solara.render(DashboardAt(), handle_error=False)
     yield box, rc
     rc.close()
 
@@ -674,7 +657,7 @@ def test_an_address_the_page_cannot_use_is_said_and_the_rest_is_used(search, sai
 
 def test_a_control_changed_goes_to_a_new_address_and_back_goes_to_the_last():
     addresses = []
-    box, rc = solara.render(Root("/?game=firefighting_graph&seed=3", addresses),
+    box, rc = solara.render(DashboardAt("/?game=firefighting_graph&seed=3", addresses),
                             handle_error=False)
     set_control(box, "layout", "grid")
     assert addresses[-1] == "/?game=firefighting_graph&seed=3&layout=grid"
@@ -689,7 +672,7 @@ def test_a_control_changed_goes_to_a_new_address_and_back_goes_to_the_last():
     world_3 = world(box)
     assert world_3 == world_of(GAMES["firefighting_graph"].model(layout="grid", n_width=3,
                                                                    rng=3))
-    back[0]("/?game=firefighting_graph&seed=3&layout=grid")
+    GO_TO[0]("/?game=firefighting_graph&seed=3&layout=grid")
     assert world(box) == world_of(GAMES["firefighting_graph"].model(layout="grid", rng=3))
     rc.close()
 
@@ -712,7 +695,7 @@ def test_every_control_says_what_its_parameter_means_and_allows(page):
                                         ("-2", "rng=-2 is invalid")])
 def test_a_seed_the_page_cannot_play_is_said_and_kept_in_the_address(seed, said):
     addresses = []
-    box, rc = solara.render(Root(f"/?game=bucket_brigade&seed={seed}", addresses),
+    box, rc = solara.render(DashboardAt(f"/?game=bucket_brigade&seed={seed}", addresses),
                             handle_error=False)
     assert any(m.startswith(said) for m in messages(box)), messages(box)
     assert caption(rc) == opening("Bucket Brigade")  # the defaults, at seed 1
@@ -723,7 +706,7 @@ def test_a_seed_the_page_cannot_play_is_said_and_kept_in_the_address(seed, said)
 
 
 def test_a_parameter_used_only_when_two_things_hold_is_greyed_until_both_do():
-    box, rc = solara.render(Root("/?game=stag_hunt"), handle_error=False)
+    box, rc = solara.render(DashboardAt("/?game=stag_hunt"), handle_error=False)
     # single_tile_attack needs attack_mode=None and area_attack=False; area_attack needs the first
     assert control(box, "single_tile_attack").disabled
     assert not control(box, "area_attack").disabled

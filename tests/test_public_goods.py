@@ -9,13 +9,13 @@ import pandas as pd
 import pytest
 import solara
 
-from dilemmas.dashboard import app
 from dilemmas.analysis.studies import results
 from dilemmas.cli.main import main
 from dilemmas.analysis.studies.runner import run_study
 from dilemmas.analysis.studies.study import Study
 from dilemmas import GAMES
 from public_goods import GAME, PublicGoodsModel
+from support import DashboardAt
 
 
 def test_it_is_registered_like_the_four_games():
@@ -73,12 +73,7 @@ def test_its_study_runs_through_the_runner_and_the_cli(tmp_path, capsys):
 
 
 def test_it_has_a_page_in_the_dashboard():
-    @solara.component
-    def Root():
-        with solara.AppLayout():
-            app.Page()
-
-    box, rc = solara.render(Root(), handle_error=False)
+    box, rc = solara.render(DashboardAt(), handle_error=False)
     try:
         picker = rc.find(v.Select, label="game").widget
         assert "Public Goods" in picker.items
@@ -87,7 +82,7 @@ def test_it_has_a_page_in_the_dashboard():
         assert caption.children == ["round 0 · population random · seed 1"]
         rc.find(v.Btn, children=["Step"]).widget.click()
         assert caption.children == ["round 1 · population random · seed 1"]
-        rc.find(v.Select, label="population").assert_single()
+        rc.find(v.Select, label="population: a declared mix").assert_single()
         rc.find(v.Slider, label="multiplier = 1.6").assert_single()
     finally:
         rc.close()
