@@ -93,7 +93,9 @@ def Picker(label: str, recording: solara.Reactive, default_folder: str = "result
                               on_value=lambda name: open_it(
                                   next(i for i, n in names.items() if n == name)),
                               classes=["run-picker-list"])
-            Field("run id (Enter opens it)", "", open_it, classes=["run-id-field"])
+            if chosen:  # shown once the server knows the study, so an id is opened in it
+                Field("run id (Enter opens it)", "", open_it,
+                      classes=["run-id-field"]).key(f"run-id-{chosen}")
         else:
             Field("Bucket Brigade replay file (.json; Enter opens it)", "", open_it,
                   classes=["replay-field"])
