@@ -291,6 +291,8 @@ BAD = {
               '[sweep]\nkappa = [0.1, 0.2]', "[design] and [sweep] together"),
     "fixed": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nbeta = [0.1, 0.2]\n'
               '[fixed]\nbeta = 0.3', "['beta'] in both [fixed] and [design.parameters]"),
+    "unspaced": ('[design]\nkind = "factorial"\nsamples = 3\n[design.parameters]\n'
+                 'beta = {levels = [0.1, 0.2]}', "samples=3 spaces no range"),
     "point": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nnum_agents = [4, 6]\n'
               '[fixed]\npopulation = "hero:4"', "in the combination {'num_agents'"),
 }

@@ -201,6 +201,9 @@ class Design:
             raise DesignError(f"[design] samples is missing: {what}")
         if samples is not None and (type(samples) is not int or samples < 1):
             raise DesignError(f"[design] samples={samples!r} must be an integer >= 1")
+        if kind == "factorial" and samples is not None and not ranged:
+            raise DesignError(f"[design] samples={samples} spaces no range: a factorial "
+                              "design of levels only plays every level; drop samples")
         if kind == "sobol" and samples & (samples - 1):
             raise DesignError(f"[design] samples={samples} must be a power of two for a Sobol "
                               f"design (Saltelli's scheme on a Sobol' sequence), e.g. "
