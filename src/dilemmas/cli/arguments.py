@@ -43,7 +43,10 @@ def figure_arguments(parser):
 
 
 def study_arguments(parser):
-    """Where a plot or sensitivity command finds a study file's results and writes."""
+    """The study a plot or sensitivity command reads, where a study file's results are, and
+    where it writes."""
+    parser.add_argument("study", type=Path, help="the study's results folder, or its study "
+                        "file (TOML; its results in --results/<name>)")
     parser.add_argument("--results", type=Path, default=Path("results"),
                         help="where a study file's results are (default: results)")
     parser.add_argument("--out", type=Path, default=Path("results/figures"),

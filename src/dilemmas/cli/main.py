@@ -135,8 +135,6 @@ def _parser():
         "(any study, any game), one line per value of --hue and one panel per value of "
         "--facet, with 95% confidence bands over the runs, in the paper figures' style; a "
         "parameter of a sampled design is binned (docs/how-to/sensitivity.md).")
-    plot.add_argument("study", type=Path, help="the study's results folder, or its study "
-                      "file (TOML; its results in --results/<name>)")
     plot.add_argument("--x", required=True, metavar="PARAMETER",
                       help="the parameter on the horizontal axis")
     plot.add_argument("--y", required=True, metavar="STATISTIC",
@@ -154,8 +152,6 @@ def _parser():
         "the replicates of each design point; prints the table and the share of the "
         "variance that is replicate noise, and writes a CSV and a figure "
         "(docs/how-to/sensitivity.md).")
-    sensitivity.add_argument("study", type=Path, help="the study's results folder, or its "
-                             "study file (TOML; its results in --results/<name>)")
     sensitivity.add_argument("--statistic", required=True,
                              help="the episode statistic (e.g. saved for Bucket Brigade)")
     study_arguments(sensitivity)
