@@ -37,6 +37,7 @@ from typing import ClassVar
 import mesa
 import numpy as np
 
+from dilemmas.agents.decisions import ArrayDecisions
 from dilemmas.agents.policy import take_decision
 from dilemmas.models.bucket_brigade.rules import BURNING, REST, WORK
 from dilemmas.models.xp import namespace
@@ -71,10 +72,12 @@ def nearest_fires(houses, locations):
     return xp.where((houses == BURNING).any(axis=1)[:, None], nearest, -1)
 
 
-class BucketBrigadeAgent(mesa.Agent):
+class BucketBrigadeAgent(ArrayDecisions, mesa.Agent):
     """An agent in a seat: owns houses ``h`` with ``h mod num_agents == seat``."""
 
     behaviour: ClassVar[str] = ""
+    #: The methods in which a behaviour decides (the model's signal and act phases).
+    decisions: ClassVar[tuple[str, ...]] = ("choose_signal", "choose_action")
 
     def __init__(self, model, seat: int):
         super().__init__(model)

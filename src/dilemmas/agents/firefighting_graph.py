@@ -33,12 +33,15 @@ from typing import ClassVar
 import mesa
 import numpy as np
 
+from dilemmas.agents.decisions import ArrayDecisions
 from dilemmas.agents.policy import take_decision
 
-class FirefighterAgent(mesa.Agent):
+class FirefighterAgent(ArrayDecisions, mesa.Agent):
     """Firefighter in seat ``seat``; its state lives in the model's arrays."""
 
     behaviour: ClassVar[str] = ""
+    #: The method in which a behaviour decides (the model's choose phase).
+    decisions: ClassVar[tuple[str, ...]] = ("choose_action",)
 
     def __init__(self, model, seat: int):
         super().__init__(model)

@@ -49,6 +49,7 @@ from typing import ClassVar
 
 from mesa.discrete_space import CellAgent
 
+from dilemmas.agents.decisions import ArrayDecisions
 from dilemmas.agents.policy import take_decision
 from dilemmas.models.phases import seat_value
 from dilemmas.models.stag_hunt import arrays
@@ -57,11 +58,13 @@ from dilemmas.models.stag_hunt.rules import (ACTIONS, ATTACK, DIRECTIONS, MOVE_T
                                              TURN_LEFT, TURN_RIGHT)
 
 
-class StagHuntAgent(CellAgent):
+class StagHuntAgent(ArrayDecisions, CellAgent):
     """Agent ``seat`` with its configuration (docs/rules/stag_hunt.md, "World"); its state is
     its seat's entries of the model's ``state`` (``dilemmas.models.stag_hunt.arrays.State``)."""
 
     behaviour: ClassVar[str] = ""
+    #: The method in which a behaviour decides (called by ``act`` on its turn).
+    decisions: ClassVar[tuple[str, ...]] = ("choose_action",)
 
     orientation = seat_value("orientation", "the way it faces: 0 N, 1 E, 2 S, 3 W")
     health = seat_value("agent_health", "its health")

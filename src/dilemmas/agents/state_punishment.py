@@ -32,6 +32,7 @@ from typing import ClassVar
 import numpy as np
 from mesa.discrete_space import CellAgent
 
+from dilemmas.agents.decisions import ArrayDecisions
 from dilemmas.agents.policy import take_decision
 from dilemmas.models.phases import seat_value
 from dilemmas.models.state_punishment import arrays
@@ -57,10 +58,12 @@ def action_table(mode: str) -> np.ndarray:
                      for move in (*MOVES, None)])
 
 
-class StatePunishmentAgent(CellAgent):
+class StatePunishmentAgent(ArrayDecisions, CellAgent):
     """A forager in seat ``seat``, playing in world ``seat mod num_worlds``."""
 
     behaviour: ClassVar[str] = ""
+    #: The method in which a behaviour decides (called by ``act`` on its turn).
+    decisions: ClassVar[tuple[str, ...]] = ("choose_action",)
 
     def __init__(self, model, seat: int):
         super().__init__(model)

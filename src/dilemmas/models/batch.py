@@ -47,7 +47,6 @@ from pathlib import Path
 
 import numpy as np
 
-from dilemmas.models.phases import AgentPhase
 from dilemmas.models.xp import fori, set_at
 from dilemmas.registry import GAMES
 
@@ -71,24 +70,58 @@ def _shown_only():
                        "and cannot play on: build the game's model to play")
 
 
-def decides_on_arrays(behaviour: type, methods) -> bool:
-    """Whether a behaviour class can play in a batch: it has ``batch_decide``, defined in
-    the class that defines its decision ``methods`` or in a subclass of it (a subclass that
-    changes a decision method without its own ``batch_decide`` cannot)."""
-    def owner(name):
-        return next((cls for cls in behaviour.__mro__ if name in vars(cls)), None)
+def off_arrays(behaviour: type) -> str | None:
+    """Why a behaviour class cannot play in a batch (None: it can). It can when it has
+    ``batch_decide`` and no class from itself up to the one that defines ``batch_decide``
+    defines a method of its own: a subclass that changes any decision, a helper its
+    decisions call or its constructor without its own ``batch_decide`` would be played as
+    its parent, so it plays on the Mesa model (docs/how-to/add-a-behaviour.md)."""
+    owner = next((cls for cls in behaviour.__mro__ if "batch_decide" in vars(cls)), None)
+    if owner is None:
+        return (f"behaviour {behaviour.behaviour!r} ({behaviour.__qualname__}) decides in "
+                "Python only (it has no batch_decide)")
+    for cls in behaviour.__mro__[:behaviour.__mro__.index(owner)]:
+        changed = sorted(name for name, value in vars(cls).items()
+                         if _is_method(name, value))
+        if changed:
+            return (f"behaviour {behaviour.behaviour!r} ({behaviour.__qualname__}) changes "
+                    f"{', '.join(changed)} of {owner.__qualname__} in {cls.__qualname__} "
+                    "without its own batch_decide")
+    return None
 
-    batch = owner("batch_decide")
-    return batch is not None and all(issubclass(batch, owner(method)) for method in methods
-                                     if owner(method) is not None)
+
+def _is_method(name: str, value) -> bool:
+    """Whether a class attribute is behaviour (a function, property or other descriptor, the
+    constructor included) rather than data such as ``behaviour`` or ``params``."""
+    if name.startswith("__") and name != "__init__" or isinstance(value, type):
+        return False
+    return callable(value) or hasattr(value, "__get__")
+
+
+def decides_on_arrays(behaviour: type) -> bool:
+    """Whether a behaviour class can play in a batch (``off_arrays`` says why not)."""
+    return off_arrays(behaviour) is None
 
 
 def unable(model) -> list[str]:
     """The behaviours seated in ``model`` that cannot decide on arrays
     (``decides_on_arrays``); empty when its game's batch engine can play its parameters."""
-    methods = [phase.method for phase in model.phases if isinstance(phase, AgentPhase)]
     return sorted({agent.behaviour for agent in model.seats
-                   if not decides_on_arrays(type(agent), methods)})
+                   if not decides_on_arrays(type(agent))})
+
+
+def why_off_arrays(model) -> str | None:
+    """In one line, the first seated behaviour (by seat) that keeps ``model``'s parameters
+    off the batch engine and why, or the engine's own refusal; None when the engine can
+    play them."""
+    for agent in model.seats:
+        reason = off_arrays(type(agent))
+        if reason:
+            return reason
+    engine = model.game.batch
+    if engine is None:
+        return f"{model.game.title} has no batch engine"
+    return engine.refusal(model)
 
 
 @dataclass

@@ -41,6 +41,7 @@ A model whose ``running`` is False has finished its episode: ``step()`` runs no 
 """
 
 import inspect
+import math
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -251,6 +252,13 @@ class PhasedModel(mesa.Model):
             row = type(self).array_reporters(*self._report_inputs)
             self._reported = _first_numbers(row)
         return self._reported
+
+    def behaviour_draw(self, shape) -> np.ndarray:
+        """Uniform numbers in [0, 1) of ``shape`` from ``self.random``, in C order: what a
+        behaviour's array form draws on the model (``dilemmas.agents.decisions``), one
+        ``random()`` a number, as a Python behaviour draws them."""
+        random = self.random.random
+        return np.array([random() for _ in range(math.prod(shape))]).reshape(shape)
 
     def seat_behaviours(self, seats: int) -> list[type]:
         """The behaviour class of each of ``seats`` seats, from ``population``."""

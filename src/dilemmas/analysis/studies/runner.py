@@ -16,7 +16,8 @@
 * Studies whose every behaviour can decide on arrays are played by the game's batch engine
   instead of its model, a block of up to 10,000 episodes at a time (1,000 when agents are
   collected; ``dilemmas.analysis.studies.blocks``):
-  the same files and columns, one file per task of blocks. The columns in front of every
+  the same files and columns, one file per task of blocks. Where a behaviour cannot, the
+  runner says in one line which and why (``Study.off_engine``) and plays the model. The columns in front of every
   row include ``engine`` (``"model"`` or ``"batch"``) and the game's ``rules_version``.
 * ``study.json`` -- the study's definition. Running a different study into the same folder
   is an error, so results of two studies never mix.
@@ -108,6 +109,9 @@ def _run(study, folder, backend, workers, scheduler, batch_size, progress) -> Re
     workers = workers or os.cpu_count() or 1
     failed_before = {path.stem for path in (folder / "failed").glob("*.json")}
     total = study.replicates * len(study.combinations())
+    if study.off_engine:
+        print(f"study {study.name!r} plays on the Mesa model, not the batch engine: "
+              f"{study.off_engine}", file=sys.stderr)
     if study.batch:
         tasks, already_done = block_tasks(study, folder, done, failed_before)
         function = play_blocks

@@ -34,7 +34,9 @@ every combination seats only behaviours that can decide on arrays is played by t
 thousands of episodes at once (``dilemmas.analysis.studies.blocks``); otherwise, or with
 ``"model"``, each run is played by the game's Mesa model. The two agree in distribution, not draw
 for draw, so the engine that plays a study (``Study.batch``) is part of its definition: a folder
-played by one is never resumed by the other.
+played by one is never resumed by the other. Where ``"auto"`` finds a combination the engine
+cannot play, ``Study.off_engine`` says in one line which behaviour (or parameter) and why
+(``dilemmas.models.batch.why_off_arrays``), and the runner prints it.
 
 Each run is a parameter combination and a replicate number. Its seed is derived from the
 study's seed and the run's parameters and replicate (SHA-256 of their canonical JSON), so the
@@ -190,9 +192,10 @@ class Study:
                              f"{size // self.replicates:,} combinations) is more than "
                              f"max_runs={self.max_runs:,}; split the study, or set max_runs "
                              "in the study file if you mean it")
-        from dilemmas.models.batch import unable  # imports Mesa: only when a study is made
+        from dilemmas.models.batch import why_off_arrays  # imports Mesa: only when a study is made
 
         batch = self.engine == "auto" and GAMES[self.game].references["batch"] is not None
+        off = None
         checked = set()
         for combination in self.combinations():
             if self.design is not None:  # sampled points may repeat: each checked once
@@ -207,8 +210,11 @@ class Study:
                          if key in combination}
                 raise StudyError(f"{where}: {error}"
                                  + (f" (in the combination {swept})" if swept else "")) from None
-            batch = batch and not unable(model) and GAMES[self.game].batch.refusal(model) is None
+            if batch:
+                off = why_off_arrays(model)
+                batch = off is None
         object.__setattr__(self, "batch", batch)
+        object.__setattr__(self, "off_engine", off)
 
     @classmethod
     def from_file(cls, path) -> "Study":

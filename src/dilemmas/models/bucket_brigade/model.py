@@ -28,6 +28,7 @@ Choices the sources leave open, made here (also in the rules' last section):
   whether or not it comes up (rules version 2, ``RULES_VERSION``); the behaviours draw from
   ``model.random``. Both are seeded by ``model.seed``, which replays a run exactly.
 """
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -152,6 +153,24 @@ class BucketBrigadeModel(PhasedModel):
             last_actions=last.actions if last else None,
             last_signals=last.signals if last else None,
         )
+
+    def array_view(self, agent, method: str) -> tuple[SimpleNamespace, str]:
+        """Tonight as the batch engine shows it to a behaviour's ``batch_decide``
+        (``dilemmas.models.bucket_brigade.batch``), one episode, and the phase of
+        ``method`` (``dilemmas.agents.decisions``)."""
+        view = SimpleNamespace(houses=self.start, locations=self.locations,
+                               last_work=self.working, signals=self.signalled, t=self.night,
+                               model=self, xp=np, draw=self.behaviour_draw, size=1)
+        return view, "signal" if method == "choose_signal" else "act"
+
+    @staticmethod
+    def array_decision(method: str, decided):
+        """A seat's decision of ``batch_decide`` (one episode, one seat) as ``method``
+        returns it: a signal, or ``(house, mode)``."""
+        if method == "choose_signal":
+            return WORK if decided[0, 0] else REST
+        houses, working = decided
+        return int(houses[0, 0]), WORK if working[0, 0] else REST
 
     # --- Phase 2: signal (decided simultaneously by the agents) ---------------------
     def reveal_signals(self, signals):

@@ -24,6 +24,7 @@ Choices the sources leave open, made here (also in the rules' last section):
   per firefighter outside its own decision.
 * ``collect_data=False`` is for speed: no DataCollector.
 """
+from types import SimpleNamespace
 
 import numpy as np
 from mesa.discrete_space import OrthogonalVonNeumannGrid
@@ -111,6 +112,18 @@ class FirefightingGraphModel(PhasedModel):
         self.seats = tuple(cls(self, i) for i, cls in enumerate(behaviours))
         self._report()
         self.start_data_collection()
+
+    def array_view(self, agent, method: str) -> tuple[SimpleNamespace, str]:
+        """This step as the batch engine shows it to a behaviour's ``batch_decide``
+        (``dilemmas.models.firefighting_graph.batch``: ``t`` counts the step about to be
+        played), one episode (``dilemmas.agents.decisions``)."""
+        return SimpleNamespace(observations=self.observations[None], t=self.t + 1, model=self,
+                               xp=np, draw=self.behaviour_draw, size=1), "choose"
+
+    @staticmethod
+    def array_decision(method: str, decided) -> int:
+        """A seat's action of ``batch_decide`` (one episode, one seat)."""
+        return int(decided[0, 0])
 
     # --- Phase 1: choose (simultaneous) ------------------------------------------------
     def visit(self, actions):

@@ -56,6 +56,7 @@ Choices the sources leave open, made here (also in the rules' last section):
 """
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -263,6 +264,20 @@ class StagHuntModel(PhasedModel):
         self.state = arrays.transitions(self.state, self.rules, self.turn,
                                         self.rng.random(self.state.queue_order.shape))
         self._show()
+
+    def array_view(self, agent, method: str) -> tuple[SimpleNamespace, str]:
+        """This turn as the batch engine shows it to a behaviour's ``batch_decide`` when the
+        ``agent`` is at its place (``acting``) (``current``, the one
+        episode's ``arrays.State``; ``dilemmas.agents.decisions``)."""
+        self._load()
+        return SimpleNamespace(current=self.state, acting=np.array([agent.seat]), t=self.turn,
+                               model=self, rules=self.rules, xp=np, draw=self.behaviour_draw,
+                               size=1), "act"
+
+    @staticmethod
+    def array_decision(method: str, decided) -> int:
+        """The acting seat's action of ``batch_decide`` (one episode)."""
+        return int(decided[0])
 
     # --- Phase 4: the agents act one after another (each calls take_action) -------------
     def take_action(self, agent, action):

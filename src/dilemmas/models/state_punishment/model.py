@@ -35,6 +35,7 @@ Choices the sources leave open, made here (also in the rules' last section):
 
 import dataclasses
 import math
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -168,6 +169,18 @@ class StatePunishmentModel(PhasedModel):
         self.state = arrays.spawn(self.state, self.rules, self.rng.random(shape),
                                   self.rng.random(shape))
         self._show()
+
+    def array_view(self, agent, method: str) -> tuple[SimpleNamespace, str]:
+        """This turn as the batch engine shows it to a behaviour's ``batch_decide`` when the
+        ``agent`` is at its place (``acting``) (``current``, the one
+        episode's ``arrays.State``; ``dilemmas.agents.decisions``)."""
+        self._load()
+        return SimpleNamespace(current=self.state, acting=np.array([agent.seat]), t=self.turn,
+                               model=self, xp=np, draw=self.behaviour_draw, size=1), "act"
+
+    def array_decision(self, method: str, decided) -> str:
+        """The acting seat's action of ``batch_decide`` (one episode), by name."""
+        return self.action_names[int(decided[0])]
 
     # --- Phase 2: the agents act one after another (each calls take_action) ----------
     def take_action(self, agent, action: str):
