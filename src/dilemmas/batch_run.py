@@ -316,7 +316,8 @@ def _engine_block(model_cls, game_name, layout, runs, max_steps, period):
     seed_name = "seed" if "seed" in runs[0][2] else "rng"
     seeds = [secrets.randbits(63) if run[2][seed_name] is None else int(run[2][seed_name])
              for run in runs]
-    engine = GAMES[game_name].batch(len(runs), np.random.default_rng(seeds),
+    game = GAMES.get(game_name) or model_cls.game  # a worker may not have registered it
+    engine = game.batch(len(runs), np.random.default_rng(seeds),
                                     agents=layout["agents"], **layout["parameters"])
     rows = _run_engine(engine, _cut(max_steps))
     missing = [name for name in layout["model"] if name not in rows.model]
