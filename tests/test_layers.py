@@ -67,4 +67,14 @@ def test_a_module_imports_only_its_layer_and_those_below(path):
 def test_every_layer_has_modules_and_the_top_level_holds_only_the_package_modules():
     assert {_layer(path) for path in MODULES} == set(LAYERS)
     top = sorted(path.name for path in PACKAGE.glob("*.py"))
-    assert top == ["__init__.py", "__main__.py", "games.py", "registry.py"]
+    assert top == ["__init__.py", "__main__.py", "batch_run.py", "games.py", "registry.py"]
+
+
+def test_batch_run_reaches_only_the_registry_and_the_models():
+    """``dilemmas.batch_run`` sits beside the layers (``dilemmas/__init__.py``), which import
+    it: it may import nothing above the models."""
+    path = PACKAGE / "batch_run.py"
+    named = _imports(ast.parse(path.read_text(), str(path)))
+    wrong = [f"line {line}: {name}" for line, name in named if name.startswith("dilemmas")
+             and name not in ANYWHERE and not name.startswith("dilemmas.models")]
+    assert not wrong, f"batch_run.py reaches above the models: {wrong}"

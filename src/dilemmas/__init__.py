@@ -22,12 +22,19 @@ The layers, each importing only those listed before it:
   co-players, and their stored baselines;
 * ``dilemmas.cli``: the ``dilemmas`` command;
 * ``dilemmas.games``: the registrations, which name what each layer contributes to a game.
+
+``dilemmas.batch_run`` (``dilemmas/batch_run.py``, beside the layers: it reaches only the
+registry and ``dilemmas.models``) is ``mesa.batch_run``'s call and rows, with a registered
+game's parameter combinations played on its batch engine where it can play them.
 """
 
 import importlib
 
 from dilemmas.registry import GAMES, Benchmark, Game, register
 from dilemmas import games  # noqa: F401  (registers the four games)
+# imported here, not lazily, so that ``dilemmas.batch_run`` is the function even after
+# ``import dilemmas.batch_run`` (the module imports only the standard library until called)
+from dilemmas.batch_run import batch_run
 
 #: What ``dilemmas.<name>`` gives, imported when first asked for (PEP 562), so that importing
 #: the package, as the command does, loads neither Mesa nor the environments' libraries.
@@ -52,7 +59,7 @@ def __getattr__(name):
 def __dir__():
     return sorted([*globals(), *_LAZY])
 
-__all__ = ["GAMES", "Benchmark", "Game", "aec_env", "functional_env", "parallel_env", "vector_env",
+__all__ = ["GAMES", "Benchmark", "Game", "batch_run", "aec_env", "functional_env", "parallel_env", "vector_env",
            "register",
            "BucketBrigadeModel", "FirefightingGraphModel", "StagHuntModel",
            "StatePunishmentModel"]
