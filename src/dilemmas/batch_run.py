@@ -217,20 +217,16 @@ def _engine_layout(game, combination):
     the engine's parameters); ``(None, why)`` where it cannot."""
     if game.references.get("batch") is None:
         return None, f"{game.name} has no batch engine"
-    from dilemmas.models.batch import unable
+    from dilemmas.models.batch import why_off_arrays
 
     parameters = dict(combination)
     if not parameters.pop("collect_data", True):
         raise ValueError("collect_data=False: batch_run reads every run's rows from its "
                          "model's DataCollector")
     probe = game.model(**parameters, collect_data=True, rng=0)
-    cannot = unable(probe)
-    if cannot:
-        return None, (f"population={getattr(probe, 'population', None)!r}: {cannot} cannot "
-                      f"decide on arrays")
-    refused = game.batch.refusal(probe)
-    if refused:
-        return None, refused
+    off = why_off_arrays(probe)
+    if off:
+        return None, off
     collector = probe.datacollector
     if getattr(collector, "agenttype_reporters", None):
         return None, "its DataCollector has agent-type reporters"
@@ -317,9 +313,9 @@ def _engine_block(model_cls, game_name, layout, runs, max_steps, period):
     seeds = [secrets.randbits(63) if run[2][seed_name] is None else int(run[2][seed_name])
              for run in runs]
     game = GAMES.get(game_name) or model_cls.game  # a worker may not have registered it
-    engine = game.batch(len(runs), np.random.default_rng(seeds),
-                                    agents=layout["agents"], **layout["parameters"])
-    rows = _run_engine(engine, _cut(max_steps))
+    engine = game.batch(len(runs), np.random.default_rng(seeds), agents=layout["agents"],
+                        **layout["parameters"])
+    rows = engine.run(compiled=False, rounds=_cut(max_steps))
     missing = [name for name in layout["model"] if name not in rows.model]
     if layout["agents"]:
         missing += [name for name in ["AgentID", *layout["agent"]] if name not in rows.agent]
@@ -335,35 +331,6 @@ def _cut(max_steps):
     if not max_steps > 0:
         return 0
     return None if math.isinf(max_steps) else math.ceil(max_steps)
-
-
-def _run_engine(engine, cut):
-    """``engine.run()``, stopped after ``cut`` rounds where it plays on numpy: the same
-    calls as ``BatchEngine.run(compiled=False)`` (every episode plays every round; the rows
-    of the rounds an episode played are kept), so the rows are that run's cut at ``cut``.
-    A batch that plays compiled (``COMPILED_FROM`` episodes or more) plays to its end."""
-    import numpy as np
-
-    from dilemmas.models.batch import COMPILED_FROM, collected
-
-    if engine.episodes >= COMPILED_FROM:
-        return engine.run()
-    engine.start()
-    done = np.zeros(engine.episodes, dtype=bool)
-    rounds = [engine.rows()]
-    while not done.all() and (cut is None or len(rounds) <= cut):
-        playing = ~done
-        done = done | engine.play_round()
-        rounds.append(_as_chunk({**engine.rows(), "playing": playing}))
-    return collected(engine, rounds, engine.episodes)
-
-
-def _as_chunk(rows: dict) -> dict:
-    """One round's rows with a leading axis of one round, as ``collected`` takes them."""
-    import numpy as np
-
-    return {name: _as_chunk(value) if isinstance(value, dict) else np.asarray(value)[None]
-            for name, value in rows.items()}
 
 
 def _python(values, kind) -> list:

@@ -233,14 +233,18 @@ class BatchEngine:
             starts = getattr(group.behaviour, "batch_memory", None)
             group.memory = dict(starts(self, group)) if starts else {}
 
-    def run(self, compiled: bool | None = None) -> "Rows":
-        """Play every episode to its end; the recorded rows, episode by episode.
-        ``compiled``: by JAX (True) or round by round on numpy (False); by default, JAX
-        from ``COMPILED_FROM`` episodes on."""
+    def run(self, compiled: bool | None = None, rounds: int | None = None) -> "Rows":
+        """Play every episode to its end, or for at most ``rounds`` rounds (round by round on
+        numpy only); the recorded rows, episode by episode. ``compiled``: by JAX (True) or
+        round by round on numpy (False); by default, JAX from ``COMPILED_FROM`` episodes on
+        (and on numpy where ``rounds`` is given)."""
         if compiled is None:
-            compiled = self.episodes >= COMPILED_FROM
+            compiled = self.episodes >= COMPILED_FROM and rounds is None
+        if compiled and rounds is not None:
+            raise ValueError("rounds= stops a batch played round by round on numpy; a "
+                             "compiled batch plays every episode to its end")
         if not compiled:
-            return self._run_on_numpy()
+            return self._run_on_numpy(rounds)
         import jax
 
         program = Program.of(self, padded(self.episodes))
@@ -253,13 +257,14 @@ class BatchEngine:
             rounds.append(jax.device_get(rows))
         return collected(program.engine, rounds, self.episodes)
 
-    def _run_on_numpy(self) -> "Rows":
+    def _run_on_numpy(self, most: int | None = None) -> "Rows":
         """``run()`` round by round on numpy, every episode playing every round as in the
-        compiled program (what an ended episode plays is not recorded)."""
+        compiled program (what an ended episode plays is not recorded), for at most ``most``
+        rounds."""
         self.start()
         done = np.zeros(self.episodes, dtype=bool)
         rounds = [self.rows()]
-        while not done.all():
+        while not done.all() and (most is None or len(rounds) <= most):
             playing = ~done
             done = done | self.play_round()
             rounds.append(_as_chunk({**self.rows(), "playing": playing}))
