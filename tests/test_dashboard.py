@@ -339,10 +339,20 @@ def test_play_runs_to_the_end_of_the_episode_and_stops(page):
     while "episode over" not in caption(rc) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert caption(rc) == "round 6 · episode over · population random · seed 1"
-    time.sleep(0.1)
-    buttons = {w.children[0]: w.disabled for w in rc.find(v.Btn).widgets if w.children}
-    assert buttons["Step"] and buttons["Play"]  # nothing left to play
+
+    def buttons():
+        return {w.children[0]: w.disabled for w in rc.find(v.Btn).widgets if w.children}
+
+    def ended():  # the play loop has seen the end: Pause is Play again, both disabled
+        shown = buttons()
+        return shown.get("Step", False) and shown.get("Play", False)
+
+    while not ended() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert buttons()["Step"] and buttons()["Play"]  # nothing left to play
     click(rc, "Reset")
+    while caption(rc) != opening("Public Goods") and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert caption(rc) == opening("Public Goods")
 
 

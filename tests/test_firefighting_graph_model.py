@@ -321,30 +321,39 @@ def test_belief_tracker_first_action_by_even_or_odd_column():
 
 
 def test_belief_tracker_bayes_update_drift_and_move_rule_by_hand():
+    """Each call of ``choose_action`` between steps decides as the next step would
+    (``model.episode.t`` steps played; the tracker's memory is its seat's entry of the
+    episode's), so the test moves ``t`` on by hand between its calls."""
     model = FirefightingGraphModel(n_agents=2, population="belief_tracker", max_fire_level=3,
                                    rng=0)   # p_observe (0.2, 0.5, 0.8), p_ignite 0.3
     agent = model.seats[0]
+
+    def choose():
+        action = agent.choose_action()
+        model.episode.t += 1
+        return action
+
     assert agent.beliefs == pytest.approx([0.75, 0.75])          # 3 / (3 + 1)
-    assert agent.choose_action() == 1
+    assert choose() == 1
     # No flames at house 1: 0.75 * 0.2 / (0.75 * 0.2 + 0.25 * 0.8) = 3/7 < 1/2 -> stay.
     model.observations[0] = 0
-    assert agent.choose_action() == 1
+    assert choose() == 1
     assert agent.beliefs == pytest.approx([0.75 + 0.25 * 0.3, 3 / 7])
     # Flames: (3/7 * 0.8) / (3/7 * 0.8 + 4/7 * 0.2) = 0.75 >= 1/2 -> least likely house,
     # which is still house 1 (0.75 < 0.8775).
     model.observations[0] = 1
-    assert agent.choose_action() == 1
+    assert choose() == 1
     assert agent.beliefs == pytest.approx([0.825 + 0.175 * 0.3, 0.75])
     # Flames again: 0.6 / 0.65 = 0.923 > 0.91425 -> moves to house 0 (action 0).
     model.observations[0] = 1
-    assert agent.choose_action() == 0
+    assert choose() == 0
     assert agent.beliefs == pytest.approx([0.8775 + 0.1225 * 0.3, 0.6 / 0.65])
     # Now house 0 is updated and house 1 drifts. No flame: 0.91425 * 0.2 /
     # (0.91425 * 0.2 + 0.08575 * 0.8) = 0.7272... >= 1/2; least likely is house 0 again.
     model.observations[0] = 0
     b0 = 0.91425 * 0.2 / (0.91425 * 0.2 + 0.08575 * 0.8)
     b1 = 0.6 / 0.65 + (1 - 0.6 / 0.65) * 0.3
-    assert agent.choose_action() == 0
+    assert choose() == 0
     assert agent.beliefs == pytest.approx([b0, b1])
 
 
@@ -353,10 +362,12 @@ def test_belief_tracker_ties_go_to_the_lower_action():
                                    p_ignite=0.0, max_fire_level=1)
     agent = model.seats[1]
     assert agent.choose_action() == 0
+    model.episode.t += 1
     agent.beliefs = [0.9, 0.9]
     agent.last_action = 1
     model.observations[1] = 1      # house 1 rises above 0.9; house 0 stays 0.9 (p_ignite 0)
     assert agent.choose_action() == 0
+    model.episode.t += 1
     agent.beliefs = [0.6, 0.6]
     agent.last_action = 0
     model.observations[1] = 0      # house 0: 0.6*0.2/(0.12+0.32) = 0.27 < 1/2 -> stays

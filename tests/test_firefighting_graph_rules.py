@@ -120,18 +120,21 @@ def check_cell(model, levels, visited, targets, *, crew, near, before, allowed, 
 
 @pytest.mark.parametrize("layout", ["row", "grid"])
 def test_step_runs_the_five_phases_in_order(layout):
-    """docs/rules/firefighting_graph.md, "Round": each phase runs its own part of the step."""
+    """docs/rules/firefighting_graph.md, "Round": each phase runs its own part of the step
+    (the choices take effect in the model's ``visit``; the rule phases are the methods of
+    its episode on the batch engine, ``model.episode``)."""
     model = FirefightingGraphModel(layout=layout, n_agents=4, n_width=2, n_height=2,
                                    population="random", rng=3)
     calls = []
     for name in ("visit", "transition", "observe", "reward", "terminate"):
-        original = getattr(model, name)
+        owner = model if name == "visit" else model.episode
+        original = getattr(owner, name)
 
         def wrapped(*args, _name=name, _original=original):
             calls.append(_name)
             return _original(*args)
 
-        setattr(model, name, wrapped)
+        setattr(owner, name, wrapped)
     model.step()
     assert model.phases_run == PHASES
     assert calls == ["visit", "transition", "observe", "reward", "terminate"]

@@ -33,11 +33,15 @@ from typing import ClassVar
 import mesa
 import numpy as np
 
-from dilemmas.agents.decisions import ArrayDecisions
+from dilemmas.agents.decisions import ArrayDecisions, seat_memory
 from dilemmas.agents.policy import take_decision
 
+
 class FirefighterAgent(ArrayDecisions, mesa.Agent):
-    """Firefighter in seat ``seat``; its state lives in the model's arrays."""
+    """Firefighter in seat ``seat``; its state is its seat's entries of the model's episode
+    (``model.episode``). Each built-in behaviour is written once, over arrays
+    (``batch_decide``): the batch engine plays it on its episodes, and its ``choose_action``
+    comes from it on the model's one (``dilemmas.agents.decisions``)."""
 
     behaviour: ClassVar[str] = ""
     #: The method in which a behaviour decides (the model's choose phase).
@@ -73,13 +77,9 @@ class RandomAgent(FirefighterAgent):
 
     behaviour = "random"
 
-    def choose_action(self):
-        return int(self.model.random.random() * self.model.n_actions)
-
     @staticmethod
     def batch_decide(batch, group, phase):
-        """``choose_action`` for every episode of a batch
-        (``dilemmas.models.firefighting_graph.batch``), from the same uniform numbers."""
+        """One uniform number per seat (``dilemmas.models.firefighting_graph.batch``)."""
         draws = batch.draw((batch.size, len(group.seats)))
         return (draws * batch.model.n_actions).astype(int)
 
@@ -88,9 +88,6 @@ class Fixed0Agent(FirefighterAgent):
     """Always action 0."""
 
     behaviour = "fixed0"
-
-    def choose_action(self):
-        return 0
 
     @staticmethod
     def batch_decide(batch, group, phase):
@@ -102,9 +99,6 @@ class Fixed1Agent(FirefighterAgent):
 
     behaviour = "fixed1"
 
-    def choose_action(self):
-        return 1
-
     @staticmethod
     def batch_decide(batch, group, phase):
         return batch.xp.ones((batch.size, len(group.seats)), dtype=int)
@@ -115,33 +109,9 @@ class BeliefTrackerAgent(FirefighterAgent):
 
     behaviour = "belief_tracker"
 
-    def __init__(self, model, seat):
-        super().__init__(model, seat)
-        prior = model.max_fire_level / (model.max_fire_level + 1)
-        self.beliefs = [prior] * model.n_actions
-        self.last_action = None
-
-    def choose_action(self):
-        model = self.model
-        if self.last_action is None:
-            column = self.seat if model.layout == "row" else self.seat % model.n_width
-            self.last_action = 1 if column % 2 == 0 else 0
-            return self.last_action
-        self._update_beliefs(self.observation)
-        if self.beliefs[self.last_action] >= 0.5:
-            self.last_action = min(range(model.n_actions), key=lambda a: (self.beliefs[a], a))
-        return self.last_action
-
-    def _update_beliefs(self, flame):
-        model = self.model
-        for action, belief in enumerate(self.beliefs):
-            if action == self.last_action:
-                burning = model.p_observe[2] if flame else 1 - model.p_observe[2]
-                calm = model.p_observe[0] if flame else 1 - model.p_observe[0]
-                total = belief * burning + (1 - belief) * calm
-                self.beliefs[action] = belief * burning / total if total else belief
-            else:
-                self.beliefs[action] = belief + (1 - belief) * model.p_ignite
+    beliefs = seat_memory("beliefs", "for each action, the probability it believes that "
+                          "house burns")
+    last_action = seat_memory("last", "its last action (before the first step: its first)")
 
     @staticmethod
     def batch_memory(batch, group):
@@ -156,9 +126,9 @@ class BeliefTrackerAgent(FirefighterAgent):
 
     @staticmethod
     def batch_decide(batch, group, phase):
-        """``choose_action`` for every episode of a batch: the beliefs and last actions live
-        in ``group.memory`` (``batch_memory``); the same arithmetic, in the same order, as
-        the agent's. On the first step, the first action."""
+        """The module docstring's rules 1-3 for every episode of a batch: the beliefs and last
+        actions live in ``group.memory`` (``batch_memory``). On the first step, the first
+        action."""
         model, memory, xp = batch.model, group.memory, batch.xp
         beliefs, last = memory["beliefs"], memory["last"]
         flame = batch.observations[:, group.seats] == 1

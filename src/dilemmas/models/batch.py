@@ -39,6 +39,7 @@ a population with a behaviour that cannot decide on arrays (``unable`` names the
 """
 
 import copy
+import functools
 import math
 import os
 from collections import OrderedDict
@@ -70,6 +71,7 @@ def _shown_only():
                        "and cannot play on: build the game's model to play")
 
 
+@functools.cache
 def off_arrays(behaviour: type) -> str | None:
     """Why a behaviour class cannot play in a batch (None: it can). It can when it has
     ``batch_decide`` and no class from itself up to the one that defines ``batch_decide``
@@ -124,6 +126,27 @@ def why_off_arrays(model) -> str | None:
     return engine.refusal(model)
 
 
+def _groups(behaviours: list[type]) -> list["Group"]:
+    """The seats of each behaviour, in the order the behaviours first sit."""
+    return [Group(cls, np.array([i for i, kind in enumerate(behaviours) if kind is cls]), {})
+            for cls in dict.fromkeys(behaviours)]
+
+
+@functools.cache
+def round_of(model_class: type) -> tuple[tuple, tuple[str, ...], tuple]:
+    """``(rules before, decisions, rules after)``: a model class's declared round
+    (``phases``) as its batch engine plays it -- the ``RulePhase``s before its first
+    decision phase, the names of its decision phases, and the ``RulePhase``s after the
+    last."""
+    from dilemmas.models.phases import AgentPhase, RulePhase
+
+    phases = model_class.phases
+    deciding = [i for i, phase in enumerate(phases) if isinstance(phase, AgentPhase)]
+    first, last = (deciding[0], deciding[-1]) if deciding else (len(phases), len(phases))
+    rules = lambda part: tuple(p for p in part if isinstance(p, RulePhase))  # noqa: E731
+    return rules(phases[:first]), tuple(phases[i].name for i in deciding), rules(phases[last + 1:])
+
+
 @dataclass
 class Group:
     """Seats of one behaviour: the class, the seat numbers and the behaviour's own arrays
@@ -165,7 +188,7 @@ class BatchEngine:
 
     game: str = ""
     state: tuple[str, ...] = ()
-    decisions: tuple[str, ...] = ()
+
     labels: dict[str, tuple[str, str]] = {}
     seat_columns: tuple[str, ...] = ("behaviour",)
     #: Rounds per compiled call of ``run()``, between looks at which episodes still play.
@@ -193,11 +216,29 @@ class BatchEngine:
         self.episodes = episodes
         self.ids = np.arange(episodes)  # the episodes still playing
         self.t = 0
-        self.groups = []
-        for cls in dict.fromkeys(behaviours):
-            seats = np.array([i for i, kind in enumerate(behaviours) if kind is cls])
-            self.groups.append(Group(cls, seats, {}))
+        self.groups = _groups(behaviours)
         self.collect_agents = agents
+
+    @property
+    def decisions(self) -> tuple[str, ...]:
+        """The round's decision phases, from its model's declared round (``round_of``; an
+        engine that plays its own round lists them itself)."""
+        return round_of(type(self.model))[1]
+
+    @classmethod
+    def one(cls, model) -> "BatchEngine":
+        """An engine of one episode that holds ``model``'s state (``model.episode``): the
+        model is its template, the rules draw from ``model.rng`` and the behaviours that
+        decide on arrays from ``model.random`` (``PhasedModel.behaviour_draw``), as a Python
+        behaviour does; the game's ``setup`` is left to the model, which gives it its own
+        first state."""
+        engine = cls.__new__(cls)
+        engine.parameters, engine.model, engine.rng, engine.held = {}, model, None, True
+        engine.xp, engine.key, engine.episodes, engine.ids, engine.t = np, None, 1, np.arange(1), 0
+        engine.behaviour_draw = model.behaviour_draw
+        engine.groups = _groups([type(agent) for agent in model.seats])
+        engine.collect_agents = False
+        return engine
 
     @classmethod
     def refusal(cls, model) -> str | None:
@@ -210,10 +251,18 @@ class BatchEngine:
         """Episodes still playing."""
         return len(self.ids)
 
+    #: Where the behaviours' numbers come from round by round (None: ``rng``, as the rules').
+    behaviour_draw = None
+    deciding = False
+    #: An engine that holds a model's episode (``one``) draws from ``model.rng``.
+    held = False
+
     def draw(self, shape) -> np.ndarray:
         """Uniform numbers in [0, 1) of ``shape``."""
         if self.key is None:
-            return self.rng.random(shape)
+            if self.deciding and self.behaviour_draw is not None:
+                return self.behaviour_draw(shape)
+            return (self.model.rng if self.held else self.rng).random(shape)
         import jax
 
         self.key, key = jax.random.split(self.key)
@@ -226,9 +275,13 @@ class BatchEngine:
 
     def start(self) -> None:
         """The arrays after construction (``setup()``) and each group's memory as its
-        behaviour starts it (``batch_memory(batch, group)``, for behaviours that carry
-        arrays from one decision to the next)."""
+        behaviour starts it (``start_memory``)."""
         self.setup()
+        self.start_memory()
+
+    def start_memory(self) -> None:
+        """Each group's memory as its behaviour starts it (``batch_memory(batch, group)``,
+        for behaviours that carry arrays from one decision to the next)."""
         for group in self.groups:
             starts = getattr(group.behaviour, "batch_memory", None)
             group.memory = dict(starts(self, group)) if starts else {}
@@ -342,9 +395,26 @@ class BatchEngine:
             for key, value in group.memory.items():
                 group.memory[key] = value[playing]
 
-    def begin_round(self) -> None:
+    def open_round(self) -> None:
         """A round opens: ``t`` counts it."""
         self.t += 1
+
+    def begin_round(self) -> None:
+        """A round opens (``open_round``) and its rule phases before its first decision are
+        played (``round_of``: the phases its model declares)."""
+        self.open_round()
+        for phase in round_of(type(self.model))[0]:
+            getattr(self, phase.method or phase.name)()
+
+    def resolve(self) -> np.ndarray:
+        """The round's rule phases after its last decision; the mask of the episodes that
+        end (what the phase declared ``ends`` returns)."""
+        ended = None
+        for phase in round_of(type(self.model))[2]:
+            result = getattr(self, phase.method or phase.name)()
+            if phase.ends:
+                ended = result
+        return ended
 
     def play_round(self) -> np.ndarray:
         """One round of every episode still playing; the mask of those that ended."""
@@ -358,13 +428,17 @@ class BatchEngine:
         (a tuple of arrays shaped like ``blank(phase)``, or one array); the seats of
         behaviours without one take theirs from ``supplied`` (arrays like ``blank``)."""
         decided = self.blank(phase) if supplied is None else tuple(supplied)
-        for group in self.groups:
-            if group.behaviour.behaviour != "policy":
-                chosen = group.behaviour.batch_decide(self, group, phase)
-                decided = tuple(
-                    set_at(target, (slice(None), group.seats), part)
-                    for target, part in zip(decided, chosen if isinstance(chosen, tuple)
-                                            else (chosen,)))
+        self.deciding = True
+        try:
+            for group in self.groups:
+                if decides_on_arrays(group.behaviour):
+                    chosen = group.behaviour.batch_decide(self, group, phase)
+                    decided = tuple(
+                        set_at(target, (slice(None), group.seats), part)
+                        for target, part in zip(decided, chosen if isinstance(chosen, tuple)
+                                                else (chosen,)))
+        finally:
+            self.deciding = False
         return decided
 
     def setup(self):
@@ -374,9 +448,6 @@ class BatchEngine:
         raise NotImplementedError
 
     def take(self, phase: str, decisions: tuple) -> None:
-        raise NotImplementedError
-
-    def resolve(self) -> np.ndarray:
         raise NotImplementedError
 
     def model_row(self) -> dict:

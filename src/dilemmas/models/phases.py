@@ -51,6 +51,7 @@ from typing import ClassVar
 import mesa
 import numpy as np
 
+from dilemmas.models.batch import decides_on_arrays
 from dilemmas.models.population import parse_population
 from dilemmas.registry import registration_of
 from dilemmas.models import validation as check
@@ -99,9 +100,41 @@ class AgentPhase:
             return lambda: getattr(model, attribute).do(method)
         if self.order == "shuffled":
             return lambda: getattr(model, attribute).shuffle_do(method)
-        apply = getattr(model, self.apply)
-        return lambda: apply({agent: getattr(agent, method)()
-                              for agent in getattr(model, attribute)})
+        apply, name = getattr(model, self.apply), self.name
+        return lambda: apply(model.decisions_of(name, method, getattr(model, attribute)))
+
+
+@dataclass(frozen=True, slots=True)
+class RulePhase:
+    """A phase of the rules over arrays, written once, in the game's batch engine: its method
+    ``method`` (default ``name``), played by the engine on its episodes and by the model on
+    its one episode (``model.episode``, ``BatchEngine.one``), after which the model shows
+    the new state on its grid and agents (``model.show()``). ``ends``: the method returns
+    the mask of the episodes that end, and the model's ``running`` follows its episode."""
+
+    name: str
+    method: str = ""
+    ends: bool = False
+
+    def bind(self, model: mesa.Model) -> Callable[[], None]:
+        return getattr(model, self.name)
+
+    def played_on(self) -> Callable:
+        """The model's method of this phase (``PhasedModel`` gives one to each rule phase
+        its class declares and does not define itself, whatever Mesa's ``Model`` has of
+        that name): the phase on the model's episode, then ``show``."""
+        method, ends = self.method or self.name, self.ends
+
+        def play(model):
+            ended = getattr(model.episode, method)()
+            model.show()
+            if ends and ended[0]:
+                model.running = False
+
+        play.__name__ = self.name
+        play.__doc__ = (f"The rule phase {self.name!r} on the model's episode "
+                        f"(``episode.{method}``), then ``show``.")
+        return play
 
 
 def _columns(reporters):
@@ -171,6 +204,19 @@ def seat_value(field: str, meaning: str, none=None) -> property:
     return property(get, put, doc=meaning)
 
 
+def episode_value(field: str, meaning: str, row: bool = True) -> property:
+    """A model's view of its episode's array ``field`` (``model.episode``, one episode):
+    its one row (``row``), or the array itself; setting it sets the episode's."""
+    def get(model):
+        value = getattr(model.episode, field)
+        return value[0] if row else value
+
+    def put(model, value):
+        setattr(model.episode, field, np.asarray(value)[None] if row else value)
+
+    return property(get, put, doc=meaning)
+
+
 def _same(inputs: tuple, others: tuple) -> bool:
     """Whether two tuples of reporter inputs hold the very same objects."""
     return len(inputs) == len(others) and all(a is b for a, b in zip(inputs, others))
@@ -203,6 +249,7 @@ class PhasedModel(mesa.Model):
         self._bound_from, self._bound_phases, self._deciding = None, [], False
         self._cursor = 0          # the next phase of the round in play (0: between rounds)
         self._supplied = False    # the pending decisions were given by ``supply``
+        self._opened = False      # the round in play was opened on ``episode``
         self.datacollector = None
         self.learners = {}        # learning behaviour -> its learner (start_data_collection)
 
@@ -213,6 +260,9 @@ class PhasedModel(mesa.Model):
         name takes its registration (``dilemmas.registry.registration_of``)."""
         super().__init_subclass__(**kwargs)
         cls.game = registration_of(cls) or cls.game
+        for phase in cls.__dict__.get("phases", ()):
+            if isinstance(phase, RulePhase) and phase.name not in cls.__dict__:
+                setattr(cls, phase.name, phase.played_on())
         if "array_reporters" in cls.__dict__:
             for column, attribute in _columns(cls.model_reporters).items():
                 if attribute not in cls.__dict__:
@@ -252,6 +302,41 @@ class PhasedModel(mesa.Model):
             row = type(self).array_reporters(*self._report_inputs)
             self._reported = _first_numbers(row)
         return self._reported
+
+    def decisions_of(self, phase: str, method: str, agents) -> dict:
+        """Every agent's decision in a simultaneous phase, ``{agent: decision}`` in their
+        order: each agent's ``method``; where the model holds its episode on a batch engine
+        (``episode``), the seats of behaviours that decide on arrays by one ``batch_decide``
+        per behaviour (``BatchEngine.decide``), after the Python behaviours have decided."""
+        episode = getattr(self, "episode", None)
+        if episode is None:
+            return {agent: getattr(agent, method)() for agent in agents}
+        python = self._python_agents(agents)
+        decided = {agent: getattr(agent, method)() for agent in python}
+        if len(python) < len(agents):
+            by_seat = self.array_decisions(method, episode.decide(phase))
+            if not python:
+                return {agent: by_seat[agent.seat] for agent in agents}
+            for agent in agents:
+                if agent not in decided:
+                    decided[agent] = by_seat[agent.seat]
+        return {agent: decided[agent] for agent in agents}
+
+    def _python_agents(self, agents) -> tuple:
+        """The agents whose behaviours decide in Python (``decides_on_arrays``)."""
+        cached = self.__dict__.get("_python")
+        if cached is None or cached[0] is not agents:
+            cached = self._python = (agents, tuple(
+                agent for agent in agents if not decides_on_arrays(type(agent))))
+        return cached[1]
+
+    def end_of_round(self) -> None:
+        """After the round's phases, before the DataCollector collects (a model that holds
+        its episode on a batch engine reports its state here)."""
+
+    def show(self) -> None:
+        """A model that holds its episode on a batch engine (``episode``) shows its state on
+        its grid and agents after each rule phase (``RulePhase``)."""
 
     def behaviour_draw(self, shape) -> np.ndarray:
         """Uniform numbers in [0, 1) of ``shape`` from ``self.random``, in C order: what a
@@ -308,7 +393,8 @@ class PhasedModel(mesa.Model):
             if not self.running:
                 return
         self._play(stop=False)
-        self._cursor = 0
+        self._cursor, self._opened = 0, False
+        self.end_of_round()
         if not self.running and self.learners:
             self._learn_last()
         if self.datacollector:
@@ -348,6 +434,9 @@ class PhasedModel(mesa.Model):
         """Run the round's phases from the cursor; with ``stop``, return at a phase where
         policy seats decide and no decisions were supplied."""
         bound = self._bind()
+        if not self._cursor and not self._opened and getattr(self, "episode", None) is not None:
+            self.episode.open_round()
+            self._opened = True
         if not self._cursor and not self._deciding:  # no seat decides from outside
             for name, run, _ in bound:
                 run()

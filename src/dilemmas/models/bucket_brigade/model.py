@@ -164,13 +164,15 @@ class BucketBrigadeModel(PhasedModel):
         return view, "signal" if method == "choose_signal" else "act"
 
     @staticmethod
-    def array_decision(method: str, decided):
-        """A seat's decision of ``batch_decide`` (one episode, one seat) as ``method``
-        returns it: a signal, or ``(house, mode)``."""
+    def array_decisions(method: str, decided) -> list:
+        """The seats' decisions of ``batch_decide`` (one episode) as ``method`` returns
+        them: signals, or ``(house, mode)`` pairs."""
         if method == "choose_signal":
-            return WORK if decided[0, 0] else REST
+            signals = decided[0] if isinstance(decided, tuple) else decided
+            return [WORK if work else REST for work in signals[0].tolist()]
         houses, working = decided
-        return int(houses[0, 0]), WORK if working[0, 0] else REST
+        return [(house, WORK if work else REST)
+                for house, work in zip(houses[0].tolist(), working[0].tolist())]
 
     # --- Phase 2: signal (decided simultaneously by the agents) ---------------------
     def reveal_signals(self, signals):

@@ -19,12 +19,15 @@ Choices the sources leave open, made here (also in the rules' last section):
   is played; the other layout's are ignored. ``max_fire_level`` is at most 10**9.
 * Preset parameters default to ``None``, meaning "the value of the named ``preset``"; a
   value given explicitly overrides the preset's, one parameter at a time.
-* Per-firefighter state (house visited, observation, cumulative reward) lives in the
-  model's numpy arrays; the agents' attributes read them, so a step costs no Python work
-  per firefighter outside its own decision.
+* The state lives in one place: the model's episode on the game's batch engine
+  (``model.episode``, one episode, ``dilemmas.models.firefighting_graph.batch``), whose
+  methods are the round's rule phases (``RulePhase``: the same code plays the batch
+  engine's thousands of episodes). The ``fire`` layer shows its levels (the episode reads
+  the layer itself, so levels set there by hand count); ``t``, ``visited``,
+  ``observations``, ``rewards`` and ``crew_counts`` and the agents' attributes read it.
 * ``collect_data=False`` is for speed: no DataCollector.
 """
-from types import SimpleNamespace
+import copy
 
 import numpy as np
 from mesa.discrete_space import OrthogonalVonNeumannGrid
@@ -33,7 +36,8 @@ from dilemmas.models import validation as check
 from dilemmas.models.firefighting_graph import arrays
 from dilemmas.models.firefighting_graph.rules import (AGENT_REPORTERS, MODEL_REPORTERS, PARAMETERS,
                                                       firefighters, house_shape)
-from dilemmas.models.phases import AgentPhase, ModelPhase, PhasedModel
+from dilemmas.models.firefighting_graph.batch import FirefightingGraphBatch
+from dilemmas.models.phases import AgentPhase, PhasedModel, RulePhase, episode_value
 
 
 class FirefightingGraphModel(PhasedModel):
@@ -47,10 +51,10 @@ class FirefightingGraphModel(PhasedModel):
     phases = (
         AgentPhase("choose", "choose_action", order="simultaneous", apply="visit",
                    agents="seats"),
-        ModelPhase("transition"),
-        ModelPhase("observe"),
-        ModelPhase("reward"),
-        ModelPhase("terminate"),
+        RulePhase("transition"),
+        RulePhase("observe"),
+        RulePhase("reward"),
+        RulePhase("terminate", ends=True),
     )
 
     def __init__(self, *, collect_data=True, rng=None, **parameters):
@@ -101,74 +105,67 @@ class FirefightingGraphModel(PhasedModel):
             self.p_ignite, self.p_grow_alone, self.p_grow_neighbour, self.p_reduce_alone,
             self.p_reduce_neighbour, self.p_two_agents, self.p_observe, self.max_fire_level,
             self.n_agents)
-        self._firefighters = np.arange(self.n_agents)
         self._action_set = frozenset(range(self.n_actions))
 
-        self.t = 0
-        self.visited = np.full(self.n_agents, -1)
-        self.observations = np.full(self.n_agents, -1)
-        self.rewards = np.zeros(self.n_agents)
-        self.crew_counts = np.zeros((1, self.num_houses), dtype=int)
         self.seats = tuple(cls(self, i) for i, cls in enumerate(behaviours))
+        self.episode = FirefightingGraphBatch.one(self)
+        self.episode.setup(levels=self.levels[None])
+        self.episode.start_memory()
         self._report()
         self.start_data_collection()
 
-    def array_view(self, agent, method: str) -> tuple[SimpleNamespace, str]:
-        """This step as the batch engine shows it to a behaviour's ``batch_decide``
-        (``dilemmas.models.firefighting_graph.batch``: ``t`` counts the step about to be
-        played), one episode (``dilemmas.agents.decisions``)."""
-        return SimpleNamespace(observations=self.observations[None], t=self.t + 1, model=self,
-                               xp=np, draw=self.behaviour_draw, size=1), "choose"
+    # --- The state: the one episode's arrays -----------------------------------------
+    t = episode_value("t", "Steps begun (the step being played, during one).", row=False)
+    visited = episode_value("visited", "The house each firefighter visited this step (-1: "
+                            "none yet).")
+    observations = episode_value("observations", "Flames each saw at its house this step "
+                                 "(1 or 0; -1: none yet).")
+    rewards = episode_value("rewards", "Each firefighter's cumulative reward.")
+    crew_counts = episode_value("crew_counts", "Firefighters at each house this step, "
+                                "``(1, houses)``.", row=False)
+
+    def show(self):
+        """The ``fire`` layer shows the episode's levels, which then read the layer."""
+        if self.episode.levels.base is not self.levels:
+            self.levels[:] = self.episode.levels[0]
+            self.episode.levels = self.levels[None]
+
+    def end_of_round(self):
+        """The model reporters of the step."""
+        self._report()
+
+    def array_view(self, agent, method: str):
+        """The episode, as the batch engine shows it to a behaviour's ``batch_decide``
+        (``dilemmas.agents.decisions``); between steps, as the next step will show it."""
+        if self._opened:
+            return self.episode, "choose"
+        upcoming = copy.copy(self.episode)
+        upcoming.t += 1
+        return upcoming, "choose"
 
     @staticmethod
-    def array_decision(method: str, decided) -> int:
-        """A seat's action of ``batch_decide`` (one episode, one seat)."""
-        return int(decided[0, 0])
+    def array_decisions(method: str, decided) -> list[int]:
+        """The seats' actions of ``batch_decide`` (one episode; a tuple of one array, or
+        the array)."""
+        return (decided[0] if isinstance(decided, tuple) else decided)[0].tolist()
 
     # --- Phase 1: choose (simultaneous) ------------------------------------------------
     def visit(self, actions):
-        """A step opens; every firefighter goes to the house its action names."""
-        self.t += 1
+        """Every firefighter goes to the house its action names (the step was opened by
+        ``episode.open_round``)."""
         values = actions.values()
         if not self._action_set.issuperset(values) or bool in map(type, values):
             for agent, action in actions.items():
                 check.decision(agent, action, self.n_actions, "action")
         chosen = np.fromiter(values, dtype=np.int64, count=len(actions))
-        self.visited = self.guarded[self._firefighters, chosen]
+        self.episode.take("choose", (chosen[None],))
 
-    # --- Phase 2: transition ------------------------------------------------------------
-    def transition(self):
-        """The rules' transition table, for all houses at once, from the state before this
-        step (``dilemmas.models.firefighting_graph.arrays.transition``): one uniform draw per
-        house."""
-        levels = self.levels[None]  # one episode
-        self.crew_counts = arrays.crews(self.visited[None], self.num_houses)
-        self.levels[:] = arrays.transition(levels, self.crew_counts, self.table,
-                                           self.rng.random(levels.shape))[0]
-
-    # --- Phase 3: observe ---------------------------------------------------------------
-    def observe(self):
-        """Each firefighter sees flames at its house with p_observe[min(level, 2)]."""
-        self.observations = arrays.observe(self.levels[None], self.visited[None], self.table,
-                                           self.rng.random((1, self.n_agents)))[0]
-
-    # --- Phase 4: reward ----------------------------------------------------------------
-    def reward(self):
-        """Minus the level of the house visited, or minus the total with shared_reward."""
-        self.rewards = self.rewards + arrays.reward(self.levels[None], self.visited[None],
-                                                    self.shared_reward)[0]
-
-    # --- Phase 5: terminate -------------------------------------------------------------
-    def terminate(self):
-        """Ends when every house is at 0, or after exactly ``max_steps`` steps; the model
-        reporters of the step (``arrays.reporters``)."""
-        self._report()
-        if arrays.ends(arrays.totals(self.levels[None]), self.t, self.max_steps)[0]:
-            self.running = False
+    # --- Phases 2-5: transition, observe, reward, terminate ---------------------------
+    # The rule phases (``RulePhase``) are the episode's methods
+    # (``FirefightingGraphBatch.transition`` ...); each ends with ``show``.
 
     def _report(self):
         """The model reporters of the step (``arrays.reporters``; ``step`` is read from
         ``t``, its counter)."""
         self.report(self.t, self.levels[None].copy(), self.crew_counts, self.observations[None],
                     self.rewards[None])
-

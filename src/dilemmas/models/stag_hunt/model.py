@@ -275,9 +275,9 @@ class StagHuntModel(PhasedModel):
                                size=1), "act"
 
     @staticmethod
-    def array_decision(method: str, decided) -> int:
+    def array_decisions(method: str, decided) -> list[int]:
         """The acting seat's action of ``batch_decide`` (one episode)."""
-        return int(decided[0])
+        return [int(decided[0])]
 
     # --- Phase 4: the agents act one after another (each calls take_action) -------------
     def take_action(self, agent, action):

@@ -178,9 +178,9 @@ class StatePunishmentModel(PhasedModel):
         return SimpleNamespace(current=self.state, acting=np.array([agent.seat]), t=self.turn,
                                model=self, xp=np, draw=self.behaviour_draw, size=1), "act"
 
-    def array_decision(self, method: str, decided) -> str:
+    def array_decisions(self, method: str, decided) -> list[str]:
         """The acting seat's action of ``batch_decide`` (one episode), by name."""
-        return self.action_names[int(decided[0])]
+        return [self.action_names[int(decided[0])]]
 
     # --- Phase 2: the agents act one after another (each calls take_action) ----------
     def take_action(self, agent, action: str):
