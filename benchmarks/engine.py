@@ -8,7 +8,8 @@ its decisions), in one process pinned to one core: rounds per second of the batc
 whole ``run()``: starting, every round, and gathering the rows of every episode; compiled
 once before the clock starts, on JAX's default device, which the output names), then of
 the Mesa model playing episodes one after another with its DataCollector on, as a study
-does (building each model included), each for about ``--seconds``. ``speed-up`` is their
+does (building each model included), each for about ``--seconds`` (the engine's timing
+raises if JAX compiled anything inside it: ``compiles.no_compiles``). ``speed-up`` is their
 ratio. Then ``--study`` episodes of a Bucket Brigade study (``random``, model rows of every
 night) through ``dilemmas.analysis.studies.runner.run_study`` on one worker: seconds, episodes per second
 and the process's peak resident memory, for two sizes, to show that memory does not grow
@@ -27,6 +28,8 @@ import tempfile
 import time
 
 import numpy as np
+
+from compiles import no_compiles
 
 OBSERVING = "observing_random"
 TARGETS = (
@@ -97,12 +100,13 @@ def engine_rate(game, parameters, episodes: int, seconds: float) -> float:
 
     GAMES[game].batch(episodes, np.random.default_rng(0), **parameters).run()  # compile
     rounds, spent, seed = 0, 0.0, 0
-    while spent < seconds:
-        start = time.perf_counter()
-        rows = GAMES[game].batch(episodes, np.random.default_rng(seed), **parameters).run()
-        spent += time.perf_counter() - start
-        rounds += int(np.count_nonzero(rows.step))
-        seed += 1
+    with no_compiles(f"{game} batch engine, {parameters}"):
+        while spent < seconds:
+            start = time.perf_counter()
+            rows = GAMES[game].batch(episodes, np.random.default_rng(seed), **parameters).run()
+            spent += time.perf_counter() - start
+            rounds += int(np.count_nonzero(rows.step))
+            seed += 1
     return rounds / spent
 
 

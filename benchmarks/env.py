@@ -17,11 +17,15 @@ array forms draw allowed ones from the masks) and every observation built:
    cognac's environment.
 3. **Functional** (``dilemmas.functional_env``): ``reset`` and ``step`` mapped over
    ``--episodes`` episodes with ``jax.vmap`` and over 50 steps with ``jax.lax.scan``, the
-   random allowed actions drawn inside, compiled once before the clock starts; beside it the
-   batch engine's own ``run()`` of the same game (no observations), in rounds per second.
+   random allowed actions drawn inside, compiled before the clock starts (called once on
+   ``reset``'s state and once on the state it returns, the state the timed calls see); beside
+   it the batch engine's own ``run()`` of the same game (no observations), in rounds per
+   second.
 
-The JAX device is named (a GPU where the CUDA plugin is installed). Run:
-``.venv/bin/python benchmarks/env.py [--seconds S] [--episodes N] [--cpu C]``.
+No timed region compiles: each raises if JAX compiled anything inside it
+(``compiles.no_compiles``). The JAX device is named (a GPU where the CUDA plugin is
+installed). Run: ``.venv/bin/python benchmarks/env.py [--seconds S] [--episodes N] [--cpu C]
+[--sections 1 2 3]`` (``--sections 3``: the functional section only, without cognac).
 """
 
 import argparse
@@ -32,6 +36,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from compiles import no_compiles
 
 ROOT = Path(__file__).resolve().parent.parent
 COGNAC = ROOT / ".bench" / "cognac"
@@ -88,13 +94,14 @@ def pettingzoo_steps(game: str, seconds: float) -> float:
     env, rng = dilemmas.parallel_env(game, collect_data=False), np.random.default_rng(0)
     count = env.action_space(env.possible_agents[0]).n
     steps, seed, start = 0, 0, time.process_time()
-    while time.process_time() - start < seconds:
-        observations, infos = env.reset(seed=seed)
-        seed += 1
-        while env.agents:
-            actions = {agent: int(rng.integers(count)) for agent in env.agents}
-            observations, rewards, terminations, truncations, infos = env.step(actions)
-            steps += 1
+    with no_compiles(f"parallel_env({game!r})"):
+        while time.process_time() - start < seconds:
+            observations, infos = env.reset(seed=seed)
+            seed += 1
+            while env.agents:
+                actions = {agent: int(rng.integers(count)) for agent in env.agents}
+                observations, rewards, terminations, truncations, infos = env.step(actions)
+                steps += 1
     return steps / (time.process_time() - start)
 
 
@@ -109,11 +116,12 @@ def vector_steps(game: str, seconds: float, episodes: int) -> float:
         observations, rewards, terminated, truncated, infos = env.step(
             np.argmax(draw(mask.shape) * mask, axis=1))
     steps, start = 0, time.process_time()
-    while time.process_time() - start < seconds:
-        mask = infos["action_mask"]
-        observations, rewards, terminated, truncated, infos = env.step(
-            np.argmax(draw(mask.shape) * mask, axis=1))
-        steps += episodes
+    with no_compiles(f"vector_env({game!r})"):
+        while time.process_time() - start < seconds:
+            mask = infos["action_mask"]
+            observations, rewards, terminated, truncated, infos = env.step(
+                np.argmax(draw(mask.shape) * mask, axis=1))
+            steps += episodes
     return steps / (time.process_time() - start)
 
 
@@ -142,14 +150,21 @@ def functional_steps(game: str, seconds: float, episodes: int, length: int = 50)
     def run(state, key):
         return jax.lax.scan(one, state, jax.random.split(key, length))
 
-    _, state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(0), episodes))
-    jax.block_until_ready(run(state, jax.random.key(1)))
-    steps, key, start = 0, jax.random.key(2), time.process_time()
-    while time.process_time() - start < seconds:
+    def call(state, key):
         key, now = jax.random.split(key)
         state, seen = run(state, now)
-        jax.block_until_ready(seen)
-        steps += episodes * length
+        jax.block_until_ready((state, seen))
+        return state, key
+
+    _, state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(0), episodes))
+    key = jax.random.key(1)
+    for _ in range(2):  # compiled for reset's state, then for the state run returns
+        state, key = call(state, key)
+    steps, start = 0, time.process_time()
+    with no_compiles(f"functional_env({game!r})"):
+        while time.process_time() - start < seconds:
+            state, key = call(state, key)
+            steps += episodes * length
     return steps / (time.process_time() - start)
 
 
@@ -161,25 +176,15 @@ def engine_rounds(game: str, seconds: float, episodes: int) -> float:
     batch = GAMES[game].batch
     batch(episodes, np.random.default_rng(0), population="random").run(compiled=True)
     rounds, start, seed = 0, time.process_time(), 1
-    while time.process_time() - start < seconds:
-        rows = batch(episodes, np.random.default_rng(seed), population="random").run(
-            compiled=True)
-        rounds, seed = rounds + int((rows.step > 0).sum()), seed + 1
+    with no_compiles(f"{game} batch engine"):
+        while time.process_time() - start < seconds:
+            rows = batch(episodes, np.random.default_rng(seed), population="random").run(
+                compiled=True)
+            rounds, seed = rounds + int((rows.step > 0).sum()), seed + 1
     return rounds / (time.process_time() - start)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
-    parser.add_argument("--episodes", type=int, default=8192)
-    parser.add_argument("--cpu", type=int, default=0, help="the core to pin to")
-    args = parser.parse_args()
-    os.sched_setaffinity(0, {args.cpu})
-    import jax
-
-    print(f"one core (cpu {args.cpu}); JAX device: {jax.devices()[0].device_kind} "
-          f"({jax.default_backend()}); {args.seconds:g} s per measurement")
-    theirs = cognac_steps(args.seconds, args.cpu)
+def pettingzoo(args, theirs: float | None) -> None:
     print("\n1. PettingZoo, one episode after another, per CPU-second")
     fg = pettingzoo_steps("firefighting_graph", args.seconds)
     bb = pettingzoo_steps("bucket_brigade", args.seconds) / 2
@@ -189,6 +194,9 @@ def main():
           + (f"   {fg / theirs:.2f} x cognac" if theirs else ""))
     print(f"  dilemmas, Bucket Brigade, 4 agents:          {bb:>12,.0f} nights"
           f"   {bb / 12_500:.2f} x the 12,500 target")
+
+
+def vector(args, theirs: float | None) -> None:
     print(f"\n2. Vector environment, {args.episodes:,} episodes, episode steps per CPU-second")
     for game in GAMES:
         rate = vector_steps(game, args.seconds, args.episodes)
@@ -196,6 +204,9 @@ def main():
         night = f"  ({rate / 2:,.0f} nights, {rate / 2 / 12_500:,.0f} x 12,500)" \
             if game == "bucket_brigade" else ""
         print(f"  {game:<20} {rate:>12,.0f}{ratio}{night}", flush=True)
+
+
+def functional(args) -> None:
     print(f"\n3. Functional, jit + vmap over {args.episodes:,} episodes + scan, per "
           "CPU-second; the batch engine's run() beside it")
     for game in GAMES:
@@ -203,6 +214,28 @@ def main():
         rounds = engine_rounds(game, args.seconds, args.episodes)
         print(f"  {game:<20} {rate:>12,.0f} steps   engine {rounds:>12,.0f} rounds",
               flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--episodes", type=int, default=8192)
+    parser.add_argument("--cpu", type=int, default=0, help="the core to pin to")
+    parser.add_argument("--sections", type=int, nargs="+", choices=(1, 2, 3),
+                        default=[1, 2, 3], help="the sections to run (default all)")
+    args = parser.parse_args()
+    os.sched_setaffinity(0, {args.cpu})
+    import jax
+
+    print(f"one core (cpu {args.cpu}); JAX device: {jax.devices()[0].device_kind} "
+          f"({jax.default_backend()}); {args.seconds:g} s per measurement")
+    theirs = cognac_steps(args.seconds, args.cpu) if {1, 2} & set(args.sections) else None
+    if 1 in args.sections:
+        pettingzoo(args, theirs)
+    if 2 in args.sections:
+        vector(args, theirs)
+    if 3 in args.sections:
+        functional(args)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ runs of ``--seconds`` (default 3 x 1 s). Run: ``make bench`` or
 
 Deep learners (``--deep``): each example deep training file (``<game>_ippo.toml``,
 ``<game>_mappo.toml``) with one training seed, its network and PPO settings: updates timed on
-the wall clock after the program is compiled (``block_until_ready``), agent-steps =
+the wall clock after the program is compiled (``block_until_ready``; a timing raises if JAX
+compiled anything inside it, ``compiles.no_compiles``), agent-steps =
 updates x ``steps`` x ``envs`` x learning seats (each an observation, a forward pass of
 actor and critic, the environment's step, and its share of the epochs of backward passes
 and Adam steps). ``--cpu C`` pins the process to C cores (default 1) before JAX starts; the
@@ -27,6 +28,7 @@ import statistics
 import time
 from pathlib import Path
 
+from compiles import no_compiles
 from dilemmas.analysis.learning.training import Training
 from dilemmas.learning.deep import read_training
 from dilemmas.models.learners import LEARNERS
@@ -66,13 +68,14 @@ def deep_speed(training, updates: int, repeats: int) -> tuple[float, float]:
     jax.block_until_ready(metrics)
     compiled = time.perf_counter() - start
     rates = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        runners, metrics = trainer.chunk(runners, updates)
-        jax.block_until_ready(metrics)
-        settings = trainer.settings
-        steps = updates * settings.steps * settings.envs * trainer.seats
-        rates.append(steps / (time.perf_counter() - start))
+    for _ in range(repeats):  # on the runners chunk returns, as compiled above
+        with no_compiles(f"{training.algorithm} of {training.game}"):
+            start = time.perf_counter()
+            runners, metrics = trainer.chunk(runners, updates)
+            jax.block_until_ready(metrics)
+            settings = trainer.settings
+            steps = updates * settings.steps * settings.envs * trainer.seats
+            rates.append(steps / (time.perf_counter() - start))
     return statistics.median(rates), compiled
 
 

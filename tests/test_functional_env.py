@@ -239,3 +239,42 @@ def test_games_and_populations_it_cannot_play_are_refused(monkeypatch):
     monkeypatch.setitem(GAMES["stag_hunt"].__dict__, "batch", None)
     with pytest.raises(ValueError, match="has no batch engine"):
         functional_env("stag_hunt")
+
+
+def types(tree) -> list:
+    return [(leaf.shape, leaf.dtype, leaf.weak_type) for leaf in jax.tree_util.tree_leaves(tree)]
+
+
+@pytest.mark.parametrize("game, parameters", CONFIGS, ids=IDS)
+def test_a_stepped_state_has_the_types_of_a_fresh_one(game, parameters):
+    """``reset``'s state and ``step``'s have the same shapes, dtypes and weak types (traced
+    only), so that a ``jit`` given the one, then the other, does not compile again."""
+    env = functional_env(game, **parameters)
+    _, fresh = jax.eval_shape(jax.vmap(env.reset), keys(0))
+    actions = {name: jax.ShapeDtypeStruct((EPISODES,), jnp.int32) for name in env.agents}
+    state = fresh
+    for seed in range(2 * len(env.decisions)):
+        _, state, *_ = jax.eval_shape(jax.vmap(env.step), keys(seed + 1), state, actions)
+        assert types(state) == types(fresh)
+
+
+def test_a_jitted_loop_compiles_once_on_resets_state_and_its_own():
+    """``run(run(reset(...)))`` of a ``jit``ted ``lax.scan`` of steps compiles ``run`` once
+    (benchmarks/env.py's loop; the Firefighting Graph's fresh state was weakly typed, the
+    test above checks every game's)."""
+    env = functional_env("firefighting_graph", max_steps=12)
+
+    def one(state, key):
+        masks = env.get_avail_actions(state)
+        actions = {name: jnp.argmax(masks[name], axis=-1) for name in env.agents}
+        _, state, rewards, _, _ = jax.vmap(env.step)(jax.random.split(key, 2), state, actions)
+        return state, sum(rewards.values())
+
+    @jax.jit
+    def run(state, key):
+        return jax.lax.scan(one, state, jax.random.split(key, 4))
+
+    _, state = jax.vmap(env.reset)(keys(0, 2))
+    for seed in range(3):
+        state, _ = run(state, jax.random.key(seed))
+    assert run._cache_size() == 1

@@ -237,12 +237,15 @@ class FunctionalEnv:
         return engine
 
     def _held(self, engine, kept: dict) -> EnvState:
-        """The state of ``engine`` (its decision and mask not yet set: ``observed``)."""
+        """The state of ``engine`` (its decision and mask not yet set: ``observed``), every
+        array strongly typed (``_strong``)."""
+        import jax
         import jax.numpy as jnp
 
-        return EnvState({name: getattr(engine, name) for name in engine.state},
-                        tuple(group.memory for group in engine.groups), kept,
-                        jnp.asarray(engine.t, dtype=jnp.int32), None, None)
+        return jax.tree_util.tree_map(_strong, EnvState(
+            {name: getattr(engine, name) for name in engine.state},
+            tuple(group.memory for group in engine.groups), kept,
+            jnp.asarray(engine.t, dtype=jnp.int32), None, None))
 
     def observed(self, key, state: EnvState, index: int):
         """The observation vectors ``(agents, L)`` of the decision ``index`` and the state
@@ -356,6 +359,21 @@ class FunctionalEnv:
         if len(branches) == 1:
             return branches[0](state)
         return jax.lax.switch(state.phase, branches, state)
+
+
+def _strong(value):
+    """``value`` with its dtype but not weakly typed. A fresh episode's arrays (``reset``'s,
+    made from Python numbers) can be weakly typed where a stepped episode's are not (a
+    ``jnp.where`` with a strongly typed one, a ``lax.scan`` carry): the same dtypes, but
+    another signature, so that a ``jit`` given ``step``'s state after ``reset``'s would
+    compile again. The values are unchanged; NumPy values are strongly typed already."""
+    import jax
+    import jax.numpy as jnp
+
+    if isinstance(value, np.ndarray | np.generic):
+        return value
+    value = jnp.asarray(value)
+    return jax.lax.convert_element_type(value, value.dtype) if value.weak_type else value
 
 
 class Decided(NamedTuple):
