@@ -70,6 +70,7 @@ def _from_arrays(method: str):
         return decide_on_arrays(self, method)
 
     decide.__name__ = decide.__qualname__ = method
+    decide.from_arrays = True
     decide.__doc__ = (f"``{method}`` by this behaviour's ``batch_decide`` on the model's one "
                       "episode (``dilemmas.agents.decisions``).")
     return decide

@@ -427,9 +427,14 @@ class BatchEngine:
         """Every seat's decision in ``phase``: each behaviour's ``batch_decide`` for its seats
         (a tuple of arrays shaped like ``blank(phase)``, or one array); the seats of
         behaviours without one take theirs from ``supplied`` (arrays like ``blank``)."""
-        decided = self.blank(phase) if supplied is None else tuple(supplied)
         self.deciding = True
         try:
+            if supplied is None and len(self.groups) == 1 \
+                    and decides_on_arrays(self.groups[0].behaviour):  # one behaviour: all seats
+                group = self.groups[0]
+                chosen = group.behaviour.batch_decide(self, group, phase)
+                return chosen if isinstance(chosen, tuple) else (chosen,)
+            decided = self.blank(phase) if supplied is None else tuple(supplied)
             for group in self.groups:
                 if decides_on_arrays(group.behaviour):
                     chosen = group.behaviour.batch_decide(self, group, phase)

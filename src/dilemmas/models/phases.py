@@ -316,7 +316,8 @@ class PhasedModel(mesa.Model):
         if len(python) < len(agents):
             by_seat = self.array_decisions(method, episode.decide(phase))
             if not python:
-                return {agent: by_seat[agent.seat] for agent in agents}
+                return dict(zip(agents, by_seat)) if agents is self.seats \
+                    else {agent: by_seat[agent.seat] for agent in agents}
             for agent in agents:
                 if agent not in decided:
                     decided[agent] = by_seat[agent.seat]
