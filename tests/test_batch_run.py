@@ -338,3 +338,24 @@ def test_it_is_the_package_function_however_imported():
     from dilemmas import batch_run
 
     assert dilemmas.batch_run is batch_run and callable(dilemmas.batch_run)
+
+
+def test_a_seed_given_twice_plays_one_episode_twice_on_the_engine_as_on_the_model():
+    """Mesa plays a seed given twice alike; so does the engine (one episode per distinct
+    seed), and the distinct seeds' rows are those of a block without the repeat."""
+    model = GAMES["bucket_brigade"].model
+
+    def by_run(rows):
+        runs = {}
+        for row in rows:
+            runs.setdefault(row["RunId"], []).append(  # NaN as a word, so that rows compare
+                {k: "NaN" if isinstance(v, float) and math.isnan(v) else v
+                 for k, v in row.items() if k not in ("RunId", "iteration")})
+        return runs
+
+    repeated = by_run(dilemmas.batch_run(model, {}, rng=[4, 9, 4], engine="batch",
+                                         data_collection_period=1, display_progress=False))
+    distinct = by_run(dilemmas.batch_run(model, {}, rng=[4, 9], engine="batch",
+                                         data_collection_period=1, display_progress=False))
+    assert repeated[0] == repeated[2] == distinct[0] and repeated[1] == distinct[1]
+    assert repeated[0] != repeated[1]

@@ -313,7 +313,10 @@ def _engine_block(model_cls, game_name, layout, runs, max_steps, period):
     seeds = [secrets.randbits(63) if run[2][seed_name] is None else int(run[2][seed_name])
              for run in runs]
     game = GAMES.get(game_name) or model_cls.game  # a worker may not have registered it
-    engine = game.batch(len(runs), np.random.default_rng(seeds), agents=layout["agents"],
+    # runs of one seed are one episode, as on the model (Mesa plays a seed twice alike)
+    distinct = list(dict.fromkeys(seeds))
+    place = {seed: e for e, seed in enumerate(distinct)}
+    engine = game.batch(len(distinct), np.random.default_rng(distinct), agents=layout["agents"],
                         **layout["parameters"])
     rows = engine.run(compiled=False, rounds=_cut(max_steps))
     missing = [name for name in layout["model"] if name not in rows.model]
@@ -322,7 +325,8 @@ def _engine_block(model_cls, game_name, layout, runs, max_steps, period):
     if missing:  # the engine does not record every column: the model plays these runs
         return ({run[0]: _model_run_func(model_cls, run, max_steps, period) for run in runs},
                 f"its batch engine does not record {missing}")
-    return _rows_of(rows, runs, layout, max_steps, period), None
+    return _rows_of(rows, runs, [place[seed] for seed in seeds], layout, max_steps,
+                    period), None
 
 
 def _cut(max_steps):
@@ -357,8 +361,9 @@ def _steps_of(played: int, max_steps, period) -> list[int]:
     return recorded if period == 1 else recorded[::period]
 
 
-def _rows_of(rows, runs, layout, max_steps, period) -> dict:
-    """An engine block's ``Rows`` -> run id -> Mesa's rows of that run."""
+def _rows_of(rows, runs, episodes, layout, max_steps, period) -> dict:
+    """An engine block's ``Rows`` -> run id -> Mesa's rows of that run (run ``i`` is the
+    block's episode ``episodes[i]``)."""
     import numpy as np
 
     types = layout["types"]
@@ -374,7 +379,7 @@ def _rows_of(rows, runs, layout, max_steps, period) -> dict:
         agent_starts = agent_key
     step_type = layout["step"]
     out = {}
-    for e, (run_id, iteration, kwargs) in enumerate(runs):
+    for e, (run_id, iteration, kwargs) in zip(episodes, runs):
         first, played = int(starts[e]), int(starts[e + 1] - starts[e]) - 1
         data = []
         steps = _steps_of(played, max_steps, period)
