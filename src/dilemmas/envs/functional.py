@@ -232,7 +232,7 @@ class FunctionalEnv:
         engine.xp, engine.key, engine.t = jnp, key, t
         for name, value in arrays.items():
             setattr(engine, name, value)
-        engine.groups = [Group(group.behaviour, group.seats, dict(kept))
+        engine.groups = [Group(group.behaviour, group.seats, dict(kept), group.arrays)
                          for group, kept in zip(self.template.groups, memory)]
         return engine
 

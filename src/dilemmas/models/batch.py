@@ -71,7 +71,6 @@ def _shown_only():
                        "and cannot play on: build the game's model to play")
 
 
-@functools.cache
 def off_arrays(behaviour: type) -> str | None:
     """Why a behaviour class cannot play in a batch (None: it can). It can when it has
     ``batch_decide`` and no class from itself up to the one that defines ``batch_decide``
@@ -135,8 +134,8 @@ def _groups(behaviours: list[type]) -> list["Group"]:
 @functools.cache
 def round_of(model_class: type) -> tuple[tuple, tuple[str, ...], tuple]:
     """``(rules before, decisions, rules after)``: a model class's declared round
-    (``phases``) as its batch engine plays it -- the ``RulePhase``s before its first
-    decision phase, the names of its decision phases, and the ``RulePhase``s after the
+    (``phases``) as its batch engine plays it: the rule phases (``RulePhase``) before its
+    first decision phase, the names of its decision phases, and the rule phases after the
     last."""
     from dilemmas.models.phases import AgentPhase, RulePhase
 
@@ -155,6 +154,13 @@ class Group:
     behaviour: type
     seats: np.ndarray
     memory: dict
+    #: Whether the behaviour decides on arrays (``decides_on_arrays``, as it was when the
+    #: group was made: an engine's or a model's seats are judged once).
+    arrays: bool | None = None
+
+    def __post_init__(self):
+        if self.arrays is None:
+            self.arrays = decides_on_arrays(self.behaviour)
 
 
 #: Batches of fewer episodes play on numpy, round by round, unless ``run(compiled=True)``:
@@ -430,13 +436,13 @@ class BatchEngine:
         self.deciding = True
         try:
             if supplied is None and len(self.groups) == 1 \
-                    and decides_on_arrays(self.groups[0].behaviour):  # one behaviour: all seats
+                    and self.groups[0].arrays:  # one behaviour in every seat
                 group = self.groups[0]
                 chosen = group.behaviour.batch_decide(self, group, phase)
                 return chosen if isinstance(chosen, tuple) else (chosen,)
             decided = self.blank(phase) if supplied is None else tuple(supplied)
             for group in self.groups:
-                if decides_on_arrays(group.behaviour):
+                if group.arrays:
                     chosen = group.behaviour.batch_decide(self, group, phase)
                     decided = tuple(
                         set_at(target, (slice(None), group.seats), part)
@@ -548,7 +554,7 @@ class Program:
         engine.key, engine.t = carry["key"], carry["t"]
         for name, value in carry["state"].items():
             setattr(engine, name, value)
-        engine.groups = [Group(g.behaviour, g.seats, dict(memory))
+        engine.groups = [Group(g.behaviour, g.seats, dict(memory), g.arrays)
                          for g, memory in zip(self.engine.groups, carry["memory"])]
         return engine
 
