@@ -36,7 +36,6 @@ class ArrayDecisions:
                 if method not in vars(cls):
                     setattr(cls, method, _from_arrays(method))
 
-
     def held(self):
         """``(group, place)``: this seat's behaviour group on its model's episode
         (``model.episode``) and its place in the group's seats; None where the model
