@@ -1,16 +1,18 @@
-"""Bucket Brigade: every behaviour's ``batch_decide`` makes its Mesa decisions, with numpy
-arrays as with JAX arrays.
+"""Bucket Brigade: every behaviour's ``batch_decide`` makes the decisions its documented
+rules make, with numpy arrays as with JAX arrays.
 
-A behaviour that defines ``batch_decide`` plays in the batch engine
-(``dilemmas.models.bucket_brigade.batch``); it must decide, for every episode at once, exactly what
-its Mesa ``choose_signal`` / ``choose_action`` decide for that episode's observation. Each
-test builds random observations (fixed seeds), hands them to ``batch_decide`` through a fake
-batch (``types.SimpleNamespace``) whose ``draw`` returns prepared arrays of uniform numbers,
-and to the Mesa agents through ``model.observation`` with ``model.random`` replaced by a
-script that returns, in the order the Mesa code draws them, the numbers the batch used for
-that episode and seat (``randrange(m)`` gives ``int(u * m)`` of its scripted ``u``). The
-script also checks that the Mesa code draws exactly the numbers the mapping documented in
-``batch_decide`` says it does. Deterministic behaviours are compared without a script.
+Each built-in behaviour exists only as ``batch_decide`` (the Mesa agents' ``choose_signal``
+and ``choose_action`` are it, on the model's one episode). It is checked here against a
+reference written in this file from the rules (the module docstring of
+``dilemmas/agents/bucket_brigade.py``), one seat and one observation at a time in plain
+Python (``reference_signal``, ``reference_action``: the scalar methods the behaviours had
+before they were written once). Each test builds random observations (fixed seeds), hands
+them to ``batch_decide`` through a fake batch (``types.SimpleNamespace``) whose ``draw``
+returns prepared arrays of uniform numbers, and to the reference with a script that returns,
+in the order the reference draws them, the numbers the batch used for that episode and seat
+(``randrange(m)`` gives ``int(u * m)`` of its scripted ``u``). The script also checks that
+the reference draws exactly the numbers the mapping documented in ``batch_decide`` says it
+does. Deterministic behaviours are compared without a script.
 """
 
 import math
@@ -37,6 +39,90 @@ EPISODES = 32  # per config: 320 observations per behaviour
 
 def test_every_batched_behaviour_is_covered():
     assert set(BATCHED) == {"random", "always_work", "always_rest", *HEURISTICS}
+
+
+# --- the reference: each behaviour's rules, one seat and one observation at a time ----------
+def ring_distance(a, b, n):
+    d = abs(a - b) % n
+    return min(d, n - d)
+
+
+def nearest_fire(houses, location):
+    """The BURNING house nearest to ``location`` along the ring, ties to the lower index."""
+    fires = [h for h, state in enumerate(houses) if state == BURNING]
+    return min(fires, key=lambda h: (ring_distance(location, h, len(houses)), h)) \
+        if fires else None
+
+
+class Reference:
+    """One seat's decisions by the rules: ``signal(obs)`` and ``action(obs)`` from an
+    ``Observation``, drawing from ``random`` (``random()``, ``randrange``)."""
+
+    def __init__(self, cls, model, seat, random):
+        self.behaviour, self.params, self.random = cls.behaviour, getattr(cls, "params", {}), random
+        self.seat, self.n, self.kappa = seat, model.num_houses, model.kappa
+        self.owned = tuple(range(seat, model.num_houses, model.num_agents))
+        self.intent = REST
+
+    def signal(self, obs):
+        if self.behaviour == "random":
+            return WORK if self.random.random() < 0.5 else REST
+        if self.behaviour == "always_work":
+            return WORK if BURNING in obs.houses else REST
+        if self.behaviour == "always_rest":
+            return REST
+        p, draw = self.params, self.random.random
+        if BURNING not in obs.houses:
+            self.intent = REST
+        else:
+            w = p["work_tendency"]
+            if any(obs.houses[h] == BURNING for h in self.owned):
+                w += (1 - w) * p["own_house_priority"]
+            if obs.last_actions and obs.last_actions[self.seat][1] == WORK:
+                w *= 1 - p["fatigue"]
+            self.intent = WORK if draw() < w else REST
+        if draw() < p["honesty"]:
+            return self.intent
+        return REST if self.intent == WORK else WORK
+
+    def action(self, obs):
+        here = obs.locations[self.seat]
+        if self.behaviour == "random":
+            house = int(self.random.random() * self.n)
+            return house, WORK if self.random.random() < 0.5 else REST
+        if self.behaviour == "always_work":
+            target = nearest_fire(obs.houses, here)
+            return (here, REST) if target is None else (target, WORK)
+        if self.behaviour == "always_rest":
+            return here, REST
+        p, draw = self.params, self.random.random
+        fires = [h for h, state in enumerate(obs.houses) if state == BURNING]
+        if not fires:
+            return here, REST
+        helpers = dict.fromkeys(fires, 0)
+        for seat, signal in enumerate(obs.signals):
+            if seat != self.seat and signal == WORK:
+                helpers[nearest_fire(obs.houses, obs.locations[seat])] += 1
+        if draw() < p["exploration"]:
+            target = fires[self.random.randrange(len(fires))]
+        else:
+            target = max(fires, key=lambda h: (self.score(h, here, helpers[h]), -h))
+        cover = 1 - math.exp(-self.kappa * helpers[target])
+        mode = self.intent
+        if mode == WORK and draw() < p["rest_bias"] * cover:
+            mode = REST
+        elif mode == REST and draw() < p["altruism"] * (1 - cover):
+            mode = WORK
+        return (target, WORK) if mode == WORK else (here, REST)
+
+    def score(self, house, here, helpers):
+        p, n = self.params, self.n
+        own = house in self.owned
+        next_to_own = not own and any(ring_distance(house, h, n) == 1 for h in self.owned)
+        return (p["own_house_priority"] * own + p["neighbor_help"] * next_to_own
+                + p["altruism"] * (not own)
+                + p["coordination"] * math.exp(-self.kappa * helpers)
+                - p["risk_aversion"] * ring_distance(here, house, n) / (n // 2))
 
 
 class ScriptedRandom:
@@ -135,7 +221,7 @@ def heuristic_act_script(agent, u, fire):
 def heuristic_check(agent, script, u, fire, phase):
     assert script.drawn == len(script.randoms)
     if phase == "act":
-        assert script.ranged == (1 if fire and u[0] < agent.exploration else 0)
+        assert script.ranged == (1 if fire and u[0] < agent.params["exploration"] else 0)
 
 
 def random_signal_script(agent, u, fire):
@@ -173,9 +259,9 @@ def scripts(cls):
 
 def compare(model, groups, obs, rng, flip_intent=False):
     """Play one night's two decisions for the episodes of ``obs``: every group's
-    ``batch_decide`` on the fake batch, every seat's Mesa methods episode by episode; assert
+    ``batch_decide`` on the fake batch, every seat's ``Reference`` episode by episode; assert
     they agree. ``flip_intent``: between the phases, negate every heuristic group's intent
-    in ``group.memory`` and every heuristic agent's ``intent`` alike."""
+    in ``group.memory`` and every reference's ``intent`` alike."""
     E = len(obs.houses)
     fire = (obs.houses == BURNING).any(axis=1)
     drawn = {}
@@ -208,28 +294,24 @@ def compare(model, groups, obs, rng, flip_intent=False):
             u_signal, u_act = drawn[id(group)]
             signal_script, act_script, check = scripts(group.behaviour)
             for j, seat in enumerate(group.seats):
-                agent = model.seats[seat]
-                assert type(agent) is group.behaviour
                 deterministic = u_signal is None
-                where = f"{agent.behaviour} seat {seat}, episode {e}"
+                script = None if deterministic else signal_script(None, u_signal[e, j], fire[e])
+                agent = Reference(group.behaviour, model, int(seat), script)
+                where = f"{group.behaviour.behaviour} seat {seat}, episode {e}"
 
-                model.observation = mesa_observation(obs, e, tonight=False)
-                if not deterministic:
-                    model.random = script = signal_script(agent, u_signal[e, j], fire[e])
-                signal = agent.choose_signal()
+                signal = agent.signal(mesa_observation(obs, e, tonight=False))
                 if not deterministic:
                     check(agent, script, u_signal[e, j], fire[e], "signal")
                 assert signal == (WORK if signals[e, seat] else REST), where
-                if isinstance(agent, HeuristicAgent):
+                if issubclass(group.behaviour, HeuristicAgent):
                     intent = group.memory["intent"][e, j] != flip_intent
                     assert agent.intent == (WORK if intent else REST), where
                     if flip_intent:
                         agent.intent = REST if agent.intent == WORK else WORK
 
-                model.observation = mesa_observation(obs, e, tonight=True)
                 if not deterministic:
-                    model.random = script = act_script(agent, u_act[e, j], fire[e])
-                action = agent.choose_action()
+                    agent.random = script = act_script(None, u_act[e, j], fire[e])
+                action = agent.action(mesa_observation(obs, e, tonight=True))
                 if not deterministic:
                     check(agent, script, u_act[e, j], fire[e], "act")
                 assert action == (int(acts[e, seat]), WORK if working[e, seat] else REST), where
@@ -275,7 +357,7 @@ def test_jax_decisions_equal_numpy_decisions(name):
 
 
 @pytest.mark.parametrize("name", BATCHED)
-def test_batch_decisions_equal_mesa_decisions(name):
+def test_batch_decisions_equal_the_reference_decisions(name):
     rng = np.random.default_rng([2024, BATCHED.index(name)])
     for n, k, kappa in CONFIGS:
         model = model_for(name, n, k, kappa)
@@ -301,8 +383,8 @@ def test_mixed_population_groups():
 @pytest.mark.parametrize("name", HEURISTICS)
 def test_intent_carries_through_group_memory(name):
     """The act phase reads the intent the signal phase left in ``group.memory``: negating
-    it there (and in the Mesa agents) still gives the Mesa decisions, which differ from
-    those of the intent as chosen."""
+    it there (and in the reference) still gives the reference's decisions, which differ
+    from those of the intent as chosen."""
     n, k, kappa = 6, 5, 0.4
     model = model_for(name, n, k, kappa)
     obs = observations(np.random.default_rng(11), n, k, 200)

@@ -3,7 +3,8 @@
 The rules are those of the module docstring of ``dilemmas/agents/bucket_brigade.py``. Each test runs
 a test-local subclass of ``HeuristicAgent`` (registered in ``BEHAVIOURS`` with
 ``monkeypatch``) whose ten parameters are all neutral (0, honesty 1) except the ones under
-test, hand-builds the public observation (``model.observation._replace(...)``) and calls
+test, hand-builds the public observation (the model's state: ``houses``, ``locations``,
+``signalled``, ``last_work``; and ``model.observation`` alike) and calls
 ``choose_signal`` / ``choose_action`` directly.
 
 Statistical checks. A probability ``p`` estimated from ``N`` independent Bernoulli trials
@@ -18,6 +19,7 @@ is exact; deterministic choices (targets under exploration 0) are checked exactl
 import math
 from collections import Counter
 
+import numpy as np
 import pytest
 
 import dilemmas.agents.bucket_brigade as bb_agents
@@ -74,7 +76,11 @@ def tonight(agent, *, fires, ruined=(), at=None, own_signal=REST, others=None,
     model.observation = model.observation._replace(
         houses=houses, locations=tuple(locations), last_actions=last_actions,
         signals=tuple(signals))
-    agent.house = at
+    model.houses = houses
+    model.locations = np.array([locations])
+    model.signalled = np.array([[signal == WORK for signal in signals]])
+    if last_actions is not None:
+        model.last_work = np.array([[mode == WORK for _, mode in last_actions]])
     if intent is not None:
         agent.intent = intent
 
@@ -91,7 +97,7 @@ def signal_share(agent, signal=WORK, trials=N):
     hits = 0
     for _ in range(trials):
         chosen = agent.choose_signal()
-        if agent.honesty == 1:
+        if agent.params["honesty"] == 1:
             assert chosen == agent.intent
         hits += chosen == signal
     return hits

@@ -296,11 +296,10 @@ def heuristic_action_with_helpers(helpers, trials=20_000):
     ``helpers`` other agents that signalled WORK from next to it. Share choosing REST."""
     model = BucketBrigadeModel(population="free_rider", rng=2)
     agent = model.seats[0]
-    signals = tuple([REST] + [WORK] * helpers + [REST] * (3 - helpers))
-    model.observe()
-    model.observation = model.observation._replace(
-        houses=(BURNING,) + (SAFE,) * 9, locations=(1, 1, 1, 1), signals=signals)
-    agent.house, agent.intent = 1, WORK
+    model.houses = (BURNING,) + (SAFE,) * 9
+    model.locations = np.array([[1, 1, 1, 1]])
+    model.signalled = np.array([[False] + [True] * helpers + [False] * (3 - helpers)])
+    agent.intent = WORK
     rests = sum(agent.choose_action()[1] == REST for _ in range(trials))
     return rests / trials
 

@@ -249,7 +249,7 @@ def test_spread_spec_is_simultaneous():
     set_houses(model, ring(10, B=[0]))
     model.spread()
     assert model.houses.tolist() == ring(10, B=[0, 1, 9])
-    assert np.flatnonzero(model.spreaders[0]).tolist() == [0]
+    assert np.flatnonzero(model.episode.spreaders[0]).tolist() == [0]
 
     set_houses(model, ring(10, B=[5]))
     model.spread()
@@ -675,8 +675,7 @@ def test_signals_are_chosen_before_actions_and_simultaneously(scripted):
 
 def test_observation_of_night_one_and_later():
     model = BucketBrigadeModel(population="random", rng=3, N_min=5)
-    model.observe()
-    obs = model.observation
+    obs = model.upcoming_observation()
     assert obs.night == 1
     assert obs.last_actions is None and obs.last_signals is None and obs.signals is None
     assert obs.locations == model.initial_locations

@@ -139,12 +139,12 @@ def test_the_batch_engine_plays_exactly_the_studies_it_can(tmp_path):
         assert ("engine" in definition) is batch, name
         assert definition.get("engine", "batch") == "batch", name
         assert definition.get("rules_version", 1) == GAMES[study.game].rules_version, name
-    assert GAMES["bucket_brigade"].rules_version == 3
+    assert GAMES["bucket_brigade"].rules_version == 4
     assert GAMES["firefighting_graph"].rules_version == 2
     assert GAMES["state_punishment"].rules_version == 2
     assert GAMES["stag_hunt"].rules_version == 2
     bb_json = json.loads((tmp_path / "bb_random" / "study.json").read_text())
-    assert bb_json["rules_version"] == 3 and bb_json["engine"] == "batch"
+    assert bb_json["rules_version"] == 4 and bb_json["engine"] == "batch"
     fg_json = json.loads((tmp_path / "fg_forced_model" / "study.json").read_text())
     assert "engine" not in fg_json and fg_json["rules_version"] == 2
 
@@ -420,7 +420,7 @@ def test_a_folder_of_other_rules_is_refused_naming_both_versions(tmp_path, capsy
     study = bb(name="old")
     folder = run_study(study, tmp_path, backend="serial", progress=False).folder
     definition = json.loads((folder / "study.json").read_text())
-    assert definition["rules_version"] == 3
+    assert definition["rules_version"] == 4
     if written is None:   # a folder written before rules versions were recorded
         del definition["rules_version"]
     elif written == "before engines":  # ... and before the batch engine existed
@@ -433,7 +433,7 @@ def test_a_folder_of_other_rules_is_refused_naming_both_versions(tmp_path, capsy
         run_study(study, tmp_path, backend="serial", progress=False)
     message = str(error.value)
     assert "version 1 of the bucket_brigade rules" in message
-    assert "plays version 3" in message
+    assert "plays version 4" in message
     assert snapshot(folder) == before
 
     study_file = tmp_path / "old.toml"
@@ -444,7 +444,7 @@ def test_a_folder_of_other_rules_is_refused_naming_both_versions(tmp_path, capsy
     printed = capsys.readouterr()
     assert printed.out == "" and len(printed.err.splitlines()) == 1
     assert "version 1 of the bucket_brigade rules" in printed.err
-    assert "plays version 3" in printed.err
+    assert "plays version 4" in printed.err
     assert snapshot(folder) == before
 
 

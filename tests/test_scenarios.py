@@ -63,13 +63,13 @@ def test_select_takes_an_id_a_game_or_all_and_names_a_bad_one():
 
 
 def test_a_scenario_seats_its_focal_seats_first_and_its_bots_as_policy_seats():
-    scenario = scenarios()["bucket_brigade/trained_team_v1"]
+    scenario = scenarios()["bucket_brigade/trained_team_v2"]
     population, parts = scenario.seating("policy", "mine.npz")
     assert population == "policy:2,policy:2"
     assert parts == [("mine.npz", 2), (scenario.bots["mappo_team"].path, 2)]
     population, parts = scenario.seating("firefighter")
     assert population == "firefighter:2,policy:2" and len(parts) == 1
-    assert scenarios()["bucket_brigade/liars_v1"].seating("hero") == ("hero:2,liar:2", [])
+    assert scenarios()["bucket_brigade/liars_v2"].seating("hero") == ("hero:2,liar:2", [])
 
 
 def test_every_bot_is_shipped_and_fits_its_substrate():
@@ -218,7 +218,7 @@ def small(scenario_id, episodes=6):
 
 def test_an_evaluation_scores_the_episodes_played_by_hand(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    scenario = small("bucket_brigade/free_riders_v1")
+    scenario = small("bucket_brigade/free_riders_v2")
     mine = [str(save_policy("mine.npz", constant(3, "bucket_brigade", scenario.parameters)))]
     row = scoring.evaluate(scenario, "policy", mine, "out", seed=5, progress=False)
     focal, background = [], []

@@ -31,13 +31,14 @@ Action (tonight's signals known):
      It works at the target, or rests where it stands.
 """
 
+import functools
 import math
 from typing import ClassVar
 
 import mesa
 import numpy as np
 
-from dilemmas.agents.decisions import ArrayDecisions
+from dilemmas.agents.decisions import ArrayDecisions, seat_memory
 from dilemmas.agents.policy import take_decision
 from dilemmas.models.bucket_brigade.rules import BURNING, REST, WORK
 from dilemmas.models.xp import namespace
@@ -73,7 +74,11 @@ def nearest_fires(houses, locations):
 
 
 class BucketBrigadeAgent(ArrayDecisions, mesa.Agent):
-    """An agent in a seat: owns houses ``h`` with ``h mod num_agents == seat``."""
+    """An agent in a seat: owns houses ``h`` with ``h mod num_agents == seat``. Its state is
+    its seat's entries of the model's episode (``model.episode``); setting one by hand sets
+    the episode's. Each built-in behaviour is written once, over arrays (``batch_decide``):
+    the batch engine plays it on its episodes, and its ``choose_signal`` and
+    ``choose_action`` come from it on the model's one (``dilemmas.agents.decisions``)."""
 
     behaviour: ClassVar[str] = ""
     #: The methods in which a behaviour decides (the model's signal and act phases).
@@ -83,11 +88,43 @@ class BucketBrigadeAgent(ArrayDecisions, mesa.Agent):
         super().__init__(model)
         self.seat = seat
         self.owned = tuple(range(seat, model.num_houses, model.num_agents))
-        self.house = seat % model.num_houses
         self.work_cost = model.work_costs[seat]
-        self.signal = None
-        self.mode = None
-        self.lied = False
+
+    @property
+    def house(self) -> int:
+        """The house the agent is at (its first house before night 1)."""
+        return int(self.model.locations[0, self.seat])
+
+    @house.setter
+    def house(self, house):
+        self.model.locations = _set(self.model.locations, self, house)
+
+    @property
+    def signal(self) -> str | None:
+        """Its signal of the night, WORK or REST (None before the first signals)."""
+        return None if _before(self.model, "signal") else _word(self.model.signalled, self)
+
+    @signal.setter
+    def signal(self, signal):
+        self.model.signalled = _set(self.model.signalled, self, signal == WORK)
+
+    @property
+    def mode(self) -> str | None:
+        """Its mode of the night, WORK or REST (None before the first actions)."""
+        return None if _before(self.model, "act") else _word(self.model.working, self)
+
+    @mode.setter
+    def mode(self, mode):
+        self.model.working = _set(self.model.working, self, mode == WORK)
+
+    @property
+    def lied(self) -> bool:
+        """Whether its mode of the night differs from its signal."""
+        return bool(self.model.lied[0, self.seat])
+
+    @lied.setter
+    def lied(self, lied):
+        self.model.lied = _set(self.model.lied, self, lied)
 
     @property
     def reward(self) -> float:
@@ -103,23 +140,33 @@ class BucketBrigadeAgent(ArrayDecisions, mesa.Agent):
         raise NotImplementedError
 
 
+def _before(model, phase: str) -> bool:
+    """Whether the first night's ``phase`` has not been played yet."""
+    night = model.night
+    return night == 0 or night == 1 and model._opened and phase not in model.phases_run
+
+
+def _word(flags, agent) -> str:
+    return WORK if flags[0, agent.seat] else REST
+
+
+def _set(values, agent, value):
+    """A copy of the episode's ``values`` ``(1, seats)`` with ``agent``'s entry ``value`` (the
+    rules never change an array in place)."""
+    values = values.copy()
+    values[0, agent.seat] = value
+    return values
+
+
 class RandomAgent(BucketBrigadeAgent):
     """Signal, house and mode each uniform and independent."""
 
     behaviour = "random"
 
-    def choose_signal(self):
-        return WORK if self.model.random.random() < 0.5 else REST
-
-    def choose_action(self):
-        draw = self.model.random.random
-        house = int(draw() * self.model.num_houses)
-        return house, WORK if draw() < 0.5 else REST
-
     @staticmethod
     def batch_decide(batch, group, phase):
-        """``choose_signal`` / ``choose_action`` for every episode of a batch
-        (``dilemmas.models.bucket_brigade.batch``), from the same uniform numbers."""
+        """A signal WORK with probability 1/2; a house ``int(u * num_houses)`` and a mode
+        WORK with probability 1/2, from two numbers a seat."""
         shape = (batch.size, len(group.seats))
         if phase == "signal":
             return batch.draw(shape) < 0.5
@@ -133,18 +180,9 @@ class AlwaysWorkAgent(BucketBrigadeAgent):
 
     behaviour = "always_work"
 
-    def choose_signal(self):
-        return WORK if BURNING in self.model.observation.houses else REST
-
-    def choose_action(self):
-        obs = self.model.observation
-        here = obs.locations[self.seat]
-        target = nearest_fire(obs.houses, here)
-        return (here, REST) if target is None else (target, WORK)
-
     @staticmethod
     def batch_decide(batch, group, phase):
-        """``choose_signal`` / ``choose_action`` for every episode of a batch."""
+        """WORK where something burns, at the fire nearest (``nearest_fires``)."""
         fire = (batch.houses == BURNING).any(axis=1)
         if phase == "signal":
             return batch.xp.broadcast_to(fire[:, None], (batch.size, len(group.seats)))
@@ -158,15 +196,9 @@ class AlwaysRestAgent(BucketBrigadeAgent):
 
     behaviour = "always_rest"
 
-    def choose_signal(self):
-        return REST
-
-    def choose_action(self):
-        return self.model.observation.locations[self.seat], REST
-
     @staticmethod
     def batch_decide(batch, group, phase):
-        """``choose_signal`` / ``choose_action`` for every episode of a batch."""
+        """REST, where it stands."""
         rest = batch.xp.zeros((batch.size, len(group.seats)), dtype=bool)
         return rest if phase == "signal" else (batch.locations[:, group.seats], rest)
 
@@ -181,77 +213,37 @@ class HeuristicAgent(BucketBrigadeAgent):
 
     params: ClassVar[dict[str, float]] = {}
 
-    def __init__(self, model, seat):
-        super().__init__(model, seat)
-        self.intent = REST
-        for name in HEURISTIC_PARAMETERS:
-            setattr(self, name, self.params[name])
+    _intent = seat_memory("intent", "The intent of this night's signal phase, WORK True.")
 
-    def choose_signal(self):
-        obs, draw = self.model.observation, self.model.random.random
-        if BURNING not in obs.houses:
-            self.intent = REST
-        else:
-            w = self.work_tendency
-            if any(obs.houses[h] == BURNING for h in self.owned):
-                w += (1 - w) * self.own_house_priority
-            if obs.last_actions and obs.last_actions[self.seat][1] == WORK:
-                w *= 1 - self.fatigue
-            self.intent = WORK if draw() < w else REST
-        if draw() < self.honesty:
-            return self.intent
-        return REST if self.intent == WORK else WORK
+    @property
+    def intent(self) -> str:
+        """Its intent of the night's signal phase, WORK or REST (kept for its act phase);
+        setting it sets the intent its next ``choose_action`` acts on."""
+        return WORK if self._intent else REST
 
-    def choose_action(self):
-        model, obs = self.model, self.model.observation
-        draw = model.random.random
-        here = obs.locations[self.seat]
-        fires = [h for h, state in enumerate(obs.houses) if state == BURNING]
-        if not fires:
-            return here, REST
-        helpers = dict.fromkeys(fires, 0)
-        for seat, signal in enumerate(obs.signals):
-            if seat != self.seat and signal == WORK:
-                helpers[nearest_fire(obs.houses, obs.locations[seat])] += 1
-
-        if draw() < self.exploration:
-            target = fires[model.random.randrange(len(fires))]
-        else:
-            target = max(fires, key=lambda h: (self._score(h, here, helpers[h]), -h))
-
-        cover = 1 - math.exp(-model.kappa * helpers[target])
-        mode = self.intent
-        if mode == WORK and draw() < self.rest_bias * cover:
-            mode = REST
-        elif mode == REST and draw() < self.altruism * (1 - cover):
-            mode = WORK
-        return (target, WORK) if mode == WORK else (here, REST)
+    @intent.setter
+    def intent(self, intent):
+        self._intent = intent == WORK
 
     @classmethod
     def batch_decide(cls, batch, group, phase):
-        """``choose_signal`` / ``choose_action`` for every episode of a batch
-        (``dilemmas.models.bucket_brigade.batch``): the same decisions from the same uniform
-        numbers.
+        """The heuristic of the module docstring for the group's seats in every episode.
 
         Random numbers, one fixed array per phase from ``batch.draw`` (``E`` episodes, ``k``
-        seats of the group), each number standing for one ``model.random`` draw of the Mesa
-        methods:
+        seats of the group):
 
         * ``signal``: ``u = batch.draw((E, k, 2))``; ``u[..., 0]`` is the intent draw
-          (used only in an episode where something burns, where ``choose_signal`` draws it)
-          and ``u[..., 1]`` the honesty draw.
+          (used only in an episode where something burns) and ``u[..., 1]`` the honesty
+          draw.
         * ``act``: ``u = batch.draw((E, k, 3))``, used only where something burns;
           ``u[..., 0]`` is the exploration draw, ``u[..., 1]`` chooses the fire when exploring
-          (the ``int(u * number of fires)``-th burning house in index order: uniform, as
-          ``random.randrange(len(fires))`` is, though not from the same number),
-          ``u[..., 2]`` the draw of the mode flip
-          (against ``rest_bias*cover`` for an intent to WORK, ``altruism*(1 - cover)`` for
-          an intent to REST).
+          (the ``int(u * number of fires)``-th burning house in index order: uniform),
+          ``u[..., 2]`` the draw of the mode flip (against ``rest_bias*cover`` for an intent
+          to WORK, ``altruism*(1 - cover)`` for an intent to REST).
 
         The intent chosen in the ``signal`` phase is kept in ``group.memory["intent"]``
-        (``(E, k)``, WORK True) for the ``act`` phase. The score and ``cover`` are computed
-        with the same float operations in the same order as ``_score`` (``exp`` of the
-        helper counts through ``math.exp``), so ties break as in the Mesa methods.
+        (``(E, k)``, WORK True) for the ``act`` phase (``intent``, a seat's entry). The
+        ``exp`` of the helper counts goes through ``math.exp``.
         """
         p, xp = cls.params, batch.xp
         seats = group.seats
@@ -274,10 +266,8 @@ class HeuristicAgent(BucketBrigadeAgent):
         u = batch.draw((size, k, 3))
         intent = group.memory["intent"]
         here = batch.locations[:, seats]
-        kappa = batch.model.kappa
         num_agents = batch.locations.shape[1]
-        # exp(-kappa*m) for m = 0 .. num_agents helpers, as math.exp computes it.
-        decay = xp.asarray([math.exp(-kappa * m) for m in range(num_agents + 1)])
+        decay = _decay(batch.model.kappa, num_agents)
         # Helpers: the WORK signallers expected at each fire, less the agent itself.
         expected = nearest_fires(houses, batch.locations)  # (E, N), -1 without fire
         signalled = batch.signals & (expected >= 0)
@@ -286,11 +276,8 @@ class HeuristicAgent(BucketBrigadeAgent):
         # Score of every house (only fires count).
         distance = xp.abs(here[:, :, None] - xp.arange(n)) % n
         distance = xp.minimum(distance, n - distance)
-        next_to_own = ~owned & (np.roll(owned, 1, axis=1) | np.roll(owned, -1, axis=1))
-        score = (p["own_house_priority"] * owned.astype(float)
-                 + p["neighbor_help"] * next_to_own.astype(float)
-                 + p["altruism"] * (~owned).astype(float)
-                 + p["coordination"] * decay[helpers]
+        score = (_placed(tuple(p[name] for name in HEURISTIC_PARAMETERS), n, num_agents, tuple(seats.tolist()))
+                 + p["coordination"] * xp.asarray(decay)[helpers]
                  - p["risk_aversion"] * distance / (n // 2))
         best = xp.where(burning[:, None, :], score, -xp.inf).argmax(axis=2)
         # Exploration: the int(u * fires)-th fire in index order.
@@ -300,7 +287,8 @@ class HeuristicAgent(BucketBrigadeAgent):
         explored = (burning[:, None, :] & (rank[:, None, :] == pick[:, :, None])).argmax(axis=2)
         target = xp.where(u[..., 0] < p["exploration"], explored, best)
         # Mode: the intent, flipped against the cover the signals give the target.
-        cover = 1 - decay[xp.take_along_axis(helpers, target[:, :, None], axis=2)[..., 0]]
+        cover = 1 - xp.asarray(decay)[xp.take_along_axis(helpers, target[:, :, None],
+                                                         axis=2)[..., 0]]
         working = xp.where(intent, ~(u[..., 2] < p["rest_bias"] * cover),
                            u[..., 2] < p["altruism"] * (1 - cover))
         working = working & fire[:, None]
@@ -311,16 +299,24 @@ class HeuristicAgent(BucketBrigadeAgent):
         """The intent of the signal phase, for the act phase (none yet)."""
         return {"intent": batch.xp.zeros((batch.size, len(group.seats)), dtype=bool)}
 
-    def _score(self, house, here, helpers):
-        n = self.model.num_houses
-        own = house in self.owned
-        next_to_own = not own and any(
-            ring_distance(house, h, n) == 1 for h in self.owned)
-        return (self.own_house_priority * own
-                + self.neighbor_help * next_to_own
-                + self.altruism * (not own)
-                + self.coordination * math.exp(-self.model.kappa * helpers)
-                - self.risk_aversion * ring_distance(here, house, n) / (n // 2))
+
+@functools.cache
+def _decay(kappa: float, agents: int) -> np.ndarray:
+    """``exp(-kappa*m)`` for m = 0 .. ``agents`` helpers, as ``math.exp`` computes it."""
+    return np.array([math.exp(-kappa * m) for m in range(agents + 1)])
+
+
+@functools.cache
+def _placed(params: tuple, n: int, agents: int, seats: tuple) -> np.ndarray:
+    """The terms of the heuristic's score that depend only on where a house lies (``(k,
+    n)``, for the seats ``seats``): ``own_house_priority*[own] + neighbor_help*[next to an
+    own house, not own] + altruism*[not own]``, added in that order."""
+    values = dict(zip(HEURISTIC_PARAMETERS, params))  # in HEURISTIC_PARAMETERS order
+    owned = np.arange(n) % agents == np.array(seats)[:, None]
+    next_to_own = ~owned & (np.roll(owned, 1, axis=1) | np.roll(owned, -1, axis=1))
+    return (values["own_house_priority"] * owned.astype(float)
+            + values["neighbor_help"] * next_to_own.astype(float)
+            + values["altruism"] * (~owned).astype(float))
 
 
 def _archetype(name, summary, **params):

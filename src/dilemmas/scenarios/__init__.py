@@ -4,7 +4,7 @@ In the manner of Melting Pot, a scenario is a game's *substrate* (fixed paramete
 *focal* seats that the policy under test plays, and a *background* of co-players it never
 trained with (scripted behaviours and trained bots shipped in the package), scored by the
 focal and background per-capita returns and the game's own statistics. Its id
-(``bucket_brigade/free_riders_v1``) changes whenever anything that changes its scores
+(``bucket_brigade/free_riders_v2``) changes whenever anything that changes its scores
 changes (``versions.json``, checked by the tests).
 
 * ``dilemmas.scenarios.catalogue``: the scenarios, read from ``catalogue/<game>.toml``;

@@ -1,12 +1,14 @@
-"""Bucket Brigade's batch engine: thousands of episodes of one parameter set at once.
+"""Bucket Brigade's rules over arrays of episodes: the night written once, played by the
+batch engine on thousands of episodes of one parameter set at once and by
+``BucketBrigadeModel`` on its one (``model.episode``, ``BatchEngine.one``).
 
-The nights are played by the same rule functions as ``BucketBrigadeModel``'s
-(``dilemmas.models.bucket_brigade.arrays``), over every episode, in the phases of the
-rules' "Round": observe, signal, act (each behaviour's ``batch_decide`` for its seats, in
-the order the behaviours first sit), extinguish, spread, burn out, spark, reward and log,
-terminate. The model reporters recorded are the DataCollector's columns, computed by the
-same function as the model's (``arrays.reporters``). Shared mechanism:
-``dilemmas.models.batch``.
+The night is the model's declaration (``BucketBrigadeModel.phases``, the nine phases of the
+rules' "Round"): the rule phase ``observe``, the decisions ``signal`` and ``act`` (each
+behaviour's ``batch_decide`` for its seats; ``take``), then the rule phases
+``extinguish``, ``spread``, ``burn_out``, ``spark``, ``reward_and_log`` and ``terminate``,
+each a method here over the rule functions of ``dilemmas.models.bucket_brigade.arrays``. The
+model reporters recorded are the DataCollector's columns, computed by the same function as the
+model's (``arrays.reporters``). Shared mechanism: ``dilemmas.models.batch``.
 
 What a behaviour's ``batch_decide(batch, group, phase)`` can read (arrays with one row per
 episode, houses and seats in their order): ``houses`` (the public observation's house
@@ -27,12 +29,13 @@ class BucketBrigadeBatch(BatchEngine):
     game = "bucket_brigade"
     state = ("houses", "locations", "last_work", "signals", "working", "lied",
              "start_houses", "burning_at_start", *arrays.Tally._fields)
-    decisions = ("signal", "act")
     labels = {"signal": (REST, WORK), "mode": (REST, WORK)}
 
     tally = gathered(arrays.Tally)
 
     def setup(self):
+        """The town after construction: ``rho_ignite`` of the houses burning (one uniform
+        number per house), every agent at its first house, nothing added up."""
         model, xp, episodes = self.model, self.xp, self.size
         n, k = model.num_houses, model.num_agents
         self.houses = arrays.ignite(self.draw((episodes, n)),
@@ -50,15 +53,14 @@ class BucketBrigadeBatch(BatchEngine):
             return (xp.zeros(shape, dtype=bool),)
         return xp.zeros(shape, dtype=int), xp.zeros(shape, dtype=bool)
 
-    def begin_round(self):
-        """observe: the night opens, its houses are the public observation."""
-        super().begin_round()
+    def observe(self):
+        """Phase 1: the night opens; its houses are the public observation."""
         self.start_houses = self.houses
         self.burning_at_start = self.xp.any(self.houses == arrays.BURNING, axis=1)
 
     def take(self, phase, decisions):
-        """signal: the signals are revealed; act: agents move and take their modes, and a
-        mode that differs from the agent's signal is a lie."""
+        """Phase 2, signal: the signals are revealed; phase 3, act: agents move and take
+        their modes, and a mode that differs from the agent's signal is a lie."""
         if phase == "signal":
             (self.signals,) = decisions
         else:
@@ -66,23 +68,46 @@ class BucketBrigadeBatch(BatchEngine):
             self.last_work = self.working
             self.lied = self.working != self.signals
 
-    def resolve(self):
-        """extinguish, spread, burn out, spark, reward and log; the episodes that end."""
-        model, shape = self.model, self.houses.shape
-        houses = arrays.extinguish(self.houses, self.locations, self.working,
-                                   model.p_extinguish, self.draw(shape))
-        houses, spreaders = arrays.spread(houses, model.beta, model.spec,
-                                          self.draw((*shape, 2)))
-        houses = arrays.burn_out(houses, spreaders, model.spec)
-        sparks = arrays.spark(houses, model.p_spark, self.draw(shape))
-        self.houses = self.xp.where(self.t <= model.N_spark, sparks, houses)
-        ends = (arrays.rules_end(self.houses, self.t, model.N_min, model.spec)
-                | (self.t >= model.max_steps))
-        night_rewards, terms = arrays.rewards(
+    def extinguish(self):
+        """Phase 4: a BURNING house with k workers there becomes SAFE with P = 1 -
+        exp(-kappa*k) (one uniform number per house)."""
+        self.houses = arrays.extinguish(self.houses, self.locations, self.working,
+                                        self.model.p_extinguish, self.draw(self.houses.shape))
+
+    def spread(self):
+        """Phase 5: each BURNING house ignites each SAFE neighbour with probability beta (two
+        numbers per house; ``arrays.spread``)."""
+        self.houses, self.spreaders = arrays.spread(self.houses, self.model.beta,
+                                                    self.model.spec,
+                                                    self.draw((*self.houses.shape, 2)))
+
+    def burn_out(self):
+        """Phase 6: the spreaders (``"spec"``), or every BURNING house (``"reference"``),
+        become RUINED."""
+        self.houses = arrays.burn_out(self.houses, self.spreaders, self.model.spec)
+
+    def spark(self):
+        """Phase 7: on nights t <= N_spark, each SAFE house ignites with probability p_spark
+        (one number per house, drawn every night)."""
+        sparks = arrays.spark(self.houses, self.model.p_spark, self.draw(self.houses.shape))
+        self.houses = self.xp.where(self.t <= self.model.N_spark, sparks, self.houses)
+
+    def reward_and_log(self):
+        """Phase 8: tonight's end condition (the rules', or ``max_steps``), tonight's rewards
+        and, where the game ends, the end-of-game terms, added up (``night_rewards`` and
+        ``terms`` keep tonight's for the model's log)."""
+        model = self.model
+        self.ends = (arrays.rules_end(self.houses, self.t, model.N_min, model.spec)
+                     | (self.t >= model.max_steps))
+        self.night_rewards, self.terms = arrays.rewards(
             self.start_houses, self.houses, model.owns, self.working,
-            model.work_cost_array, model.weights, model.spec, ends)
-        self.tally = arrays.add_up(self.tally, night_rewards, terms, self.working, self.lied)
-        return ends
+            model.work_cost_array, model.weights, model.spec, self.ends)
+        self.tally = arrays.add_up(self.tally, self.night_rewards, self.terms, self.working,
+                                   self.lied)
+
+    def terminate(self):
+        """Phase 9: the episodes whose game ended tonight (tested in phase 8)."""
+        return self.ends
 
     def model_row(self) -> dict:
         model = self.model
@@ -94,21 +119,10 @@ class BucketBrigadeBatch(BatchEngine):
                 "lied": self.lied, "reward": self.tally.rewards}
 
     def load(self, model, state):
-        """The night ``t``'s houses, decisions and tally as ``BucketBrigadeModel`` holds them
-        (``state``, ``locations``, ``signalled``, ``working``, ``lied``, ``tally``,
-        ``night``; each agent's ``house``, ``signal``, ``mode``, ``lied``: no signal or
-        mode before night 1), and its reporters (``model.report``)."""
-        one = {name: value[None] for name, value in state.items() if name != "t"}
-        model.night = state["t"]
-        model.state, model.locations = one["houses"], one["locations"]
-        model.signalled, model.working, model.lied = one["signals"], one["working"], one["lied"]
-        model.tally = arrays.Tally(*(one[name] for name in arrays.Tally._fields))
-        model.start = one["start_houses"]
-        for agent in model.seats:
-            agent.house = int(state["locations"][agent.seat])
-            words = (REST, WORK)
-            agent.signal = words[int(state["signals"][agent.seat])] if state["t"] else None
-            agent.mode = words[int(state["working"][agent.seat])] if state["t"] else None
-            agent.lied = bool(state["lied"][agent.seat])
-        model.report(model.night, model.state, model.signalled, model.working, model.lied,
-                     one["burning_at_start"], model.tally, model.A, model.L, model.c)
+        """The night ``t``'s arrays into ``BucketBrigadeModel``'s episode (its agents show
+        them: no signal or mode before night 1), and its reporters."""
+        episode = model.episode
+        episode.t = state["t"]
+        for name in self.state:
+            setattr(episode, name, state[name][None])
+        model.report_night()

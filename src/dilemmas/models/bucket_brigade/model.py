@@ -22,22 +22,28 @@ Choices the sources leave open, made here (also in the rules' last section):
 * ``collect_data=False`` is for speed: the model then has no DataCollector
   (``model.datacollector`` is None). The per-night history (``model.history``), which
   replays and the reward identities read, is always kept.
-* The night's rules are the array functions of ``dilemmas.models.bucket_brigade.arrays``, played
-  here on one episode (``model.state``, shape ``(1, num_houses)``; ``model.houses`` is its row)
-  and by the batch engine on many. They draw from ``model.rng``, one number per chance
-  whether or not it comes up (rules version 2, ``RULES_VERSION``); the behaviours draw from
-  ``model.random``. Both are seeded by ``model.seed``, which replays a run exactly.
+* The state lives in one place: the model's episode on the game's batch engine
+  (``model.episode``, one episode, ``dilemmas.models.bucket_brigade.batch``), whose methods
+  are the night's rule phases (``RulePhase``: the same code plays the batch engine's
+  thousands of episodes). ``state`` (the houses, ``(1, num_houses)``; ``houses`` is its
+  row), ``start``, ``locations``, ``signalled``, ``working``, ``lied``, ``tally`` and
+  ``night``, and each agent's ``house``, ``signal``, ``mode`` and ``lied``, are views of it:
+  setting one by hand sets the episode's. The rules draw from ``model.rng``, one number per
+  chance whether or not it comes up, sparks on every night (rules version 4,
+  ``RULES_VERSION``); the behaviours draw from ``model.random``, an array behaviour for all
+  its seats at once. Both are seeded by ``model.seed``, which replays a run exactly.
 """
-from types import SimpleNamespace
+import copy
 
 import numpy as np
 
 from dilemmas.models import validation as check
 from dilemmas.models.bucket_brigade import arrays
-from dilemmas.models.bucket_brigade.rules import (AGENT_REPORTERS, BURNING, MODEL_REPORTERS,
+from dilemmas.models.bucket_brigade.batch import BucketBrigadeBatch
+from dilemmas.models.bucket_brigade.rules import (AGENT_REPORTERS, MODEL_REPORTERS,
                                                   PARAMETERS, REST, SIGNALS, WORK, Night,
-                                                  Observation, allowed_actions, initial_fire_count)
-from dilemmas.models.phases import AgentPhase, ModelPhase, PhasedModel
+                                                  Observation, allowed_actions)
+from dilemmas.models.phases import AgentPhase, PhasedModel, RulePhase, episode_value
 
 
 class BucketBrigadeModel(PhasedModel):
@@ -53,17 +59,17 @@ class BucketBrigadeModel(PhasedModel):
     parameters = PARAMETERS
 
     phases = (
-        ModelPhase("observe"),
+        RulePhase("observe"),
         AgentPhase("signal", "choose_signal", order="simultaneous", apply="reveal_signals",
                    agents="seats"),
         AgentPhase("act", "choose_action", order="simultaneous", apply="take_actions",
                    agents="seats"),
-        ModelPhase("extinguish"),
-        ModelPhase("spread"),
-        ModelPhase("burn_out"),
-        ModelPhase("spark"),
-        ModelPhase("reward_and_log"),
-        ModelPhase("terminate"),
+        RulePhase("extinguish"),
+        RulePhase("spread"),
+        RulePhase("burn_out"),
+        RulePhase("spark"),
+        RulePhase("reward_and_log"),
+        RulePhase("terminate", ends=True),
     )
 
     def __init__(self, *, collect_data=True, rng=None, **parameters):
@@ -101,28 +107,49 @@ class BucketBrigadeModel(PhasedModel):
         self.p_extinguish = arrays.extinguish_probabilities(self.kappa, self.num_agents)
         self.spec = self.rules == "spec"
         self._allowed_actions = allowed_actions(n)
-
-        # This one episode's houses as the rules' arrays hold them, shape (1, n); ``houses``
-        # is its row.
-        self.state = arrays.ignite(self.rng.random((1, n)), initial_fire_count(self.rho_ignite, n))
-        self.initial_houses = tuple(self.houses.tolist())
-        self.tally = arrays.start_tally(1, self.num_agents)
-        self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
-        self.initial_locations = tuple(agent.house for agent in self.seats)
         self.work_cost_array = np.array(self.work_costs, dtype=float)
         self.weights = tuple(float(getattr(self, name)) for name in arrays.WEIGHTS)
-        # Tonight's decisions as the rules' arrays hold them, shape (1, num_agents).
-        self.locations = np.array([self.initial_locations])
-        self.signalled = self.working = self.lied = np.zeros(self.locations.shape, dtype=bool)
+        self.initial_locations = tuple(seat % n for seat in range(self.num_agents))
 
-        self.night = 0
+        self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
+        self.episode = BucketBrigadeBatch.one(self)
+        self.episode.setup()
+        self.episode.start_memory()
+        self.initial_houses = tuple(self.houses.tolist())
+
         self.observation = None
+        self.actions = None
         self.history: list[Night] = []
         self.final_rewards: tuple[float, ...] | None = None
-        self.ending = False
-        self._report(burning_at_start=False)
+        self.report_night()
 
         self.start_data_collection()
+
+    # --- The state: the one episode's arrays -----------------------------------------
+    night = episode_value("t", "Nights begun (the night being played, during one).",
+                          row=False)
+    state = episode_value("houses", "The house states ``(1, num_houses)`` (SAFE 0, BURNING "
+                          "1, RUINED 2).", row=False)
+    start = episode_value("start_houses", "The houses as tonight opened ``(1, num_houses)``.",
+                          row=False)
+    locations = episode_value("locations", "Each agent's house ``(1, num_agents)``.",
+                              row=False)
+    last_work = episode_value("last_work", "Who worked last night ``(1, num_agents)`` (all "
+                              "False before night 2).", row=False)
+    signalled = episode_value("signals", "Tonight's signals ``(1, num_agents)``, WORK True.",
+                              row=False)
+    working = episode_value("working", "Tonight's modes ``(1, num_agents)``, WORK True.",
+                            row=False)
+    lied = episode_value("lied", "Tonight's lies ``(1, num_agents)``.", row=False)
+
+    @property
+    def tally(self) -> arrays.Tally:
+        """What the game has added up so far (``arrays.Tally``, one episode)."""
+        return self.episode.tally
+
+    @tally.setter
+    def tally(self, tally):
+        self.episode.tally = tally
 
     @property
     def houses(self) -> np.ndarray:
@@ -137,31 +164,34 @@ class BucketBrigadeModel(PhasedModel):
 
     # --- Phase 1: observe -------------------------------------------------------------
     def observe(self):
-        """Nights are numbered from 1; everyone receives the same public observation."""
-        self.observation = self.upcoming_observation()
-        self.start = self.state
-        self.night += 1
+        """Nights are numbered from 1; everyone receives the same public observation
+        (``episode.observe``; ``observation`` records it for the behaviours)."""
+        self.episode.observe()
+        self.observation = self.upcoming_observation(opened=True)
 
-    def upcoming_observation(self) -> Observation:
+    def upcoming_observation(self, opened=False) -> Observation:
         """The public observation the next night opens with (after the last night: what the
-        town looks like at the end)."""
+        town looks like at the end); ``opened``: tonight's, once tonight has begun."""
         last = self.history[-1] if self.history else None
         return Observation(
-            night=self.night + 1,
+            night=self.night + (not opened),
             houses=tuple(self.houses.tolist()),
             locations=last.locations if last else self.initial_locations,
             last_actions=last.actions if last else None,
             last_signals=last.signals if last else None,
         )
 
-    def array_view(self, agent, method: str) -> tuple[SimpleNamespace, str]:
-        """Tonight as the batch engine shows it to a behaviour's ``batch_decide``
-        (``dilemmas.models.bucket_brigade.batch``), one episode, and the phase of
-        ``method`` (``dilemmas.agents.decisions``)."""
-        view = SimpleNamespace(houses=self.start, locations=self.locations,
-                               last_work=self.working, signals=self.signalled, t=self.night,
-                               model=self, xp=np, draw=self.behaviour_draw, size=1)
-        return view, "signal" if method == "choose_signal" else "act"
+    def array_view(self, agent, method: str) -> tuple[BucketBrigadeBatch, str]:
+        """The episode as the batch engine shows it to a behaviour's ``batch_decide``
+        (``dilemmas.agents.decisions``), and the phase of ``method``; between nights, as the
+        next night will show it."""
+        phase = "signal" if method == "choose_signal" else "act"
+        if self._opened:
+            return self.episode, phase
+        upcoming = copy.copy(self.episode)
+        upcoming.t += 1
+        upcoming.observe()
+        return upcoming, phase
 
     @staticmethod
     def array_decisions(method: str, decided) -> list:
@@ -176,34 +206,28 @@ class BucketBrigadeModel(PhasedModel):
 
     # --- Phase 2: signal (decided simultaneously by the agents) ---------------------
     def reveal_signals(self, signals):
-        """Every agent's signal becomes public at once."""
+        """Every agent's signal becomes public at once (``episode.take``)."""
         tonight = tuple(signals.values())
         if not SIGNALS.issuperset(tonight):
             agent, signal = next((agent, signal) for agent, signal in signals.items()
                                  if signal not in SIGNALS)
             raise ValueError(f"agent {agent.seat} ({agent.behaviour}) signalled "
                              f"{signal!r}; a signal is {WORK!r} or {REST!r}")
-        for agent, signal in zip(self.seats, tonight):
-            agent.signal = signal
-        self.signalled = np.array([[signal == WORK for signal in tonight]])
-        obs = self.observation
-        self.observation = Observation(obs.night, obs.houses, obs.locations,
-                                       obs.last_actions, obs.last_signals, tonight)
+        self.episode.take("signal", (np.array([[signal == WORK for signal in tonight]]),))
+        self.observation = self.observation._replace(signals=tonight)
 
     # --- Phase 3: act (decided simultaneously by the agents) ------------------------
     def take_actions(self, actions):
         """Agents move to their chosen house and take their mode; a mode that differs from
-        the agent's own signal tonight is a lie."""
+        the agent's own signal tonight is a lie (``episode.take``)."""
         chosen = tuple(actions.values())
         if not (self._allowed_actions.issuperset(chosen)
                 and all(type(house) is int for house, _ in chosen)):
             chosen = tuple(self._checked_action(agent, action)
                            for agent, action in actions.items())
-        for agent, (house, mode) in zip(self.seats, chosen):
-            agent.house, agent.mode = house, mode
-            agent.lied = mode != agent.signal
         self.actions = chosen
-        self.lied = np.array([[agent.lied for agent in self.seats]])
+        self.episode.take("act", (np.array([[house for house, _ in chosen]]),
+                                  np.array([[mode == WORK for _, mode in chosen]])))
 
     def _checked_action(self, agent, action):
         n = self.num_houses
@@ -212,64 +236,26 @@ class BucketBrigadeModel(PhasedModel):
                              f"action is (house in 0..{n - 1}, {WORK!r} or {REST!r})")
         return check.decision(agent, action[0], n, "house"), action[1]
 
-    # --- Phase 4: extinguish ----------------------------------------------------------
-    def extinguish(self):
-        """A BURNING house with k workers there becomes SAFE with P = 1 - exp(-kappa*k)."""
-        self.locations = np.array([[agent.house for agent in self.seats]])
-        self.working = np.array([[agent.mode == WORK for agent in self.seats]])
-        self.state = arrays.extinguish(self.state, self.locations, self.working,
-                                       self.p_extinguish, self.rng.random(self.state.shape))
+    # --- Phases 4-9: extinguish, spread, burn out, spark, reward and log, terminate ---
+    # The rule phases (``RulePhase``) are the episode's methods
+    # (``BucketBrigadeBatch.extinguish`` ...).
 
-    # --- Phase 5: spread --------------------------------------------------------------
-    def spread(self):
-        """Each BURNING house ignites each SAFE neighbour with probability beta: at once
-        from the houses burning now (``"spec"``), or cascading in index order
-        (``"reference"``); ``dilemmas.models.bucket_brigade.arrays.spread``."""
-        self.state, self.spreaders = arrays.spread(self.state, self.beta, self.spec,
-                                                   self.rng.random((*self.state.shape, 2)))
-
-    # --- Phase 6: burn-out ------------------------------------------------------------
-    def burn_out(self):
-        """``"spec"``: every house BURNING at the start of phase 5 becomes RUINED; houses lit
-        by spread tonight burn on into the next night. ``"reference"``: every BURNING house,
-        including those just lit, becomes RUINED."""
-        self.state = arrays.burn_out(self.state, self.spreaders, self.spec)
-
-    # --- Phase 7: spark ---------------------------------------------------------------
-    def spark(self):
-        """On nights t <= N_spark, each SAFE house ignites with probability p_spark."""
-        if self.night <= self.N_spark and self.p_spark:
-            self.state = arrays.spark(self.state, self.p_spark, self.rng.random(self.state.shape))
-
-    # --- Phase 8: reward and log ------------------------------------------------------
-    def reward_and_log(self):
-        """Pay tonight's individual rewards (and, on the last night, the end-of-game terms),
-        count and record the night (the DataCollector collects after the step)."""
-        ends = arrays.rules_end(self.state, self.night, self.N_min, self.spec)
-        self.ending = bool(ends[0]) or self.night >= self.max_steps
-        rewards, terms = arrays.rewards(self.start, self.state, self.owns, self.working,
-                                        self.work_cost_array, self.weights, self.spec,
-                                        np.array([self.ending]))
-        self.tally = arrays.add_up(self.tally, rewards, terms, self.working, self.lied)
-        if self.spec and self.ending:
-            self.final_rewards = tuple(terms[0].tolist())
+    def end_of_round(self):
+        """The night's log (``history``; ``final_rewards`` on the last night of ``"spec"``)
+        and its model reporters."""
+        episode = self.episode
+        if self.spec and episode.ends[0]:
+            self.final_rewards = tuple(episode.terms[0].tolist())
         self.history.append(Night(self.night, tuple(self.houses.tolist()),
                                   self.observation.signals,
-                                  tuple([agent.house for agent in self.seats]),
-                                  self.actions, tuple(rewards[0].tolist())))
-        self._report(burning_at_start=BURNING in self.observation.houses)
+                                  tuple(self.locations[0].tolist()),
+                                  self.actions, tuple(episode.night_rewards[0].tolist())))
+        self.report_night()
 
-    def _report(self, burning_at_start):
+    def report_night(self):
         """The model reporters of the night (``arrays.reporters``)."""
         self.report(self.night, self.state, self.signalled, self.working, self.lied,
-                    np.array([burning_at_start]), self.tally, self.A, self.L, self.c)
-
-    # --- Phase 9: terminate -----------------------------------------------------------
-    def terminate(self):
-        """Tonight's end condition (tested in phase 8 once the night's houses were final,
-        ``reward_and_log``; ``game_ends`` says the same) ends the game."""
-        if self.ending:
-            self.running = False
+                    self.episode.burning_at_start, self.tally, self.A, self.L, self.c)
 
     def game_ends(self) -> bool:
         """The rules end the game (``rules_end``), or ``max_steps`` caps it."""

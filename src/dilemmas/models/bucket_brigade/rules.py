@@ -19,11 +19,13 @@ SIGNALS = frozenset((WORK, REST))
 RULE_SETS = ("spec", "reference")
 #: The version of these rules that results record (docs/rules/bucket_brigade.md, "Random
 #: numbers"): 2 since the night is played over arrays (``dilemmas.models.bucket_brigade.arrays``),
-#: 3 since the batch engine draws its numbers from JAX.
-RULES_VERSION = 3
-#: The versions whose Mesa-model episodes the model plays again, number for number (3
-#: changed only the batch engine's).
-MODEL_VERSIONS = (2, 3)
+#: 3 since the batch engine draws its numbers from JAX, 4 since the model plays the batch
+#: engine's night on its one episode (sparks drawn every night, array behaviours drawing for
+#: all their seats at once).
+RULES_VERSION = 4
+#: The versions whose Mesa-model episodes the model plays again, number for number (4
+#: changed the model's draws, not the batch engine's).
+MODEL_VERSIONS = (4,)
 
 def _scenario(beta, kappa, c, rho_ignite, N_min, p_spark, A=100.0):
     return dict(beta=beta, kappa=kappa, A=A, L=100.0, c=c, rho_ignite=rho_ignite,
