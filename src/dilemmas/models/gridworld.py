@@ -7,7 +7,37 @@ one-hot arrays of shape ``(rows, cols, channels)``.
 """
 
 import numpy as np
-from mesa.discrete_space import OrthogonalVonNeumannGrid
+from mesa.discrete_space import CellAgent, OrthogonalVonNeumannGrid
+from mesa.discrete_space.cell_agent import HasCell
+
+
+class EpisodeCellAgent(CellAgent):
+    """A gridworld agent whose cell is a view of its seat's place in its model's episode
+    (``model.episode``: ``row``, ``col`` and, where the game has it, ``present``): the model
+    shows the episode's places as cells (``model.show``), and an agent moved by hand
+    (``agent.cell = model.grid[(row, col)]``, or None: off the grid) moves there, so that the
+    next phase plays it where it stands."""
+
+    @property
+    def cell(self):
+        return self._mesa_cell
+
+    @cell.setter
+    def cell(self, cell):
+        HasCell.cell.fset(self, cell)
+        episode = getattr(self.model, "episode", None)
+        if episode is None:
+            return
+        seat, present = self.seat, cell is not None
+        place = {"row": cell.coordinate[0], "col": cell.coordinate[1]} if present else {}
+        if "present" in episode.state:
+            place["present"] = present
+        for field, value in place.items():
+            values = getattr(episode, field)
+            if values[0, seat] != value:
+                values = values.copy()
+                values[0, seat] = value
+                setattr(episode, field, values)
 
 def walled_grid(height: int, width: int, random) -> OrthogonalVonNeumannGrid:
     """A grid whose border cells are walls: the bool property layer ``wall``."""
