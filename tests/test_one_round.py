@@ -98,6 +98,9 @@ from dilemmas.agents import stag_hunt as sh_agents  # noqa: E402
 from dilemmas.models.stag_hunt.batch import StagHuntBatch  # noqa: E402
 from dilemmas.models.stag_hunt.model import StagHuntModel  # noqa: E402
 from dilemmas.models.stag_hunt.rules import ATTACK, FORWARD, TURN_RIGHT  # noqa: E402
+from dilemmas.agents import state_punishment as sp_agents  # noqa: E402
+from dilemmas.models.state_punishment.batch import StatePunishmentBatch  # noqa: E402
+from dilemmas.models.state_punishment.model import StatePunishmentModel  # noqa: E402
 
 #: Game -> (model, engine, the rule methods before the act phase, those after, the methods
 #: of the act phase, the built-in behaviours, their agent class).
@@ -106,6 +109,9 @@ GRIDWORLDS = {
                   ("advance_turn", "update_removals", "entity_transitions"), ("record_metrics",),
                   ("turn_order", "act"), ("random", "hare_hunter", "stag_hunter", "cooperator"),
                   sh_agents.StagHuntAgent),
+    "state_punishment": (StatePunishmentModel, StatePunishmentBatch, ("spawn",), ("log_turn",),
+                         ("turn_order", "act"), ("random", "greedy_forager", "civic_voter"),
+                         sp_agents.StatePunishmentAgent),
 }
 BUILT_INS = [(game, name) for game, entry in GRIDWORLDS.items() for name in entry[5]]
 
@@ -114,8 +120,8 @@ BUILT_INS = [(game, name) for game, entry in GRIDWORLDS.items() for name in entr
 def test_a_gridworlds_round_is_declared_once_and_the_engine_plays_it(game):
     Model, Engine, before, after, *_ = GRIDWORLDS[game]
     rules_before, decisions, rules_after = round_of(Model)
-    assert tuple(phase.method for phase in rules_before) == before
-    assert tuple(phase.method for phase in rules_after) == after
+    assert tuple(phase.method or phase.name for phase in rules_before) == before
+    assert tuple(phase.method or phase.name for phase in rules_after) == after
     assert decisions == ("act",) == Engine(2, np.random.default_rng(0)).decisions
     (act,) = [phase for phase in Model.phases if phase.name == "act"]
     assert act.order == "in turn"
@@ -144,7 +150,7 @@ def test_a_gridworlds_model_and_engine_run_the_same_rule_methods(game, monkeypat
     places = engine.places()
     expected = [*before, "turn_order", *["act"] * places, *after]
     assert [name for _, name in calls] == expected and {n for n, _ in calls} == {3}
-    acted = len(model.action_order)
+    acted = len(model.action_order) if game == "stag_hunt" else len(model.history)
     assert mine == [(1, name) for name in [*before, "turn_order", *["act"] * acted, *after]]
 
 
@@ -214,3 +220,51 @@ def test_a_stag_hunt_model_without_numbers_in_decisions_plays_the_engines_episod
         model.step()
         engine.play_round()
     assert engine.t == model.turn == 25
+
+
+def test_the_state_punishment_state_is_its_episode_and_setting_it_by_hand_counts():
+    model = StatePunishmentModel(num_agents=1, population="greedy_forager", spawn_prob=0.0,
+                                 initial_resources=0, taboo="", rng=0)
+    (agent,) = model.seats
+    grid = model.grids[0]
+    assert model.episode.resource.base is model.resources
+    agent.cell = grid[(2, 2)]                         # moved by hand
+    assert (model.episode.row[0, 0], model.episode.col[0, 0]) == (2, 2)
+    grid.resource.data[2, 3] = 3                      # a C put next to it by hand
+    assert agent.choose_action() == "right"
+    model.step()
+    assert agent.cell.coordinate == (2, 3) and agent.collected == 1
+    assert model.collected_by_kind["C"] == 1 and grid.resource.data[2, 3] == 0
+
+
+class _Rightward(sp_agents.StatePunishmentAgent):
+    """Always right, voting up on even turns where the mode allows: no numbers."""
+
+    behaviour = "rightward"
+
+    @classmethod
+    def batch_decide(cls, batch, group, phase):
+        names = batch.model.action_names
+        simple = batch.model.action_mode == "simple"
+        up, right = ("vote_increase", "right") if simple else ("right_increase", "right_no_vote")
+        return batch.xp.where(batch.t % 2 == 0, names.index(up), names.index(right)) \
+            + batch.xp.zeros(batch.acting.shape, dtype=int)
+
+
+@pytest.mark.parametrize("more", [{}, {"activation": "sequential", "num_worlds": 2},
+                                  {"action_mode": "composite",
+                                   "punishment_mode": "stochastic"}])
+def test_a_state_punishment_model_without_numbers_in_decisions_plays_the_engines_episode(
+        more, monkeypatch):
+    """As for Stag Hunt: the model's episode is a 1-episode engine's, array for array."""
+    monkeypatch.setitem(GAMES["state_punishment"].behaviours, "rightward", _Rightward)
+    parameters = dict(population="rightward", max_steps=20, **more)
+    model = StatePunishmentModel(**parameters, rng=4)
+    engine = StatePunishmentBatch(1, np.random.default_rng(4), **parameters)
+    engine.start()
+    while model.running:
+        for name in engine.state:
+            assert np.array_equal(getattr(model.episode, name), getattr(engine, name)), name
+        model.step()
+        engine.play_round()
+    assert engine.t == model.turn == 20

@@ -9,6 +9,7 @@ one-hot arrays of shape ``(rows, cols, channels)``.
 import numpy as np
 from mesa.discrete_space import CellAgent, OrthogonalVonNeumannGrid
 from mesa.discrete_space.cell_agent import HasCell
+from mesa.discrete_space.property_layer import PropertyLayer
 
 
 class EpisodeCellAgent(CellAgent):
@@ -46,6 +47,17 @@ def walled_grid(height: int, width: int, random) -> OrthogonalVonNeumannGrid:
     wall.data[[0, -1], :] = True
     wall.data[:, [0, -1]] = True
     return grid
+
+
+def layer_of(grid, name: str, data: np.ndarray) -> np.ndarray:
+    """A property layer ``name`` of ``grid`` whose array is ``data`` itself (a view of a
+    larger array, such as one world's of an episode's), so that the layer and the array
+    change together; returns ``data``."""
+    layer = PropertyLayer(name, grid.dimensions, default_value=data.dtype.type(0),
+                          dtype=data.dtype.type)
+    layer._data = data  # Mesa binds the cells' accessors to this very array
+    grid.add_property_layer(layer)
+    return data
 
 
 def open_cells(grid) -> list[tuple[int, int]]:
