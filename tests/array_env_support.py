@@ -58,12 +58,12 @@ class Shadow:
         model = self.model
         if self.game.name == "state_punishment":
             model.state = State(*(arrays[name] for name in State._fields))
-            model._show()
+            model.show()
         elif self.game.name == "stag_hunt":
             fields = stag_hunt_arrays.State._fields
             model.state = stag_hunt_arrays.State(*(arrays[name] for name in fields))
             model.turn = t
-            model._show()
+            model.show()
         elif self.game.name == "firefighting_graph":
             model.observations[:] = arrays["observations"][0]
             model.visited[:] = arrays["visited"][0]

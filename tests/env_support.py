@@ -184,7 +184,7 @@ def make_shadows(env, behaviours_population):
     for agent in model.policy_seats():
         memory = {key: copy.deepcopy(value)
                   for key, value in prototype.seats[agent.seat].__dict__.items()
-                  if key not in agent.__dict__ and key != "model"}
+                  if key not in agent.__dict__ and key not in ("model", "_mesa_cell")}
         shadows[env.name(agent)] = (classes[agent.seat], memory)
     return shadows
 

@@ -1,11 +1,12 @@
 """Refactors keep results: every game's DataCollector frames (model and agent columns, as
 CSV) for its default and two other configurations at seeds 0-9 hash as they did when
 ``tests/data/frame_hashes.json`` was written, by the code before the package layout
-(commit 6e2d93e, the top-level ``models`` package; State Punishment's and Stag Hunt's by their
-rules version 2, the turn over arrays; Bucket Brigade's second and third by its rules version
-4, the night played on the batch engine's one episode, whose heuristic behaviours draw
-otherwise: its default configuration's frames did not change); a change of the rules that changes them
-is a new rules version and rewrites that file."""
+(commit 6e2d93e, the top-level ``models`` package; State Punishment's and Stag Hunt's by
+their rules version 3, the round played on the batch engine's methods; Bucket Brigade's second
+and third by its rules version 4, the night played on the batch engine's one episode, whose
+heuristic behaviours draw otherwise: its default configuration's frames did not change); a
+change of the rules that changes them is a new rules version and rewrites that game's entries
+of that file."""
 
 import hashlib
 import json

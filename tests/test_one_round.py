@@ -90,3 +90,181 @@ def test_a_direct_choice_between_steps_is_the_next_steps_choice():
             asked.step()
             assert chosen == [int(a) for a in
                               np.argmax(played.guarded == played.visited[:, None], axis=1)]
+
+
+# --- The gridworlds: rule phases and an act phase in turn --------------------------------
+
+from dilemmas.agents import stag_hunt as sh_agents  # noqa: E402
+from dilemmas.models.stag_hunt.batch import StagHuntBatch  # noqa: E402
+from dilemmas.models.stag_hunt.model import StagHuntModel  # noqa: E402
+from dilemmas.models.stag_hunt.rules import ATTACK, FORWARD, TURN_RIGHT  # noqa: E402
+from dilemmas.agents import state_punishment as sp_agents  # noqa: E402
+from dilemmas.models.state_punishment.batch import StatePunishmentBatch  # noqa: E402
+from dilemmas.models.state_punishment.model import StatePunishmentModel  # noqa: E402
+
+#: Game -> (model, engine, the rule methods before the act phase, those after, the methods
+#: of the act phase, the built-in behaviours, their agent class).
+GRIDWORLDS = {
+    "stag_hunt": (StagHuntModel, StagHuntBatch,
+                  ("advance_turn", "update_removals", "entity_transitions"), ("record_metrics",),
+                  ("turn_order", "act"), ("random", "hare_hunter", "stag_hunter", "cooperator"),
+                  sh_agents.StagHuntAgent),
+    "state_punishment": (StatePunishmentModel, StatePunishmentBatch, ("spawn",), ("log_turn",),
+                         ("turn_order", "act"), ("random", "greedy_forager", "civic_voter"),
+                         sp_agents.StatePunishmentAgent),
+}
+BUILT_INS = [(game, name) for game, entry in GRIDWORLDS.items() for name in entry[5]]
+
+
+@pytest.mark.parametrize("game", GRIDWORLDS)
+def test_a_gridworlds_round_is_declared_once_and_the_engine_plays_it(game):
+    Model, Engine, before, after, *_ = GRIDWORLDS[game]
+    rules_before, decisions, rules_after = round_of(Model)
+    assert tuple(phase.method or phase.name for phase in rules_before) == before
+    assert tuple(phase.method or phase.name for phase in rules_after) == after
+    assert decisions == ("act",) == Engine(2, np.random.default_rng(0)).decisions
+    (act,) = [phase for phase in Model.phases if phase.name == "act"]
+    assert act.order == "in turn"
+    assert "begin_round" not in vars(Engine) and "resolve" not in vars(Engine)
+
+
+@pytest.mark.parametrize("game", GRIDWORLDS)
+def test_a_gridworlds_model_and_engine_run_the_same_rule_methods(game, monkeypatch):
+    Model, Engine, before, after, acting, *_ = GRIDWORLDS[game]
+    calls = []
+    for name in before + after + acting:
+        original = getattr(Engine, name)
+
+        def spy(self, *args, _name=name, _original=original):
+            calls.append((self.episodes, _name))
+            return _original(self, *args)
+
+        monkeypatch.setattr(Engine, name, spy)
+    model = Model(population="random", rng=0)
+    model.step()
+    mine = list(calls)
+    calls.clear()
+    engine = Engine(3, np.random.default_rng(0))
+    engine.start()
+    engine.play_round()
+    places = engine.places()
+    expected = [*before, "turn_order", *["act"] * places, *after]
+    assert [name for _, name in calls] == expected and {n for n, _ in calls} == {3}
+    acted = len(model.action_order) if game == "stag_hunt" else len(model.history)
+    assert mine == [(1, name) for name in [*before, "turn_order", *["act"] * acted, *after]]
+
+
+@pytest.mark.parametrize("game, name", BUILT_INS)
+def test_each_gridworld_built_in_is_written_once_over_arrays(game, name):
+    cls = GAMES[game].behaviours[name]
+    assert decides_on_arrays(cls)
+    assert getattr(cls.choose_action, "from_arrays", False)  # from its batch_decide
+    for klass in cls.__mro__[:cls.__mro__.index(GRIDWORLDS[game][6])]:
+        own = {key for key, value in vars(klass).items()
+               if callable(value) and key != "choose_action"}
+        assert all(key.startswith("batch_") for key in own), (klass, own)
+
+
+def test_the_stag_hunt_state_is_its_episode_and_setting_it_by_hand_counts():
+    model = StagHuntModel(ascii_map="WWWWWW\nWP..2W\nWWWWWW", num_agents=1,
+                          num_agents_to_spawn=1, random_agent_spawning=False,
+                          population="hare_hunter", agent_config=[{}], rng=0)
+    (hunter,) = model.seats
+    episode = model.episode
+    assert episode.episodes == 1 and episode.model is model
+    assert episode.resource.base is model.resource_kinds  # the layer is the array
+    hunter.cell = model.grid[(1, 3)]                 # moved by hand, next to the hare
+    assert (episode.row[0, 0], episode.col[0, 0]) == (1, 3)
+    hunter.orientation = 1                            # facing it (East)
+    model.resource_health[1, 4] = 1                   # a hare of 1 health, set by hand
+    model.step()
+    assert hunter.hares == 1 and model.resource_kinds[1, 4] == 0
+    assert model.episode.resource[0, 1, 4] == 0 and model.turn == 1 == model.steps
+    model.resource_kinds[1, 1] = 2                    # a hare put on the map by hand
+    model.resource_health[1, 1] = 1
+    hunter.orientation = 3                            # West, with (1, 2) between
+    hunter.cell = model.grid[(1, 2)]
+    assert hunter.next_attack > model.turn and hunter.choose_action() != ATTACK
+    hunter.next_attack = 0                            # and its cooldown cut short
+    assert hunter.choose_action() == ATTACK
+    model.step()
+    assert hunter.hares == 2 and model.hares_defeated == 2
+
+
+class _Marcher(sh_agents.StagHuntAgent):
+    """Forward, or attack when off cooldown, or turn right every third turn: no numbers."""
+
+    behaviour = "marcher"
+
+    @classmethod
+    def batch_decide(cls, batch, group, phase):
+        xp, state = batch.xp, batch.current
+        ready = state.next_attack[xp.arange(state.row.shape[0]), batch.acting] <= batch.t
+        return xp.where(batch.t % 3 == 0, TURN_RIGHT, xp.where(ready, ATTACK, FORWARD))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_stag_hunt_model_without_numbers_in_decisions_plays_the_engines_episode(
+        seed, monkeypatch):
+    """Seats whose behaviour draws no numbers: the model's episode is, array for array, a
+    1-episode engine's played round by round on numpy from a generator seeded alike."""
+    monkeypatch.setitem(GAMES["stag_hunt"].behaviours, "marcher", _Marcher)
+    parameters = dict(population="marcher", agent_health=1, respawn_lag=2,
+                      punish_cooldown=0, max_steps=25)
+    model = StagHuntModel(**parameters, rng=seed)
+    engine = StagHuntBatch(1, np.random.default_rng(seed), **parameters)
+    engine.start()
+    while model.running:
+        for name in engine.state:
+            assert np.array_equal(getattr(model.episode, name), getattr(engine, name)), name
+        model.step()
+        engine.play_round()
+    assert engine.t == model.turn == 25
+
+
+def test_the_state_punishment_state_is_its_episode_and_setting_it_by_hand_counts():
+    model = StatePunishmentModel(num_agents=1, population="greedy_forager", spawn_prob=0.0,
+                                 initial_resources=0, taboo="", rng=0)
+    (agent,) = model.seats
+    grid = model.grids[0]
+    assert model.episode.resource.base is model.resources
+    agent.cell = grid[(2, 2)]                         # moved by hand
+    assert (model.episode.row[0, 0], model.episode.col[0, 0]) == (2, 2)
+    grid.resource.data[2, 3] = 3                      # a C put next to it by hand
+    assert agent.choose_action() == "right"
+    model.step()
+    assert agent.cell.coordinate == (2, 3) and agent.collected == 1
+    assert model.collected_by_kind["C"] == 1 and grid.resource.data[2, 3] == 0
+
+
+class _Rightward(sp_agents.StatePunishmentAgent):
+    """Always right, voting up on even turns where the mode allows: no numbers."""
+
+    behaviour = "rightward"
+
+    @classmethod
+    def batch_decide(cls, batch, group, phase):
+        names = batch.model.action_names
+        simple = batch.model.action_mode == "simple"
+        up, right = ("vote_increase", "right") if simple else ("right_increase", "right_no_vote")
+        return batch.xp.where(batch.t % 2 == 0, names.index(up), names.index(right)) \
+            + batch.xp.zeros(batch.acting.shape, dtype=int)
+
+
+@pytest.mark.parametrize("more", [{}, {"activation": "sequential", "num_worlds": 2},
+                                  {"action_mode": "composite",
+                                   "punishment_mode": "stochastic"}])
+def test_a_state_punishment_model_without_numbers_in_decisions_plays_the_engines_episode(
+        more, monkeypatch):
+    """As for Stag Hunt: the model's episode is a 1-episode engine's, array for array."""
+    monkeypatch.setitem(GAMES["state_punishment"].behaviours, "rightward", _Rightward)
+    parameters = dict(population="rightward", max_steps=20, **more)
+    model = StatePunishmentModel(**parameters, rng=4)
+    engine = StatePunishmentBatch(1, np.random.default_rng(4), **parameters)
+    engine.start()
+    while model.running:
+        for name in engine.state:
+            assert np.array_equal(getattr(model.episode, name), getattr(engine, name)), name
+        model.step()
+        engine.play_round()
+    assert engine.t == model.turn == 20

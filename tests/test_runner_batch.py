@@ -141,8 +141,8 @@ def test_the_batch_engine_plays_exactly_the_studies_it_can(tmp_path):
         assert definition.get("rules_version", 1) == GAMES[study.game].rules_version, name
     assert GAMES["bucket_brigade"].rules_version == 4
     assert GAMES["firefighting_graph"].rules_version == 2
-    assert GAMES["state_punishment"].rules_version == 2
-    assert GAMES["stag_hunt"].rules_version == 2
+    assert GAMES["state_punishment"].rules_version == 3
+    assert GAMES["stag_hunt"].rules_version == 3
     bb_json = json.loads((tmp_path / "bb_random" / "study.json").read_text())
     assert bb_json["rules_version"] == 4 and bb_json["engine"] == "batch"
     fg_json = json.loads((tmp_path / "fg_forced_model" / "study.json").read_text())

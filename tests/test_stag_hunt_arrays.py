@@ -3,15 +3,19 @@ numpy (its rules are tested through the model in tests/test_stag_hunt_rules.py a
 tests/test_stag_hunt_model.py): traced by JAX, the footprints, observations, actions, returns
 and transitions are what they are with numpy on many states of several configurations
 (every attack mode, random maps with walls, an ASCII map, agents removed); the breadth-first
-approach and the scripted hunters' array decisions equal the Mesa behaviours' own (written
-apart, over the Mesa grid). That the batch engine plays the model's game in distribution is
-tests/test_batch_parity.py's."""
+approach is a search written apart here, over the Mesa grid (the behaviours' only form is
+their array one, ``batch_decide``), and a hunter's choice on the model is its
+``batch_decide`` on the state the model shows. That the batch engine plays the model's game
+in distribution is tests/test_batch_parity.py's."""
+
+from collections import deque
 
 import numpy as np
 import pytest
 
 from dilemmas import GAMES
 from dilemmas.models.stag_hunt import arrays
+from dilemmas.models.stag_hunt.rules import DIRECTIONS, MOVE_TURNS, TURN_LEFT, TURN_RIGHT
 
 CONFIGS = [
     {},
@@ -90,6 +94,35 @@ def free_cells(model):
     return np.array([[model.is_free((r, c)) for c in range(width)] for r in range(height)])
 
 
+def approach(model, agent, targets) -> int | None:
+    """My own breadth-first search (the behaviours' docstring): the action toward the
+    nearest of ``targets`` in place, facing it -- a move, a turn, or None when already in
+    place; None too when no target can be reached. Neighbours are tried N, E, S, W."""
+    def face(direction):
+        return (None, TURN_RIGHT, TURN_RIGHT, TURN_LEFT)[(direction - agent.orientation) % 4]
+
+    def move(direction):
+        turns = (direction - agent.orientation) % 4
+        return next(action for action, t in MOVE_TURNS.items() if t == turns)
+
+    targets = set(targets)
+    start = agent.cell.coordinate
+    first_step = {start: None}
+    queue = deque([start])
+    while queue:
+        row, col = cell = queue.popleft()
+        for direction, (dr, dc) in enumerate(DIRECTIONS):
+            if (row + dr, col + dc) in targets:
+                step = first_step[cell]
+                return face(direction) if step is None else move(step)
+        for direction, (dr, dc) in enumerate(DIRECTIONS):
+            nxt = (row + dr, col + dc)
+            if nxt not in first_step and model.is_free(nxt):
+                first_step[nxt] = direction if first_step[cell] is None else first_step[cell]
+                queue.append(nxt)
+    return None
+
+
 def check_approach(model, xp, rng):
     agents = on_grid(model)
     checked = 0
@@ -97,7 +130,7 @@ def check_approach(model, xp, rng):
     stags, hares = (model.resource_kinds == 1), (model.resource_kinds == 2)
     for targets in (stags, hares, stags | hares, rng.random(free.shape) < 0.05):
         for agent in agents:
-            expected = agent.approach(list(map(tuple, np.argwhere(targets).tolist())))
+            expected = approach(model, agent, map(tuple, np.argwhere(targets).tolist()))
             row, col = agent.cell.coordinate
             found = arrays.approach(xp.asarray(free[None]), xp.asarray(targets[None]),
                                     xp.asarray([row]), xp.asarray([col]),
@@ -247,8 +280,9 @@ def hunter_batch(model, seat, u, xp=np):
 @pytest.mark.parametrize("population", HUNTERS)
 @pytest.mark.parametrize("parameters", ACT_CONFIGS, ids=[str(i) for i in range(len(ACT_CONFIGS))])
 def test_the_hunters_decide_on_arrays_as_in_the_model(parameters, population):
-    """Every decision of the scripted hunters, also taken by their ``batch_decide`` from the
-    model's state with the same random number, is the same."""
+    """Every decision of the scripted hunters on the model (``choose_action``, from their
+    ``batch_decide`` on the model's episode) is their ``batch_decide`` on the state the
+    model shows, with the same random number."""
     rng = np.random.default_rng([HUNTERS.index(population), ACT_CONFIGS.index(parameters)])
     k = parameters.get("num_agents", 3)
     names = [entry.split(":")[0] for entry in population.split(",")]

@@ -756,7 +756,8 @@ def test_stag_hunter_leaves_a_stag_another_agent_can_reach():
 
 
 def test_stag_hunters_alone_hit_but_the_stag_heals():
-    model = world(STAG_MAP, "stag_hunter", orientations=(N, N))
+    # a seed whose random moves keep the other hunter out of reach of the stag (rules v3)
+    model = world(STAG_MAP, "stag_hunter", orientations=(N, N), rng=2)
     model.step()
     assert model.resource_health[1, 3] == 1 and model.stags_defeated == 0
     model.step()                               # healed at the start; hunter on cooldown

@@ -44,26 +44,26 @@ cannot hit it).
   A cooperator without ``can_hunt`` cannot harm stags: it plays ``hare_hunter``.
 """
 
-from collections import deque
 from typing import ClassVar
-
-from mesa.discrete_space import CellAgent
 
 from dilemmas.agents.decisions import ArrayDecisions
 from dilemmas.agents.policy import take_decision
+from dilemmas.models.gridworld import EpisodeCellAgent
 from dilemmas.models.phases import seat_value
 from dilemmas.models.stag_hunt import arrays
 from dilemmas.models.stag_hunt.maps import HARE, STAG
-from dilemmas.models.stag_hunt.rules import (ACTIONS, ATTACK, DIRECTIONS, MOVE_TURNS, NOOP,
-                                             TURN_LEFT, TURN_RIGHT)
+from dilemmas.models.stag_hunt.rules import ACTIONS, ATTACK, DIRECTIONS, MOVE_TURNS, NOOP
 
 
-class StagHuntAgent(ArrayDecisions, CellAgent):
+class StagHuntAgent(ArrayDecisions, EpisodeCellAgent):
     """Agent ``seat`` with its configuration (docs/rules/stag_hunt.md, "World"); its state is
-    its seat's entries of the model's ``state`` (``dilemmas.models.stag_hunt.arrays.State``)."""
+    its seat's entries of the model's episode (``model.episode``), its cell a view of its
+    place there. Each built-in behaviour is written once, over arrays (``batch_decide``):
+    the batch engine plays it on its episodes, and its ``choose_action`` comes from it on
+    the model's one (``dilemmas.agents.decisions``)."""
 
     behaviour: ClassVar[str] = ""
-    #: The method in which a behaviour decides (called by ``act`` on its turn).
+    #: The method in which a behaviour decides (called at its place in the act phase).
     decisions: ClassVar[tuple[str, ...]] = ("choose_action",)
 
     orientation = seat_value("orientation", "the way it faces: 0 N, 1 E, 2 S, 3 W")
@@ -88,12 +88,6 @@ class StagHuntAgent(ArrayDecisions, CellAgent):
         self.can_receive_shared_reward = can_receive_shared_reward
         self.exclusive_reward = exclusive_reward
 
-    def act(self):
-        """Choose an action; the model applies it (docs/rules/stag_hunt.md, "Round", 4). An
-        agent removed earlier this turn no longer acts."""
-        if self.cell is not None:
-            self.model.take_action(self, self.choose_action())
-
     def observe(self):
         """This agent's observation (see ``dilemmas.models.stag_hunt.model.Observation``)."""
         return self.model.observe(self)
@@ -102,9 +96,9 @@ class StagHuntAgent(ArrayDecisions, CellAgent):
     def shared_turns(self) -> tuple:
         """The last two turns in which it was given a share of another agent's defeat (None:
         none)."""
-        state, seat = self.model.state, self.seat
+        episode, seat = self.model.episode, self.seat
         return tuple(None if turn < 0 else turn for turn in
-                     (state.shared_before[0, seat].item(), state.shared_last[0, seat].item()))
+                     (episode.shared_before[0, seat].item(), episode.shared_last[0, seat].item()))
 
     @property
     def shared_last_turn(self) -> bool:
@@ -120,86 +114,18 @@ class RandomAgent(StagHuntAgent):
 
     behaviour = "random"
 
-    def choose_action(self):
-        return int(self.model.random.random() * len(ACTIONS))
-
     @classmethod
     def batch_decide(cls, batch, group, phase):
-        """The same choice for the seat acting in each episode."""
+        """A uniform action for the seat acting in each episode."""
         return (batch.draw(batch.acting.shape) * len(ACTIONS)).astype(int)
 
 
 class ScriptedHunter(StagHuntAgent):
     """Finding, reaching and facing resources (module docstring)."""
 
-    def attack_ready(self, agent=None) -> bool:
-        return (agent or self).next_attack <= self.model.turn
-
-    def in_footprint(self, kind, agent=None) -> list[tuple[int, int]]:
-        """Cells of the resources of ``kind`` that ``agent``'s attack would hit now."""
-        resource = self.model.resource_kinds
-        return [cell for cell in self.model.attack_cells(agent or self)
-                if resource[cell] == kind]
-
-    def others(self):
-        return [agent for agent in self.model.agents if agent is not self and agent.cell]
-
-    def approach(self, targets) -> int | None:
-        """The action toward the nearest target (by path) in place, facing it: a move, a
-        turn, or None when already in place; None too when no target can be reached."""
-        targets = set(targets)
-        if not targets:
-            return None
-        is_free = self.model.is_free
-        start = self.cell.coordinate
-        first_step = {start: None}
-        queue = deque([start])
-        while queue:
-            row, col = cell = queue.popleft()
-            for direction, (dr, dc) in enumerate(DIRECTIONS):
-                if (row + dr, col + dc) in targets:
-                    step = first_step[cell]
-                    return self.face(direction) if step is None else self.move(step)
-            for direction, (dr, dc) in enumerate(DIRECTIONS):
-                nxt = (row + dr, col + dc)
-                if nxt not in first_step and is_free(nxt):
-                    first_step[nxt] = direction if first_step[cell] is None else first_step[cell]
-                    queue.append(nxt)
-        return None
-
-    def face(self, direction) -> int | None:
-        """A turn toward ``direction`` (right when it is behind), None if already facing."""
-        turns = (direction - self.orientation) % 4
-        return (None, TURN_RIGHT, TURN_RIGHT, TURN_LEFT)[turns]
-
-    def move(self, direction) -> int:
-        """The move (relative to the facing) that goes in ``direction``."""
-        turns = (direction - self.orientation) % 4
-        return next(action for action, t in MOVE_TURNS.items() if t == turns)
-
-    def random_move(self) -> int:
-        moves = tuple(MOVE_TURNS)
-        return moves[int(self.model.random.random() * len(moves))]
-
-    def hunt(self, kind, avoid=()) -> int:
-        """Rules 2-3 of the hunters: to the nearest resource of ``kind`` not in ``avoid``,
-        face it and wait; with none reachable a random move."""
-        targets = [cell for cell in self.model.resource_cells(kind) if cell not in avoid]
-        action = self.approach(targets)
-        if action is None:
-            return self.random_move() if not self.in_place(targets) else NOOP
-        return action
-
-    def in_place(self, targets) -> bool:
-        row, col = self.cell.coordinate
-        dr, dc = DIRECTIONS[self.orientation]
-        return (row + dr, col + dc) in set(targets)
-
-
-    # --- The same rules for the seat acting in each episode of a batch -----------------
-    # (work in progress, issue 27: ``batch`` holds ``current``, an
-    # ``dilemmas.models.stag_hunt.arrays.State``, ``acting`` (E,), ``t`` the turn, ``model``,
-    # ``rules`` (``arrays.rules_of``), ``xp`` and ``draw``)
+    # ``batch`` holds ``current``, a ``dilemmas.models.stag_hunt.arrays.State``, ``acting``
+    # (E,) the seat acting in each episode, ``t`` the turn, ``model``, ``rules``
+    # (``arrays.rules_of``), ``xp`` and ``draw``.
 
     @staticmethod
     def batch_seen(batch):
@@ -218,8 +144,9 @@ class ScriptedHunter(StagHuntAgent):
 
     @classmethod
     def batch_hunt(cls, batch, free, targets):
-        """``hunt``: approach ``targets``; with nothing, NOOP if the cell ahead is one,
-        else a random move."""
+        """Rules 2-3 of the hunters: toward the nearest of ``targets`` in place, facing it
+        (``arrays.approach``); with none reachable, NOOP if the cell ahead is one, else a
+        uniformly random move."""
         xp, state = batch.xp, batch.current
         row, col, facing = (cls.batch_mine(batch, a) for a in
                             (state.row, state.col, state.orientation))
@@ -236,7 +163,7 @@ class ScriptedHunter(StagHuntAgent):
 
     @classmethod
     def batch_hare_hunter(cls, batch, me, cells, free):
-        """``HareHunterAgent.choose_action``."""
+        """``hare_hunter``'s rules 1-3 for the seat acting in each episode."""
         xp, state = batch.xp, batch.current
         ready = cls.batch_mine(batch, state.next_attack) <= batch.t
         hares = state.resource == HARE
@@ -249,11 +176,6 @@ class HareHunterAgent(ScriptedHunter):
 
     behaviour = "hare_hunter"
 
-    def choose_action(self):
-        if self.attack_ready() and self.in_footprint(HARE):
-            return ATTACK
-        return self.hunt(HARE)
-
     @classmethod
     def batch_decide(cls, batch, group, phase):
         return cls.batch_hare_hunter(batch, *cls.batch_seen(batch))
@@ -264,22 +186,9 @@ class StagHunterAgent(ScriptedHunter):
 
     behaviour = "stag_hunter"
 
-    def taken(self) -> set[tuple[int, int]]:
-        reach = self.model.attack_reach
-        others = [agent.cell.coordinate for agent in self.others()]
-        return {cell for cell in self.model.resource_cells(STAG)
-                if any(max(abs(cell[0] - r), abs(cell[1] - c)) <= reach for r, c in others)}
-
-    def choose_action(self):
-        taken = self.taken()
-        stags = self.in_footprint(STAG)
-        if self.attack_ready() and stags and not taken.intersection(stags):
-            return ATTACK
-        return self.hunt(STAG, avoid=taken)
-
     @classmethod
     def batch_decide(cls, batch, group, phase):
-        """``choose_action`` for the seat acting in each episode."""
+        """``stag_hunter``'s rules 1-2 for the seat acting in each episode."""
         xp, state = batch.xp, batch.current
         me, cells, free = cls.batch_seen(batch)
         height, width = free.shape[1:]
@@ -301,37 +210,10 @@ class CooperatorAgent(ScriptedHunter):
 
     behaviour = "cooperator"
 
-    def choose_action(self):
-        if not self.can_hunt:
-            if self.attack_ready() and self.in_footprint(HARE):
-                return ATTACK
-            return self.hunt(HARE)
-        model = self.model
-        mine = self.in_footprint(STAG)
-        partners = [agent for agent in self.others() if agent.can_hunt]
-        if self.attack_ready() and mine:
-            if any(model.resource_health[cell] < model.stag_health for cell in mine):
-                return ATTACK
-            for partner in partners:
-                if (self.attack_ready(partner) and partner.acted_turn < model.turn
-                        and set(mine).intersection(self.in_footprint(STAG, partner))):
-                    return ATTACK
-        waiting = {partner.seat: self.in_footprint(STAG, partner) for partner in partners}
-        waiting = {seat: stags for seat, stags in waiting.items() if stags}
-        if mine:
-            lower = [stags for seat, stags in waiting.items()
-                     if seat < self.seat and not set(stags).intersection(mine)]
-            if not lower:
-                return NOOP
-            action = self.approach(lower[0])
-            return NOOP if action is None else action
-        joined = [cell for stags in waiting.values() for cell in stags]
-        action = self.approach(joined) if joined else None
-        return self.hunt(STAG) if action is None else action
-
     @classmethod
     def batch_decide(cls, batch, group, phase):
-        """``choose_action`` for the seat acting in each episode."""
+        """``cooperator``'s rules 1-4 for the seat acting in each episode (a cooperator
+        without ``can_hunt`` plays ``hare_hunter``)."""
         xp, state, model = batch.xp, batch.current, batch.model
         me, cells, free = cls.batch_seen(batch)
         hunter = xp.asarray(batch.rules.can_hunt)[batch.acting]

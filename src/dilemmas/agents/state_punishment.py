@@ -2,9 +2,12 @@
 "Behaviours").
 
 Each agent, on its turn, chooses one action by name from ``model.action_names`` and the
-model applies it. Scripted behaviours decide from their observation (``self.observe()``,
-built only when they ask) and the public rules (values, harms, which kinds are taboo, the
-punishment magnitude). "Expected punishment" of a taboo kind is ``magnitude * p``.
+model applies it. Scripted behaviours decide from what their observation shows (their view's
+cells, ``p`` and their ledger) and the public rules (values, harms, which kinds are taboo,
+the punishment magnitude). "Expected punishment" of a taboo kind is ``magnitude * p``. Each
+is written once, over arrays (``batch_decide``, for the seat acting in every episode of a
+batch); an agent's ``choose_action`` on the model comes from it
+(``dilemmas.agents.decisions``).
 
 ``greedy_forager`` -- takes what pays, ignores the harm it does:
   1. Target: of the visible resources, the one with the best value net of expected
@@ -30,10 +33,9 @@ the move (with no free move it cannot be cast: the agent does "noop").
 from typing import ClassVar
 
 import numpy as np
-from mesa.discrete_space import CellAgent
-
 from dilemmas.agents.decisions import ArrayDecisions
 from dilemmas.agents.policy import take_decision
+from dilemmas.models.gridworld import EpisodeCellAgent
 from dilemmas.models.phases import seat_value
 from dilemmas.models.state_punishment import arrays
 from dilemmas.models.state_punishment.rules import (ACTION_BY_EFFECT, ACTION_MODES, AGENT_CHANNEL,
@@ -58,11 +60,13 @@ def action_table(mode: str) -> np.ndarray:
                      for move in (*MOVES, None)])
 
 
-class StatePunishmentAgent(ArrayDecisions, CellAgent):
-    """A forager in seat ``seat``, playing in world ``seat mod num_worlds``."""
+class StatePunishmentAgent(ArrayDecisions, EpisodeCellAgent):
+    """A forager in seat ``seat``, playing in world ``seat mod num_worlds``; its state is its
+    seat's entries of the model's episode (``model.episode``), its cell a view of its place
+    there."""
 
     behaviour: ClassVar[str] = ""
-    #: The method in which a behaviour decides (called by ``act`` on its turn).
+    #: The method in which a behaviour decides (called at its place in the act phase).
     decisions: ClassVar[tuple[str, ...]] = ("choose_action",)
 
     def __init__(self, model, seat: int):
@@ -77,10 +81,6 @@ class StatePunishmentAgent(ArrayDecisions, CellAgent):
     harm_received = seat_value("harm_received", "harm put on its ledger, applied or not")
     pending_harm = seat_value("pending_harm", "its ledger: harm not yet applied")
 
-    def act(self):
-        """Choose an action; the model applies it (docs/rules/state_punishment.md, "Round", 2)."""
-        self.model.take_action(self, self.choose_action())
-
     def observe(self):
         """This agent's observation (see ``dilemmas.models.state_punishment.model.Observation``)."""
         return self.model.observe(self)
@@ -88,23 +88,15 @@ class StatePunishmentAgent(ArrayDecisions, CellAgent):
     def choose_action(self) -> str:
         raise NotImplementedError
 
-    def action_name(self, move: str | None, vote: int) -> str:
-        """The action of the current mode for a move (or None) and a vote (-1, 0, +1)."""
-        return action_of(self.model.action_mode, move, vote)
-
 
 class RandomAgent(StatePunishmentAgent):
     """Uniform over the current action set."""
 
     behaviour = "random"
 
-    def choose_action(self):
-        names = self.model.action_names
-        return names[int(self.model.random.random() * len(names))]
-
     @classmethod
     def batch_decide(cls, batch, group, phase):
-        """The same choice for the seat acting in each episode (``batch.acting``)."""
+        """A uniform action for the seat acting in each episode (``batch.acting``)."""
         count = len(batch.model.action_names)
         return (batch.draw(batch.acting.shape) * count).astype(int)
 
@@ -112,53 +104,7 @@ class RandomAgent(StatePunishmentAgent):
 class ScriptedForager(StatePunishmentAgent):
     """Reading the observation: what is visible, where, and how to step toward it."""
 
-    def read(self):
-        """``(view, p, pending harm, own position in the view)`` from the observation."""
-        obs = self.observe()
-        view = obs.view[0] if self.model.composite_views else obs.view
-        me = tuple(np.argwhere(view[..., AGENT_CHANNEL + self.seat] == 1)[0])
-        return view, float(obs.features[0]), float(obs.features[1]), me
-
-    def net_value(self, kind, p):
-        punished = kind in self.model.taboo
-        return VALUE[kind] + (self.model.punishment_magnitude * p if punished else 0.0)
-
-    @staticmethod
-    def visible(view, me):
-        """``(kind, d_row, d_col)`` of every visible resource, by offset from ``me``."""
-        found = []
-        for kind in KINDS:
-            for row, col in np.argwhere(view[..., KIND_CHANNEL[kind]] == 1):
-                found.append((kind, int(row) - me[0], int(col) - me[1]))
-        return found
-
-    def free_moves(self, view, me, avoid):
-        """Moves onto a cell with no wall, no agent and no resource of a kind in ``avoid``
-        (a cell outside the view counts as free: nothing is known of it)."""
-        blocked = [WALL, *(KIND_CHANNEL[kind] for kind in avoid)]
-        free = []
-        for move, (dr, dc) in MOVES.items():
-            row, col = me[0] + dr, me[1] + dc
-            if not (0 <= row < view.shape[0] and 0 <= col < view.shape[1]) or not (
-                    view[row, col, blocked].any() or view[row, col, AGENT_CHANNEL:].any()):
-                free.append(move)
-        return free
-
-    def step_toward(self, view, me, d_row, d_col, avoid):
-        """A free move toward the offset (rows first), else a random free move."""
-        free = self.free_moves(view, me, avoid)
-        if d_row and ("up" if d_row < 0 else "down") in free:
-            return "up" if d_row < 0 else "down"
-        if d_col and ("left" if d_col < 0 else "right") in free:
-            return "left" if d_col < 0 else "right"
-        return self.random_move(free)
-
-    def random_move(self, free):
-        """A uniformly random move among ``free`` ones, or None when there is none."""
-        return free[int(self.model.random.random() * len(free))] if free else None
-
-    # --- The same rules for the seat acting in each episode of a batch -----------------
-    # Moves are numbered in the order of MOVES (0 up, 1 down, 2 left, 3 right), 4 is none;
+    # For the seat acting in each episode of a batch. Moves are numbered in the order of MOVES (0 up, 1 down, 2 left, 3 right), 4 is none;
     # the view is its cells' channels, ``(E, rows, cols)``.
 
     @staticmethod
@@ -194,7 +140,9 @@ class ScriptedForager(StatePunishmentAgent):
 
     @staticmethod
     def batch_free(batch, view, me_row, me_col, avoid):
-        """``(E, 4)``: whether each move is free (``free_moves``); ``avoid`` ``(E, 5)``."""
+        """``(E, 4)``: whether each move is onto a cell with no wall, no agent and no
+        resource of a kind ``avoid`` ``(E, 5)`` marks (a cell outside the view counts as free:
+        nothing is known of it)."""
         xp = batch.xp
         episodes = xp.arange(view.shape[0])
         free = []
@@ -211,7 +159,7 @@ class ScriptedForager(StatePunishmentAgent):
 
     @staticmethod
     def batch_random_move(batch, free):
-        """``(E,)``: a uniformly random free move, 4 when none is free (``random_move``)."""
+        """``(E,)``: a uniformly random free move, 4 when none is free."""
         xp = batch.xp
         count = free.sum(axis=1)
         pick = (batch.draw(count.shape) * count).astype(int)
@@ -221,8 +169,8 @@ class ScriptedForager(StatePunishmentAgent):
 
     @classmethod
     def batch_step_toward(cls, batch, free, d_row, d_col):
-        """``(E,)``: the free move toward the offsets, rows first, else a random free move
-        (``step_toward``)."""
+        """``(E,)``: the free move toward the offsets, rows first, else a random free
+        move."""
         xp = batch.xp
         episodes = xp.arange(free.shape[0])
         vertical = xp.where(d_row < 0, 0, 1)
@@ -244,24 +192,10 @@ class GreedyForagerAgent(ScriptedForager):
 
     behaviour = "greedy_forager"
 
-    def choose_action(self):
-        view, p, _, me = self.read()
-        seen = self.visible(view, me)
-        avoid = [kind for kind in KINDS if self.net_value(kind, p) <= 0]
-        best = max(seen, default=None, key=lambda s: (
-            self.net_value(s[0], p), -(abs(s[1]) + abs(s[2])), -s[1], -s[2]))
-        if best is not None and self.net_value(best[0], p) > 0:
-            move = self.step_toward(view, me, best[1], best[2], avoid)
-        else:
-            move = self.random_move(self.free_moves(view, me, avoid))
-        deterred = any(VALUE[kind] > 0 and kind in self.model.taboo
-                       and self.net_value(kind, p) <= 0 for kind, _, _ in seen)
-        return self.action_name(move, -1 if deterred and p > 0 else 0)
-
     @classmethod
     def batch_decide(cls, batch, group, phase):
-        """``choose_action`` for the seat acting in each episode: the best visible net value
-        (ties to the nearest, then the smallest ``d_row``, then ``d_col``)."""
+        """``greedy_forager``'s rules for the seat acting in each episode: the best visible
+        net value (ties to the nearest, then the smallest ``d_row``, then ``d_col``)."""
         xp, model = batch.xp, batch.model
         view, me_row, me_col, d_row, d_col, p, _ = cls.batch_read(batch)
         net = cls.batch_net_values(batch, p)
@@ -289,27 +223,9 @@ class CivicVoterAgent(ScriptedForager):
     HARM_HIGH = 0.5
     HARM_TOLERATED = 0.3
 
-    def choose_action(self):
-        view, p, harm, me = self.read()
-        if harm >= self.HARM_HIGH and p < 1:
-            vote = 1
-        elif harm == 0 and p >= 0.5:
-            vote = -1
-        else:
-            vote = 0
-        avoid = [kind for kind in KINDS
-                 if HARM[kind] > self.HARM_TOLERATED or self.net_value(kind, p) <= 0]
-        wanted = [s for s in self.visible(view, me) if s[0] not in avoid]
-        target = min(wanted, default=None, key=lambda s: (abs(s[1]) + abs(s[2]), s[1], s[2]))
-        if target:
-            move = self.step_toward(view, me, target[1], target[2], avoid)
-        else:
-            move = self.random_move(self.free_moves(view, me, avoid))
-        return self.action_name(move, vote)
-
     @classmethod
     def batch_decide(cls, batch, group, phase):
-        """``choose_action`` for the seat acting in each episode: the nearest wanted
+        """``civic_voter``'s rules for the seat acting in each episode: the nearest wanted
         resource (ties to the smallest ``d_row``, then ``d_col``)."""
         xp = batch.xp
         view, me_row, me_col, d_row, d_col, p, harm = cls.batch_read(batch)

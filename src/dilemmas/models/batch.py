@@ -470,20 +470,33 @@ class BatchEngine:
 
 
 class InTurnEngine(BatchEngine):
-    """An engine whose agents act one after another (the gridworlds' act phase): in an order
-    drawn each round (``order``, ``(episodes, seats)``), each behaviour chooses for the seat
-    acting now in each episode (``acting``) when its place comes. A subclass says how many
-    places a round has (``places``) and what one action does (``act(action)`` -> the new
-    ``current`` state)."""
+    """An engine whose agents act one after another (the gridworlds' act phase, declared
+    ``AgentPhase(..., order="in turn")``): when the rule phases before it have been played,
+    the round's rule draws the acting order (``turn_order()`` -> ``order``, ``(episodes,
+    seats)``); each behaviour then chooses for the seat acting now in each episode
+    (``acting``) when its place comes, and the action takes effect at once (``act``). The
+    Mesa model plays the same order and ``act`` on its one episode (``PhasedModel.in_turn``).
+    A subclass says how the order is drawn (``turn_order``), how many places a round has
+    (``places``) and what one action does (``act(action)``: it sets the new state and
+    returns what the model records of it)."""
 
     order = None
     acting = None
+
+    def turn_order(self):
+        raise NotImplementedError
 
     def places(self) -> int:
         raise NotImplementedError
 
     def act(self, action):
         raise NotImplementedError
+
+    def begin_round(self) -> None:
+        """The rule phases before the act phase (``BatchEngine.begin_round``), then the
+        acting order is drawn."""
+        super().begin_round()
+        self.order = self.turn_order()
 
     def decide(self, phase, supplied=None):
         """Only the seats whose actions come from outside choose now (``supplied``); the
@@ -506,7 +519,8 @@ class InTurnEngine(BatchEngine):
                     mine = (self.acting[:, None] == xp.asarray(group.seats)).any(axis=1)
                     action = xp.where(mine, group.behaviour.batch_decide(self, group, phase),
                                       action)
-            return self.act(action), self.key
+            self.act(action)
+            return self.current, self.key
 
         self.current, self.key = fori(0, self.places(), place, (self.current, self.key), xp)
         self.acting = None

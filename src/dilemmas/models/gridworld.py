@@ -7,7 +7,38 @@ one-hot arrays of shape ``(rows, cols, channels)``.
 """
 
 import numpy as np
-from mesa.discrete_space import OrthogonalVonNeumannGrid
+from mesa.discrete_space import CellAgent, OrthogonalVonNeumannGrid
+from mesa.discrete_space.cell_agent import HasCell
+from mesa.discrete_space.property_layer import PropertyLayer
+
+
+class EpisodeCellAgent(CellAgent):
+    """A gridworld agent whose cell is a view of its seat's place in its model's episode
+    (``model.episode``: ``row``, ``col`` and, where the game has it, ``present``): the model
+    shows the episode's places as cells (``model.show``), and an agent moved by hand
+    (``agent.cell = model.grid[(row, col)]``, or None: off the grid) moves there, so that the
+    next phase plays it where it stands."""
+
+    @property
+    def cell(self):
+        return self._mesa_cell
+
+    @cell.setter
+    def cell(self, cell):
+        HasCell.cell.fset(self, cell)
+        episode = getattr(self.model, "episode", None)
+        if episode is None:
+            return
+        seat, present = self.seat, cell is not None
+        place = {"row": cell.coordinate[0], "col": cell.coordinate[1]} if present else {}
+        if "present" in episode.state:
+            place["present"] = present
+        for field, value in place.items():
+            values = getattr(episode, field)
+            if values[0, seat] != value:
+                values = values.copy()
+                values[0, seat] = value
+                setattr(episode, field, values)
 
 def walled_grid(height: int, width: int, random) -> OrthogonalVonNeumannGrid:
     """A grid whose border cells are walls: the bool property layer ``wall``."""
@@ -16,6 +47,17 @@ def walled_grid(height: int, width: int, random) -> OrthogonalVonNeumannGrid:
     wall.data[[0, -1], :] = True
     wall.data[:, [0, -1]] = True
     return grid
+
+
+def layer_of(grid, name: str, data: np.ndarray) -> np.ndarray:
+    """A property layer ``name`` of ``grid`` whose array is ``data`` itself (a view of a
+    larger array, such as one world's of an episode's), so that the layer and the array
+    change together; returns ``data``."""
+    layer = PropertyLayer(name, grid.dimensions, default_value=data.dtype.type(0),
+                          dtype=data.dtype.type)
+    layer._data = data  # Mesa binds the cells' accessors to this very array
+    grid.add_property_layer(layer)
+    return data
 
 
 def open_cells(grid) -> list[tuple[int, int]]:

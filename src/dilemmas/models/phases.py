@@ -11,7 +11,7 @@ A subclass of :class:`PhasedModel` lists its round as ``phases``, a tuple of the
 parameter):
 
 * :class:`ModelPhase` -- calls a method of the model;
-* :class:`AgentPhase` -- calls a method on a set of agents, in one of three orders:
+* :class:`AgentPhase` -- calls a method on a set of agents, in one of four orders:
 
   - ``"seat"``: seat (creation) order, via ``AgentSet.do``;
   - ``"shuffled"``: an order freshly shuffled by the model's generator, via
@@ -20,6 +20,11 @@ parameter):
     from the same state, and only then does the model method named by ``apply`` receive
     ``{agent: decision}`` (in seat order) and make the decisions take effect. This is
     Mesa's step/advance idiom with the snapshot enforced: deciding cannot change anything.
+  - ``"in turn"``: the agents act one after another, each deciding on the state the earlier
+    actions left, in the order the round's rules draw on the model's episode (its batch
+    engine's ``InTurnEngine.turn_order``, from ``model.rng``) -- ``PhasedModel.in_turn``;
+* :class:`RulePhase` -- a phase of the rules, a method of the game's batch engine played on
+  the model's one episode (``model.episode``).
 
 After each ``step()``, ``model.phases_run`` holds the names of the phases that ran, in order.
 
@@ -59,7 +64,7 @@ from dilemmas.models.learners import LEARNERS
 from dilemmas.models.parameters import Parameters
 from dilemmas.models.policies import check_action
 
-ORDERS = ("seat", "shuffled", "simultaneous")
+ORDERS = ("seat", "shuffled", "simultaneous", "in turn")
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +105,9 @@ class AgentPhase:
             return lambda: getattr(model, attribute).do(method)
         if self.order == "shuffled":
             return lambda: getattr(model, attribute).shuffle_do(method)
+        if self.order == "in turn":
+            name = self.name
+            return lambda: model.in_turn(name, method)
         apply, name = getattr(model, self.apply), self.name
         return lambda: apply(model.decisions_of(name, method, getattr(model, attribute)))
 
@@ -107,22 +115,23 @@ class AgentPhase:
 @dataclass(frozen=True, slots=True)
 class RulePhase:
     """A phase of the rules over arrays, written once, in the game's batch engine: its method
-    ``method`` (default ``name``), played by the engine on its episodes and by the model on
-    its one episode (``model.episode``, ``BatchEngine.one``), after which the model shows
-    the new state on its grid and agents (``model.show()``). ``ends``: the method returns
-    the mask of the episodes that end, and the model's ``running`` follows its episode."""
+    ``method`` (default ``name``), played by the engine on its episodes and by the model's
+    method of the same name on its one episode (``model.episode``, ``BatchEngine.one``),
+    after which the model shows the new state on its grid and agents (``model.show()``).
+    ``ends``: the method returns the mask of the episodes that end, and the model's
+    ``running`` follows its episode."""
 
     name: str
     method: str = ""
     ends: bool = False
 
     def bind(self, model: mesa.Model) -> Callable[[], None]:
-        return getattr(model, self.name)
+        return getattr(model, self.method or self.name)
 
     def played_on(self) -> Callable:
-        """The model's method of this phase (``PhasedModel`` gives one to each rule phase
-        its class declares and does not define itself, whatever Mesa's ``Model`` has of
-        that name): the phase on the model's episode, then ``show``."""
+        """The model's method of this phase, named ``method`` (``PhasedModel`` gives one to
+        each rule phase its class declares and does not define itself, whatever Mesa's
+        ``Model`` has of that name): the phase on the model's episode, then ``show``."""
         method, ends = self.method or self.name, self.ends
 
         def play(model):
@@ -131,7 +140,7 @@ class RulePhase:
             if ends and ended[0]:
                 model.running = False
 
-        play.__name__ = self.name
+        play.__name__ = method
         play.__doc__ = (f"The rule phase {self.name!r} on the model's episode "
                         f"(``episode.{method}``), then ``show``.")
         return play
@@ -189,17 +198,18 @@ class Live:
 
 
 def seat_value(field: str, meaning: str, none=None) -> property:
-    """An agent's entry of a per-seat field ``(1, seats)`` of its model's array ``state``
-    (a game's ``arrays.State`` for its one episode); setting it gives the model a new state.
+    """An agent's entry of a per-seat array ``field`` ``(1, seats)`` of its model's episode
+    (``model.episode``); setting it gives the episode a new array with the entry changed.
     ``none``: the entry that stands for None (read as None, written for None)."""
     def get(agent):
-        value = getattr(agent.model.state, field)[0, agent.seat].item()
+        value = getattr(agent.model.episode, field)[0, agent.seat].item()
         return None if none is not None and value == none else value
 
     def put(agent, value):
-        values = getattr(agent.model.state, field).copy()
+        episode = agent.model.episode
+        values = getattr(episode, field).copy()
         values[0, agent.seat] = none if value is None else value
-        agent.model.state = agent.model.state._replace(**{field: values})
+        setattr(episode, field, values)
 
     return property(get, put, doc=meaning)
 
@@ -218,8 +228,11 @@ def episode_value(field: str, meaning: str, row: bool = True) -> property:
 
 
 def _same(inputs: tuple, others: tuple) -> bool:
-    """Whether two tuples of reporter inputs hold the very same objects."""
-    return len(inputs) == len(others) and all(a is b for a, b in zip(inputs, others))
+    """Whether two tuples of reporter inputs hold the very same objects (a named tuple of
+    arrays, such as a game's ``arrays.State``, compared array by array)."""
+    return len(inputs) == len(others) and all(
+        a is b or type(a) is type(b) and hasattr(a, "_fields") and _same(a, b)
+        for a, b in zip(inputs, others))
 
 
 class PhasedModel(mesa.Model):
@@ -261,8 +274,8 @@ class PhasedModel(mesa.Model):
         super().__init_subclass__(**kwargs)
         cls.game = registration_of(cls) or cls.game
         for phase in cls.__dict__.get("phases", ()):
-            if isinstance(phase, RulePhase) and phase.name not in cls.__dict__:
-                setattr(cls, phase.name, phase.played_on())
+            if isinstance(phase, RulePhase) and (phase.method or phase.name) not in cls.__dict__:
+                setattr(cls, phase.method or phase.name, phase.played_on())
         if "array_reporters" in cls.__dict__:
             for column, attribute in _columns(cls.model_reporters).items():
                 if attribute not in cls.__dict__:
@@ -330,6 +343,41 @@ class PhasedModel(mesa.Model):
             cached = self._python = (agents, tuple(
                 agent for agent in agents if not decides_on_arrays(type(agent))))
         return cached[1]
+
+    def in_turn(self, phase: str, method: str) -> None:
+        """An ``"in turn"`` phase (``AgentPhase``): the round's rule draws the acting order on
+        the model's episode (``InTurnEngine.turn_order``, as the batch engine draws it); at
+        each place the agent in that seat, if it can act (``can_act``), decides on the
+        state as the earlier actions left it -- a Python behaviour (or an agent whose
+        ``method`` was set by hand) by ``method``, an array behaviour by its group's
+        ``batch_decide`` with ``acting`` that seat -- and its action takes effect at once
+        (the game's ``take_action``, which plays the engine's ``act``)."""
+        episode = self.episode
+        episode.order = episode.turn_order()
+        of_seat = self.__dict__.get("_group_of")
+        if of_seat is None or of_seat[0] is not episode.groups:
+            of_seat = self._group_of = (episode.groups, {
+                seat: group for group in episode.groups for seat in group.seats.tolist()})
+        for seat in episode.order[0, :episode.places()].tolist():
+            agent = self.seats[seat]
+            if not self.can_act(agent):
+                continue
+            group = of_seat[1][seat]
+            if not group.arrays or method in agent.__dict__:
+                decision = getattr(agent, method)()
+            else:
+                episode.acting, episode.deciding = np.array([seat]), True
+                try:
+                    decided = group.behaviour.batch_decide(episode, group, phase)
+                finally:
+                    episode.deciding = False
+                decision = self.array_decisions(method, decided)[0]
+            self.take_action(agent, decision)
+        episode.acting = None
+
+    def can_act(self, agent) -> bool:
+        """Whether ``agent`` acts at its place in an ``"in turn"`` phase (``in_turn``)."""
+        return True
 
     def end_of_round(self) -> None:
         """After the round's phases, before the DataCollector collects (a model that holds

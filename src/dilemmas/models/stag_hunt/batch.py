@@ -1,31 +1,31 @@
-"""Stag Hunt's batch engine: thousands of episodes of one parameter set at once, with the
-rules the Mesa model plays (``dilemmas.models.stag_hunt.arrays``).
+"""Stag Hunt's rules over arrays of episodes: the round written once, played by the batch
+engine on thousands of episodes of one parameter set at once and by ``StagHuntModel`` on its
+one (``model.episode``, ``BatchEngine.one``).
 
-The phases of the rules' "Round": turn, removals (returns), transitions, act (the agents
-one after another in an order drawn afresh each turn, each behaviour choosing for the seat
-acting now, ``batch.acting``, as in State Punishment's engine), metrics. A behaviour's
-``batch_decide(batch, group, "act")`` can read ``batch.current`` (the ``arrays.State``),
-``batch.rules`` (``arrays.rules_of``), ``batch.t``, ``batch.model``, ``batch.xp`` and
-``batch.draw``. Agent rows exist only for the seats spawned, as in the model. Random maps
-with interior walls are refused (``refusal``): their walls are drawn on the host, one map per
-episode, which the compiled program does not do.
+The round is the model's declaration (``StagHuntModel.phases``, the phases of the rules'
+"Round"): the rule phases ``advance_turn``, ``update_removals`` and ``entity_transitions``,
+each a method here over the rule functions of ``dilemmas.models.stag_hunt.arrays``; the act
+phase, in which the agents act one after another in an order drawn afresh each turn
+(``turn_order``), each behaviour choosing for the seat acting now, ``batch.acting``, and its
+action taking effect at once (``act``; ``dilemmas.models.batch.InTurnEngine``); then
+``record_metrics``. A behaviour's ``batch_decide(batch, group, "act")`` can read
+``batch.current`` (the ``arrays.State``), ``batch.rules`` (``arrays.rules_of``),
+``batch.t``, ``batch.model``, ``batch.xp`` and ``batch.draw``. Agent rows exist only for
+the seats spawned, as in the model. Random maps with interior walls are refused
+(``refusal``): their walls are drawn on the host, one map per episode, which the compiled
+program does not do.
 """
 
 import numpy as np
 
-from dilemmas.models.batch import InTurnEngine
+from dilemmas.models.batch import InTurnEngine, gathered
 from dilemmas.models.stag_hunt import arrays
 
 
 class StagHuntBatch(InTurnEngine):
     game = "stag_hunt"
     state = (*arrays.State._fields, "order", "playing")
-    decisions = ("act",)
     seat_columns = ("behaviour", "kind")
-
-    def __init__(self, episodes, rng, **options):
-        super().__init__(episodes, rng, **options)
-        self.rules = arrays.rules_of(self.model)
 
     @classmethod
     def refusal(cls, model):
@@ -34,20 +34,20 @@ class StagHuntBatch(InTurnEngine):
                     "are not drawn on arrays yet")
         return None
 
-    @property
-    def current(self) -> arrays.State:
-        return arrays.State(*(getattr(self, name) for name in arrays.State._fields))
+    current = gathered(arrays.State)
 
-    @current.setter
-    def current(self, state: arrays.State):
-        for name, value in state._asdict().items():
-            setattr(self, name, value)
+    @property
+    def rules(self) -> arrays.Rules:
+        """The rules' constants (``arrays.rules_of`` the template model)."""
+        return self.model.rules
 
     @property
     def rewards(self):
         return self.reward
 
     def setup(self):
+        """The episodes at the start ("World"; ``arrays.start``): the template model's walls
+        and spawn points, the map's own resources (none on a random map)."""
         model, xp = self.model, self.xp
         shape = (self.size, *model.walls.shape)
         spawn = np.zeros(model.walls.shape, dtype=bool)
@@ -66,27 +66,49 @@ class StagHuntBatch(InTurnEngine):
     def blank(self, phase):
         return (self.xp.zeros(self.row.shape, dtype=int),)
 
-    def begin_round(self):
-        """turn, removals, transitions; the order of the act phase is drawn."""
-        super().begin_round()
-        state, k = arrays.begin_turn(self.current), self.row.shape[1]
-        state = arrays.returns(state, self.rules, self.t, self.draw(self.row.shape),
-                               self.draw(self.row.shape))
-        self.current = arrays.transitions(state, self.rules, self.t,
+    def open_round(self):
+        """The turn counter is the round's first rule phase (``advance_turn``)."""
+
+    # --- Phase 1: turn counter ----------------------------------------------------------
+    def advance_turn(self):
+        """"Round", 1: the turn counter goes up; this turn's counts start at 0."""
+        self.t = self.t + 1
+        self.current = arrays.begin_turn(self.current)
+
+    # --- Phase 2: removal and respawn timers --------------------------------------------
+    def update_removals(self):
+        """"Round", 2: agents whose ``respawn_lag`` has run out return with full health on a
+        random free open cell (random spawning) or a random free spawn point
+        (``arrays.returns``: two numbers per seat, drawn whether or not one returns)."""
+        self.current = arrays.returns(self.current, self.rules, self.t,
+                                      self.draw(self.row.shape), self.draw(self.row.shape))
+
+    # --- Phase 3: entity transitions ----------------------------------------------------
+    def entity_transitions(self):
+        """"Round", 3: wounded resources heal, resources due back reappear, last turn's beams
+        clear (``arrays.transitions``: one number per slot of the regrowth queue)."""
+        self.current = arrays.transitions(self.current, self.rules, self.t,
                                           self.draw(self.queue_order.shape))
-        # the seats spawned in a uniformly random order, then the others (who never act)
-        self.order = self.xp.argsort(self.draw((self.size, k)) + ~self.playing, axis=1)
+
+    # --- Phase 4: the agents act one after another --------------------------------------
+    def turn_order(self):
+        """"Round", 4: the seats spawned in a uniformly random order (one number per seat),
+        then the others (who never act)."""
+        return self.xp.argsort(self.draw(self.row.shape) + ~self.playing, axis=1)
 
     def places(self) -> int:
         """The spawned seats' (the others never act)."""
         return self.model.num_agents_to_spawn
 
     def act(self, action):
-        """The acting seat's action (``arrays.act``; an agent off the grid does not act)."""
-        return arrays.act(self.current, self.rules, self.t, self.acting, action)[0]
+        """The acting seat's action (``arrays.act``; an agent off the grid does not act); the
+        resources it killed (``arrays.Kills``, or None)."""
+        self.current, kills = arrays.act(self.current, self.rules, self.t, self.acting, action)
+        return kills
 
-    def resolve(self):
-        """metrics; the episodes that end (after ``max_steps`` turns)."""
+    # --- Phase 5: metrics -----------------------------------------------------------------
+    def record_metrics(self):
+        """"Round", 5: the episodes that end (after ``max_steps`` turns)."""
         return self.xp.zeros(self.size, dtype=bool) | (self.t >= self.model.max_steps)
 
     def model_row(self) -> dict:
@@ -98,23 +120,22 @@ class StagHuntBatch(InTurnEngine):
                 "hares": self.hares, "removed": self.removed, "seated": self.playing}
 
     def load(self, model, state):
-        """Turn ``t``'s ``arrays.State`` as ``StagHuntModel`` holds it (one episode): the
-        seats spawned this episode are the model's agents (the others removed, as the model
-        removes them), the grid and agents show the state (``model._show``), and its
-        reporters."""
-        model.turn = state["t"]
-        model.state = arrays.State(*(state[name][None] for name in arrays.State._fields))
-        model.playing = state["playing"][None]
+        """Turn ``t``'s arrays into ``StagHuntModel``'s episode: the seats spawned this
+        episode are the model's agents (the others removed, as the model removes them), the
+        grid and agents show the state (``model.show``), and its reporters."""
+        episode = model.episode
+        episode.t = state["t"]
+        for name in self.state:
+            setattr(episode, name, state[name][None])
         for agent in model.seats:
             if state["playing"][agent.seat] and agent not in model.agents:
                 number = agent.unique_id
                 model.register_agent(agent)  # Mesa numbers it anew: it keeps its seat's
                 agent.unique_id = number
             elif not state["playing"][agent.seat] and agent in model.agents:
-                agent.cell = None
                 agent.remove()
-        model._show()
-        model._report()
+        model.show()
+        model.end_of_round()
 
 
 def _map_resources(model) -> np.ndarray:

@@ -1,9 +1,9 @@
 """Stag Hunt Physical: a gridworld hunt of stags and hares with attack and punish beams.
 
 The rules are docs/rules/stag_hunt.md. One ``step()`` is one turn, run as the five phases of
-its "Round" (see ``StagHuntModel.phases``), each played by the rules over arrays
-(``dilemmas.models.stag_hunt.arrays``) on the model's one episode (``state``), which the
-Mesa grid and agents show (docs/rules/stag_hunt.md, "Random numbers and arrays").
+its "Round" (see ``StagHuntModel.phases``), each played by the game's batch engine's methods
+(``dilemmas.models.stag_hunt.batch``) on the model's one episode (``model.episode``), which
+the Mesa grid and agents show (docs/rules/stag_hunt.md, "Random numbers and arrays").
 
 Choices the sources leave open, made here (also in the rules' last section):
 
@@ -11,6 +11,16 @@ Choices the sources leave open, made here (also in the rules' last section):
   ``(row, col)``, row 0 at the top (North). Property layers: ``wall`` (bool), ``resource``
   (0 none, 1 stag, 2 hare), ``health`` (the resource's), ``attack_beam`` and ``punish_beam``
   (bool, the cells the beams of this turn covered). Agents are ``CellAgent`` instances.
+* The state lives in one place: the model's episode on the game's batch engine
+  (``model.episode``, one episode), whose methods are the round's rule phases
+  (``RulePhase``) and its act (the same code plays the batch engine's thousands of
+  episodes). The layers are the episode's arrays themselves (``show`` points the episode
+  at them after each phase), so a value set there by hand counts; a resource put on the
+  map by hand gets its number for the regrowth queue when the next turn opens or the next
+  action is taken. An agent's cell is a view of its seat's place: moving an agent by hand
+  (``agent.cell = model.grid[(row, col)]``) moves it in the episode. ``turn``, ``state``,
+  ``playing`` and the agents' counters (``health``, ``reward``, ...) read the episode, and
+  setting them sets it.
 * Maps (``dilemmas.models.stag_hunt.maps``): with ``ascii_map`` the map's size is the world's and
   ``height``/``width``/``wall_density``/``resource_density`` are validated but not used. Random maps
   place the agents first (their starting cells count as spawn points), then a resource on
@@ -55,15 +65,16 @@ Choices the sources leave open, made here (also in the rules' last section):
 * ``collect_data=False`` is for speed: no DataCollector.
 """
 
+import copy
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 
 from dilemmas.models import validation as check
 from dilemmas.models.gridworld import walled_grid
-from dilemmas.models.phases import AgentPhase, Live, ModelPhase, PhasedModel
+from dilemmas.models.phases import AgentPhase, Live, PhasedModel, RulePhase, episode_value
 from dilemmas.models.stag_hunt import arrays
+from dilemmas.models.stag_hunt.batch import StagHuntBatch
 from dilemmas.models.stag_hunt.maps import random_layout, read_ascii_map
 from dilemmas.models.stag_hunt.rules import (ACTIONS, AGENT_REPORTERS, KIND_CHANNEL,
                                              MODEL_REPORTERS, PARAMETERS, RESOURCE_NAMES, Defeat,
@@ -83,11 +94,11 @@ class StagHuntModel(PhasedModel):
     parameters = PARAMETERS
 
     phases = (
-        ModelPhase("turn", method="advance_turn"),
-        ModelPhase("removals", method="update_removals"),
-        ModelPhase("transitions", method="entity_transitions"),
-        AgentPhase("act", "act", order="shuffled"),
-        ModelPhase("metrics", method="record_metrics"),
+        RulePhase("turn", method="advance_turn"),
+        RulePhase("removals", method="update_removals"),
+        RulePhase("transitions", method="entity_transitions"),
+        AgentPhase("act", "choose_action", order="in turn", agents="seats"),
+        RulePhase("metrics", method="record_metrics", ends=True),
     )
 
     def __init__(self, *, collect_data=True, rng=None, **parameters):
@@ -152,35 +163,31 @@ class StagHuntModel(PhasedModel):
         self.walls = self.grid.wall.data
         self.walls[:] = layout.walls
         self.resource_kinds = self.grid.create_property_layer(
-            "resource", default_value=0, dtype=np.int8).data
+            "resource", default_value=0, dtype=np.int64).data
         self.resource_health = self.grid.create_property_layer(
-            "health", default_value=0, dtype=np.int16).data
+            "health", default_value=0, dtype=np.int64).data
         self.attack_beam = self.grid.create_property_layer(
             "attack_beam", default_value=False, dtype=bool).data
         self.punish_beam = self.grid.create_property_layer(
             "punish_beam", default_value=False, dtype=bool).data
+        #: State field -> the layer that is its array.
+        self._layers = {"walls": self.walls, "resource": self.resource_kinds,
+                        "health": self.resource_health, "attack_beam": self.attack_beam,
+                        "punish_beam": self.punish_beam}
 
         self.seats = tuple(cls(self, seat, **config) for seat, (cls, config)
                            in enumerate(zip(behaviours, self.agent_config)))
         self.spawn_points = self._spawn_points(layout)
         self.rules = arrays.rules_of(self)
-        spawn = np.zeros((1, *self.walls.shape), dtype=bool)
-        for cell in self.spawn_points:
-            spawn[(0, *cell)] = True
-        self.state = arrays.start(
-            self.rules, self.walls[None], layout.resources[None].astype(int), spawn,
-            self.num_agents_to_spawn, self.random_agent_spawning, self.ascii_map is None,
-            self.resource_density, self.stag_probability, self.rng.random,
-            int(np.count_nonzero(~self.walls)))
-        self.playing = self.state.present
+        self.episode = StagHuntBatch.one(self)
+        self.episode.setup()
+        self.episode.start_memory()
         for agent in self.seats:
             if not self.playing[0, agent.seat]:
                 agent.remove()
-        self._show()
+        self.show()
 
-        self.turn = 0
         self.defeats: list[Defeat] = []
-        self.action_order: list[int] = []
         self._report()
 
         self.start_data_collection()
@@ -207,88 +214,88 @@ class StagHuntModel(PhasedModel):
                 f"map has {len(points)}, num_agents_to_spawn={self.num_agents_to_spawn}")
         return points
 
-    def _load(self):
-        """The state takes the layers and places the Mesa grid and agents show (so that a
-        layer changed or an agent moved by hand counts)."""
-        cells = [agent.cell for agent in self.seats]
-        resource = self.resource_kinds[None].astype(int)
-        if not np.array_equal(resource, self.state.resource):
-            self.state = self.state._replace(ident=_numbered(self.state, resource))
-        self.state = self.state._replace(
-            walls=self.walls[None], resource=resource,
-            health=self.resource_health[None].astype(int),
-            attack_beam=self.attack_beam[None], punish_beam=self.punish_beam[None],
-            present=np.array([[cell is not None for cell in cells]]),
-            row=np.array([[cell.coordinate[0] if cell else 0 for cell in cells]]),
-            col=np.array([[cell.coordinate[1] if cell else 0 for cell in cells]]))
+    # --- The state: the one episode's arrays -----------------------------------------
+    turn = episode_value("t", "Turns begun (the turn being played, during one).", row=False)
+    playing = episode_value("playing", "The seats spawned this episode, ``(1, seats)``.",
+                            row=False)
+    state = property(lambda self: self.episode.current,
+                     lambda self, state: setattr(self.episode, "current", state),
+                     doc="The episode's ``arrays.State`` (one episode); setting it sets "
+                         "every array of the episode's.")
 
-    def _show(self):
-        """The Mesa grid and agents show the state: the layers, each agent on its cell (or
-        off the grid)."""
-        state = self.state
-        self.resource_kinds[:] = state.resource[0]
-        self.resource_health[:] = state.health[0]
-        self.attack_beam[:] = state.attack_beam[0]
-        self.punish_beam[:] = state.punish_beam[0]
-        for agent, present, row, col in zip(self.seats, state.present[0].tolist(),
-                                            state.row[0].tolist(), state.col[0].tolist()):
+    @property
+    def action_order(self) -> list[int]:
+        """The seats that have acted this turn, in the turn's order."""
+        acted, turn = self.episode.acted[0], self.turn
+        return [seat for seat in dict.fromkeys(self.episode.order[0].tolist())
+                if acted[seat] == turn]
+
+    def show(self):
+        """The layers show the episode's arrays, which then are the layers' own; each agent
+        stands on its seat's cell (or off the grid). A resource put on the map by hand is
+        numbered (``_number_by_hand``) before the next phase changes it."""
+        episode = self.episode
+        for field, layer in self._layers.items():
+            value = getattr(episode, field)
+            if value.base is not layer:
+                layer[:] = value[0]
+                setattr(episode, field, layer[None])
+        self._resources_shown = self.resource_kinds.copy()
+        for agent, present, row, col in zip(self.seats, episode.present[0].tolist(),
+                                            episode.row[0].tolist(), episode.col[0].tolist()):
             if not present:
                 if agent.cell is not None:
                     agent.cell = None
             elif agent.cell is None or agent.cell.coordinate != (row, col):
                 agent.cell = self.grid[(row, col)]
 
-    # --- Phase 1: turn counter ----------------------------------------------------------
+    def _number_by_hand(self):
+        """Resources put on the ``resource`` layer by hand since it last showed the episode
+        take numbers of the regrowth queue (``_numbered``)."""
+        if not np.array_equal(self.resource_kinds, self._resources_shown):
+            self.episode.ident = _numbered(self.episode, self.resource_kinds[None])
+            self._resources_shown = self.resource_kinds.copy()
+
+    def end_of_round(self):
+        """The model reporters of the turn."""
+        self._report()
+
+    # --- Phases 1-3: turn, removals, transitions ------------------------------------------
+    # The rule phases (``RulePhase``) are the episode's methods (``StagHuntBatch.advance_turn``,
+    # ``update_removals``, ``entity_transitions``); each ends with ``show``.
     def advance_turn(self):
-        self.turn += 1
-        self.state = arrays.begin_turn(self.state)
-        self.action_order = []
+        """The rule phase "turn" on the episode (``StagHuntBatch.advance_turn``), a resource
+        put on the map by hand numbered first, then ``show``."""
+        self._number_by_hand()
+        self.episode.advance_turn()
+        self.show()
 
-    # --- Phase 2: removal and respawn timers --------------------------------------------
-    def update_removals(self):
-        """Agents whose ``respawn_lag`` has run out return with full health on a random
-        free open cell (random spawning) or a random free spawn point (``arrays.returns``)."""
-        if not self.state.agents_removed[0]:
-            return
-        self._load()
-        shape = self.state.row.shape
-        self.state = arrays.returns(self.state, self.rules, self.turn, self.rng.random(shape),
-                                    self.rng.random(shape))
-        self._show()
+    # --- Phase 4: the agents act one after another (``PhasedModel.in_turn``) ------------
+    def can_act(self, agent) -> bool:
+        """An agent removed earlier this turn no longer acts ("Round", 4)."""
+        return agent.cell is not None
 
-    # --- Phase 3: entity transitions ----------------------------------------------------
-    def entity_transitions(self):
-        """Wounded resources heal, resources due back reappear, last turn's beams clear
-        (``arrays.transitions``)."""
-        self._load()
-        self.state = arrays.transitions(self.state, self.rules, self.turn,
-                                        self.rng.random(self.state.queue_order.shape))
-        self._show()
-
-    def array_view(self, agent, method: str) -> tuple[SimpleNamespace, str]:
-        """This turn as the batch engine shows it to a behaviour's ``batch_decide`` when the
-        ``agent`` is at its place (``acting``) (``current``, the one
-        episode's ``arrays.State``; ``dilemmas.agents.decisions``)."""
-        self._load()
-        return SimpleNamespace(current=self.state, acting=np.array([agent.seat]), t=self.turn,
-                               model=self, rules=self.rules, xp=np, draw=self.behaviour_draw,
-                               size=1), "act"
+    def array_view(self, agent, method: str):
+        """The episode as the batch engine shows it to a behaviour's ``batch_decide`` when
+        ``agent`` is at its place (``acting``; ``dilemmas.agents.decisions``)."""
+        view = copy.copy(self.episode)
+        view.acting = np.array([agent.seat])
+        return view, "act"
 
     @staticmethod
     def array_decisions(method: str, decided) -> list[int]:
         """The acting seat's action of ``batch_decide`` (one episode)."""
         return [int(decided[0])]
 
-    # --- Phase 4: the agents act one after another (each calls take_action) -------------
     def take_action(self, agent, action):
         """Pay ``agent``'s pending reward, then apply its action (docs/rules/stag_hunt.md,
-        "Round"; ``arrays.act``); each resource killed is recorded in ``defeats``."""
+        "Round"; the episode's ``act``); each resource killed is recorded in ``defeats``."""
         action = check.decision(agent, action, len(ACTIONS), "action")
-        self._load()
-        self.state, kills = arrays.act(self.state, self.rules, self.turn,
-                                       np.array([agent.seat]), np.array([action]))
-        self._show()
-        self.action_order.append(agent.seat)
+        self._number_by_hand()
+        episode = self.episode
+        episode.acting = np.array([agent.seat])
+        kills = episode.act(np.array([action]))
+        self.show()
         for m in np.flatnonzero(kills.killed[0]).tolist() if kills else ():
             cell = divmod(int(kills.cell[0, m]), self.width)
             seats = np.flatnonzero(kills.recipients[0, m]).tolist()
@@ -313,13 +320,8 @@ class StagHuntModel(PhasedModel):
             np.array([[agent.orientation]]), self.rules.attack)
         return list(zip(rows[0, 0][hit[0, 0]].tolist(), cols[0, 0][hit[0, 0]].tolist()))
 
-    # --- Phase 5: metrics -----------------------------------------------------------------
-    def record_metrics(self):
-        """The turn's numbers (``arrays.reporters``; the DataCollector collects after the
-        step); the episode ends after ``max_steps`` turns."""
-        self._report()
-        if self.turn >= self.max_steps:
-            self.running = False
+    # --- Phase 5: metrics (``StagHuntBatch.record_metrics``: the episode ends after
+    # ``max_steps`` turns); the DataCollector collects after the step.
 
     def _report(self):
         self.report(*self.reporter_inputs())
@@ -334,7 +336,6 @@ class StagHuntModel(PhasedModel):
         if agent.cell is None:
             raise ValueError(f"agent {agent.seat} ({agent.behaviour}) is not on the grid "
                              "(removed, or not spawned): it has no observation")
-        self._load()
         parts = arrays.observation(self.state, self.rules, self.turn, np.array([[agent.seat]]),
                                    self.vision_radius, self.channels, self.embedding_size)
         view, features, position = (part[0, 0] for part in parts)
@@ -343,14 +344,9 @@ class StagHuntModel(PhasedModel):
     def entity_codes(self) -> np.ndarray:
         """The grid as observation channels: empty, wall, stag, hare, agent kinds
         (``arrays.codes``)."""
-        self._load()
         state = self.state
         return arrays.codes(state.walls, state.resource, state.row, state.col,
                             self.rules.kind[None], state.present)[0]
-
-    def resource_cells(self, code) -> list[tuple[int, int]]:
-        """Cells holding a resource of ``code`` (STAG or HARE), row-major."""
-        return list(map(tuple, np.argwhere(self.resource_kinds == code).tolist()))
 
 
 def _numbered(state, resource) -> np.ndarray:

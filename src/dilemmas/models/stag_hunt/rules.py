@@ -146,8 +146,10 @@ PARAMETERS = Parameters((
 
 #: The version of these rules that results record (docs/rules/stag_hunt.md, "Random numbers
 #: and arrays"): 2 since the turn is played over arrays (``dilemmas.models.stag_hunt.arrays``),
-#: each chance drawing its own number.
-RULES_VERSION = 2
+#: each chance drawing its own number; 3 since the model plays its round on the batch
+#: engine's methods (``dilemmas.models.stag_hunt.batch``), the act order drawn from
+#: ``model.rng`` as the engine draws it.
+RULES_VERSION = 3
 
 MODEL_REPORTERS = ("turn", "stags_defeated", "hares_defeated", "coordinated_stag_kills",
                    "stag_share", "attacks", "punishments", "punish_hits", "removals",

@@ -1,20 +1,24 @@
-"""State Punishment's batch engine: thousands of episodes of one parameter set at once.
+"""State Punishment's rules over arrays of episodes: the round written once, played by the
+batch engine on thousands of episodes of one parameter set at once and by
+``StatePunishmentModel`` on its one (``model.episode``, ``BatchEngine.one``).
 
-The turns are played by the same rule functions as ``StatePunishmentModel``'s
-(``dilemmas.models.state_punishment.arrays``), over every episode, in the phases of the
-rules' "Round": spawn, act (the agents one after another, in an order drawn afresh each turn
-with ``activation="random"`` or in seat order), log. The model reporters recorded are the
-DataCollector's columns, computed by the same function as the model's (``arrays.reporters``).
-Shared mechanism: ``dilemmas.models.batch``.
+The round is the model's declaration (``StatePunishmentModel.phases``, the phases of the
+rules' "Round"): the rule phase ``spawn``; the act phase, in which the agents act one after
+another in an order drawn afresh each turn with ``activation="random"`` or in seat order
+(``turn_order``), each seeing what the earlier ones did (``act``;
+``dilemmas.models.batch.InTurnEngine``); then the rule phase ``log_turn``. Each is a method
+here over the rule functions of ``dilemmas.models.state_punishment.arrays``. The model
+reporters recorded are the DataCollector's columns, computed by the same function as the
+model's (``arrays.reporters``).
 
-In the act phase the agents act one after another, each seeing what the earlier ones did:
-at each place of the order, ``batch.acting`` ``(E,)`` is the seat acting in each episode,
+At each place of the order, ``batch.acting`` ``(E,)`` is the seat acting in each episode,
 and a behaviour's ``batch_decide(batch, group, "act")`` returns the action ``(E,)`` (an index
 in ``model.action_names``) of that seat where it is one of ``group.seats`` (other rows are
 ignored). It can read ``batch.current`` (the ``arrays.State`` of the episodes), the template
-model ``batch.model`` (parameters, ``rules``), ``batch.xp`` (numpy or ``jax.numpy``) and
-``batch.draw(shape)`` (uniform numbers). Seats whose actions come from outside (``policy``
-seats of an environment) choose at the start of the act phase, as in the model.
+model ``batch.model`` (parameters, ``rules``), ``batch.t``, ``batch.xp`` (numpy or
+``jax.numpy``) and ``batch.draw(shape)`` (uniform numbers). Seats whose actions come from
+outside (``policy`` seats of an environment) choose at the start of the act phase, as in the
+model.
 """
 
 from dilemmas.models.batch import InTurnEngine, gathered
@@ -24,7 +28,6 @@ from dilemmas.models.state_punishment import arrays
 class StatePunishmentBatch(InTurnEngine):
     game = "state_punishment"
     state = (*arrays.State._fields, "order")
-    decisions = ("act",)
 
     @classmethod
     def refusal(cls, model):
@@ -44,6 +47,8 @@ class StatePunishmentBatch(InTurnEngine):
         return self.reward
 
     def setup(self):
+        """The episodes at the start ("World"; ``arrays.start``): two numbers per open cell
+        of each world (whether a resource lies there, its kind)."""
         model, rules = self.model, self.model.rules
         cells = (self.size, rules.worlds, (rules.height - 2) * (rules.width - 2))
         self.current = arrays.start(rules, model.initial_resources, self.draw(cells),
@@ -53,28 +58,42 @@ class StatePunishmentBatch(InTurnEngine):
     def blank(self, phase):
         return (self.xp.zeros(self.row.shape, dtype=int),)
 
-    def begin_round(self):
-        """spawn: the turn opens, resources grow; the order of the act phase is drawn."""
-        super().begin_round()
-        xp, model = self.xp, self.model
+    def open_round(self):
+        """The turn opens in the round's first rule phase (``spawn``)."""
+
+    # --- Phase 1: spawn ---------------------------------------------------------------
+    def spawn(self):
+        """"Round", 1: a turn opens; every empty open cell spawns a resource with
+        ``spawn_prob``, its kind drawn by ``spawn_weights`` (``arrays.spawn``: two numbers
+        per cell)."""
+        self.t = self.t + 1
         shape = self.resource.shape
-        self.current = arrays.spawn(self.current, model.rules, self.draw(shape),
+        self.current = arrays.spawn(self.current, self.model.rules, self.draw(shape),
                                     self.draw(shape))
+
+    # --- Phase 2: the agents act one after another --------------------------------------
+    def turn_order(self):
+        """"Round", 2: a uniformly random order (one number per seat) with
+        ``activation="random"``, seat order with ``"sequential"``."""
+        xp, model = self.xp, self.model
         if model.activation == "random":
-            self.order = xp.argsort(self.draw(self.row.shape), axis=1)
-        else:
-            self.order = xp.broadcast_to(xp.arange(model.num_agents), self.row.shape)
+            return xp.argsort(self.draw(self.row.shape), axis=1)
+        return xp.broadcast_to(xp.arange(model.num_agents), self.row.shape)
 
     def places(self) -> int:
         return self.model.num_agents
 
     def act(self, action):
-        """The acting seat's action (``arrays.act``, with its number for a punishment)."""
-        return arrays.act(self.current, self.model.rules, self.acting, action,
-                          self.draw(self.acting.shape))[0]
+        """The acting seat's action (``arrays.act``, with its number for a punishment); what
+        it did (``arrays.Outcome``)."""
+        self.current, outcome = arrays.act(self.current, self.model.rules, self.acting, action,
+                                           self.draw(self.acting.shape))
+        return outcome
 
-    def resolve(self):
-        """log; the episodes that end (after ``max_steps`` turns)."""
+    # --- Phase 3: log -------------------------------------------------------------------
+    def log_turn(self):
+        """"Round", 3: the turn's counters; the episodes that end (after ``max_steps``
+        turns)."""
         self.current = arrays.log(self.current)
         return self.xp.zeros(self.size, dtype=bool) | (self.t >= self.model.max_steps)
 
@@ -86,9 +105,11 @@ class StatePunishmentBatch(InTurnEngine):
                                                        "votes_down", "harm_received")}
 
     def load(self, model, state):
-        """Turn ``t``'s ``arrays.State`` as ``StatePunishmentModel`` holds it (one episode),
-        shown by its grids and agents (``model._show``), and its reporters."""
-        model.turn = state["t"]
-        model.state = arrays.State(*(state[name][None] for name in arrays.State._fields))
-        model._show()
-        model._report()
+        """Turn ``t``'s arrays into ``StatePunishmentModel``'s episode, shown by its grids and
+        agents (``model.show``), and its reporters."""
+        episode = model.episode
+        episode.t = state["t"]
+        for name in self.state:
+            setattr(episode, name, state[name][None])
+        model.show()
+        model.end_of_round()

@@ -1,14 +1,23 @@
 """State Punishment: foraging on a walled grid, with votes on punishing taboo resources.
 
 The rules are docs/rules/state_punishment.md. One ``step()`` is one turn, run as the three
-phases of its "Round" (see ``StatePunishmentModel.phases``):
-resources spawn, the agents act one after another, the turn is logged.
+phases of its "Round" (see ``StatePunishmentModel.phases``): resources spawn, the agents act
+one after another, the turn is logged -- each played by the game's batch engine's methods
+(``dilemmas.models.state_punishment.batch``) on the model's one episode (``model.episode``).
 
 Choices the sources leave open, made here (also in the rules' last section):
 
 * Each world is a Mesa ``OrthogonalVonNeumannGrid`` of ``(height, width)`` cells addressed
   ``(row, col)``; the border cells are walls (bool property layer ``wall``); resources are
   the int property layer ``resource`` (0 none, 1..5 = A..E); agents are ``CellAgent`` instances.
+* The state lives in one place: the model's episode on the game's batch engine
+  (``model.episode``, one episode), whose methods are the round's rule phases
+  (``RulePhase``) and its act (the same code plays the batch engine's thousands of
+  episodes). Each world's ``resource`` layer is that world's part of the episode's array
+  itself, so a resource set there by hand counts; an agent's cell is a view of its seat's
+  place, so moving an agent by hand (``agent.cell = model.grids[agent.world][(row, col)]``)
+  moves it in the episode. ``turn``, ``state`` and the agents' counters (``reward``,
+  ``pending_harm``, ...) read the episode, and setting them sets it.
 * The punishment probability is held as an integer count of ``1/D``, where ``D`` is the
   least common denominator of ``initial_punishment`` and ``vote_step`` as written in
   decimal (10 for the defaults), so votes never drift; ``punishment_level`` is that count
@@ -29,19 +38,20 @@ Choices the sources leave open, made here (also in the rules' last section):
   (a larger window shows nothing more).
 * Initial resource kinds are drawn with ``spawn_weights``, like spawned ones.
 * The turn counter ``turn`` advances when the spawn phase opens a turn; the episode ends
-  after ``max_steps`` turns, in the log phase.
+  after ``max_steps`` turns, in the log phase. The acting order is drawn from ``model.rng``
+  as the batch engine draws it (``activation="sequential"``: seat order).
 * ``collect_data=False`` is for speed: no DataCollector; ``model.history`` keeps every action.
 """
 
-import dataclasses
+import copy
 import math
-from types import SimpleNamespace
 
 import numpy as np
 
-from dilemmas.models.gridworld import walled_grid
-from dilemmas.models.phases import AgentPhase, Live, ModelPhase, PhasedModel
+from dilemmas.models.gridworld import layer_of, walled_grid
+from dilemmas.models.phases import AgentPhase, Live, PhasedModel, RulePhase, episode_value
 from dilemmas.models.state_punishment import arrays
+from dilemmas.models.state_punishment.batch import StatePunishmentBatch
 from dilemmas.models.state_punishment.rules import (ACTION_MODES, AGENT_REPORTERS, KINDS,
                                                     MODEL_REPORTERS, PARAMETERS, Action,
                                                     Observation, _exact)
@@ -59,9 +69,9 @@ class StatePunishmentModel(PhasedModel):
     parameters = PARAMETERS
 
     phases = (
-        ModelPhase("spawn"),
-        AgentPhase("act", "act", order="shuffled"),  # "seat" with activation="sequential"
-        ModelPhase("log", method="log_turn"),
+        RulePhase("spawn"),
+        AgentPhase("act", "choose_action", order="in turn", agents="seats"),
+        RulePhase("log", method="log_turn", ends=True),
     )
 
     def __init__(self, *, collect_data=True, rng=None, **parameters):
@@ -103,9 +113,6 @@ class StatePunishmentModel(PhasedModel):
                 f"per world cannot hold {per_world} agents (num_agents={self.num_agents}, "
                 f"num_worlds={self.num_worlds}) and initial_resources="
                 f"{self.initial_resources}")
-        if self.activation == "sequential":
-            self.phases = tuple(dataclasses.replace(phase, order="seat")
-                                if phase.name == "act" else phase for phase in self.phases)
 
         initial, step = _exact(self.initial_punishment), _exact(self.vote_step)
         self.denominator = math.lcm(initial.denominator, step.denominator)
@@ -114,99 +121,89 @@ class StatePunishmentModel(PhasedModel):
 
         self.grids = [walled_grid(self.height, self.width, self.random)
                       for _ in range(self.num_worlds)]
-        for grid in self.grids:
-            grid.create_property_layer("resource", default_value=0, dtype=np.int8)
+        #: Every world's ``resource`` layer, ``(worlds, height, width)``: the episode's array.
+        self.resources = np.zeros((self.num_worlds, self.height, self.width), dtype=np.int8)
+        for grid, resources in zip(self.grids, self.resources):
+            layer_of(grid, "resource", resources)
         self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
         self.rules = arrays.rules_of(self)
-        cells = (1, self.num_worlds, (self.width - 2) * (self.height - 2))
-        self.state = arrays.start(self.rules, self.initial_resources, self.rng.random(cells),
-                                  self.rng.random(cells))
-        self._show()
+        self.episode = StatePunishmentBatch.one(self)
+        self.episode.setup()
+        self.episode.start_memory()
+        self.show()
 
         self.observation_rng = np.random.default_rng([self.seed, 1])
-        self.turn = 0
         self.history: list[Action] = []
         self._action_index = {name: i for i, name in enumerate(self.action_names)}
         self._report()
 
         self.start_data_collection()
 
+    # --- The state: the one episode's arrays -----------------------------------------
+    turn = episode_value("t", "Turns begun (the turn being played, during one).", row=False)
+    state = property(lambda self: self.episode.current,
+                     lambda self, state: setattr(self.episode, "current", state),
+                     doc="The episode's ``arrays.State`` (one episode); setting it sets "
+                         "every array of the episode's.")
+
     @property
     def p_units(self) -> int:
         """``p`` in units of ``1 / denominator``."""
-        return int(self.state.p_units[0])
+        return int(self.episode.p_units[0])
 
     @property
     def collected_by_kind(self) -> dict:
         """Kind -> resources of that kind collected so far."""
-        return dict(zip(KINDS, self.state.by_kind[0].tolist()))
+        return dict(zip(KINDS, self.episode.by_kind[0].tolist()))
 
-    def _load(self):
-        """The state takes the resources and places the Mesa grids and agents show (so that
-        a resource layer changed or an agent moved by hand counts)."""
-        places = np.array([[agent.cell.coordinate for agent in self.seats]])
-        self.state = self.state._replace(
-            resource=np.stack([grid.resource.data for grid in self.grids])[None],
-            row=places[..., 0], col=places[..., 1])
-
-    def _show(self):
-        """The Mesa grids and agents show the state: resources in each world's layer, each
-        agent on its cell."""
-        for world, grid in enumerate(self.grids):
-            grid.resource.data[:] = self.state.resource[0, world]
-        for agent, row, col in zip(self.seats, self.state.row[0].tolist(),
-                                   self.state.col[0].tolist()):
+    def show(self):
+        """The worlds' ``resource`` layers show the episode's resources, which then are the
+        layers' own; each agent stands on its seat's cell."""
+        episode = self.episode
+        if episode.resource.base is not self.resources:
+            self.resources[:] = episode.resource[0]
+            episode.resource = self.resources[None]
+        for agent, row, col in zip(self.seats, episode.row[0].tolist(),
+                                   episode.col[0].tolist()):
             if agent.cell is None or agent.cell.coordinate != (row, col):
                 agent.cell = self.grids[agent.world][(row, col)]
 
-    # --- Phase 1: spawn ---------------------------------------------------------------
-    def spawn(self):
-        """A turn opens; every empty open cell spawns a resource with ``spawn_prob``, its
-        kind drawn by ``spawn_weights`` (``arrays.spawn``)."""
-        self.turn += 1
-        self._load()
-        shape = self.state.resource.shape
-        self.state = arrays.spawn(self.state, self.rules, self.rng.random(shape),
-                                  self.rng.random(shape))
-        self._show()
+    def end_of_round(self):
+        """The model reporters of the turn."""
+        self._report()
 
-    def array_view(self, agent, method: str) -> tuple[SimpleNamespace, str]:
-        """This turn as the batch engine shows it to a behaviour's ``batch_decide`` when the
-        ``agent`` is at its place (``acting``) (``current``, the one
-        episode's ``arrays.State``; ``dilemmas.agents.decisions``)."""
-        self._load()
-        return SimpleNamespace(current=self.state, acting=np.array([agent.seat]), t=self.turn,
-                               model=self, xp=np, draw=self.behaviour_draw, size=1), "act"
+    # --- Phase 1: spawn (``StatePunishmentBatch.spawn``, a rule phase) -------------------
+
+    # --- Phase 2: the agents act one after another (``PhasedModel.in_turn``) ------------
+    def array_view(self, agent, method: str):
+        """The episode as the batch engine shows it to a behaviour's ``batch_decide`` when
+        ``agent`` is at its place (``acting``; ``dilemmas.agents.decisions``)."""
+        view = copy.copy(self.episode)
+        view.acting = np.array([agent.seat])
+        return view, "act"
 
     def array_decisions(self, method: str, decided) -> list[str]:
         """The acting seat's action of ``batch_decide`` (one episode), by name."""
         return [self.action_names[int(decided[0])]]
 
-    # --- Phase 2: the agents act one after another (each calls take_action) ----------
     def take_action(self, agent, action: str):
         """Apply ``agent``'s action: move (collecting what it steps on), then vote, then
-        subtract its accumulated harm (``arrays.act``). Reward = value + punishment - vote
-        cost - harm."""
+        subtract its accumulated harm (the episode's ``act``). Reward = value + punishment -
+        vote cost - harm."""
         index = self._action_index.get(action)
         if index is None:
             raise ValueError(f"agent {agent.seat} ({agent.behaviour}) chose {action!r}; "
                              f"the {self.action_mode} actions are {list(self.action_names)}")
-        self._load()
-        self.state, outcome = arrays.act(self.state, self.rules, np.array([agent.seat]),
-                                         np.array([index]), self.rng.random(1))
+        episode = self.episode
+        episode.acting = np.array([agent.seat])
+        outcome = episode.act(np.array([index]))
         code, value, punishment, cost, harm, reward, blocked = (x[0].item() for x in outcome)
-        self._show()
+        self.show()
         self.history.append(Action(self.turn, agent.seat, action, KINDS[code - 1] if code else None,
                                    value, punishment, -cost, harm, reward, blocked))
 
-    # --- Phase 3: log -------------------------------------------------------------------
-    def log_turn(self):
-        """Counters (the DataCollector collects after the step); the episode ends after
-        ``max_steps`` turns."""
-        self.state = arrays.log(self.state)
-        self._report()
-        if self.turn >= self.max_steps:
-            self.running = False
+    # --- Phase 3: log (``StatePunishmentBatch.log_turn``, a rule phase: the episode ends
+    # after ``max_steps`` turns); the DataCollector collects after the step.
 
     def _report(self):
         """The model reporters of the turn (``arrays.reporters``; ``turn`` is read from the
@@ -220,7 +217,6 @@ class StatePunishmentModel(PhasedModel):
     def observe(self, agent) -> Observation:
         """``agent``'s observation, built on demand (docs/rules/state_punishment.md,
         "Observations"; ``arrays.views``)."""
-        self._load()
         view = arrays.views(self.state, self.rules, self.vision_radius, self.full_view,
                             self.composite_views, np.array([[agent.seat]]))[0, 0]
         features = np.array([self.punishment_level, agent.pending_harm,
@@ -229,5 +225,4 @@ class StatePunishmentModel(PhasedModel):
 
     def entity_codes(self, world: int) -> np.ndarray:
         """The world as observation channels: empty, wall, A..E, agent 0..n-1."""
-        self._load()
         return arrays.codes(self.state, self.rules)[0, world]

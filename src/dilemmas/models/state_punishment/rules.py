@@ -43,8 +43,10 @@ ACTION_BY_EFFECT = {mode: {EFFECTS[name]: name for name in names}
 
 #: The version of these rules that results record (docs/rules/state_punishment.md, "Random
 #: numbers"): 2 since the turn is played over arrays (``dilemmas.models.state_punishment.arrays``),
-#: each chance drawing its own number.
-RULES_VERSION = 2
+#: each chance drawing its own number; 3 since the model plays its round on the batch
+#: engine's methods (``dilemmas.models.state_punishment.batch``), the act order drawn from
+#: ``model.rng`` as the engine draws it.
+RULES_VERSION = 3
 
 #: Behaviour mixes the dashboard offers.
 MIXES = ("random", "greedy_forager", "civic_voter", "policy:1,civic_voter:2",
