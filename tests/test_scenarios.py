@@ -55,7 +55,7 @@ def test_every_game_has_five_or_more_scenarios_with_versioned_unique_ids():
 
 
 def test_select_takes_an_id_a_game_or_all_and_names_a_bad_one():
-    assert [s.id for s in select("stag_hunt/hare_partner_v1")] == ["stag_hunt/hare_partner_v1"]
+    assert [s.id for s in select("stag_hunt/hare_partner_v2")] == ["stag_hunt/hare_partner_v2"]
     assert {s.game for s in select("stag_hunt")} == {"stag_hunt"}
     assert len(select("all")) == len(scenarios())
     with pytest.raises(ScenarioError, match="'stag_hunt/nope_v1' is not a scenario id"):
@@ -101,7 +101,7 @@ def test_a_bad_catalogue_names_the_file_and_what_is_wrong(tmp_path, change, frag
 
 
 @pytest.mark.parametrize("change, fragment", [
-    ('name = "stag_partner"', "the id 'stag_hunt/stag_partner_v1' is given twice"),
+    ('name = "stag_partner"', "the id 'stag_hunt/stag_partner_v2' is given twice"),
     ("episodes = 121", "episodes=121 must be a multiple of [training] seeds (3)"),
     ("parameters = 5", "scenario 'hare_partner' parameters must be a table"),
     ("parameters = { nope = 1 }", "unknown key 'nope'"),
@@ -143,10 +143,10 @@ def test_every_scenario_is_recorded_under_its_id_with_its_current_definition():
 ])
 def test_a_definition_changed_under_the_same_id_fails_the_check(change):
     current = scenarios()
-    scenario = current["stag_hunt/self_play_v1"]
+    scenario = current["stag_hunt/self_play_v2"]
     changed = {**current, scenario.id: dataclasses.replace(scenario, **change)}
     assert check_versions(changed) == [
-        "stag_hunt/self_play_v1: its definition changed but its id did not: raise its version "
+        "stag_hunt/self_play_v2: its definition changed but its id did not: raise its version "
         "(a new id) and compute its baselines"]
     renamed = dataclasses.replace(scenario, version=2, **change)
     assert check_versions({**current, renamed.id: renamed})[0].startswith(
@@ -154,7 +154,7 @@ def test_a_definition_changed_under_the_same_id_fails_the_check(change):
 
 
 def test_a_retrained_bot_changes_the_fingerprint_and_a_description_does_not(monkeypatch):
-    scenario = scenarios()["stag_hunt/trained_partner_v1"]
+    scenario = scenarios()["stag_hunt/trained_partner_v2"]
     before = scenario.fingerprint()
     assert dataclasses.replace(scenario, description="other words").fingerprint() == before
     monkeypatch.setattr(catalogue.Bot, "digest", lambda self: "0" * 64)
@@ -327,8 +327,8 @@ def test_the_leaderboard_shows_every_scenario_and_its_best_scripted_behaviour():
     for scenario_id in scenarios():
         assert f"`{scenario_id}`" in text
     best = baselines.best_scripted(baselines.stored())
-    row = best[best["scenario"] == "stag_hunt/hare_partner_v1"].iloc[0]
-    assert f"({row['baseline']})" in text.split("`stag_hunt/hare_partner_v1`")[1].split("\n")[0]
+    row = best[best["scenario"] == "stag_hunt/hare_partner_v2"].iloc[0]
+    assert f"({row['baseline']})" in text.split("`stag_hunt/hare_partner_v2`")[1].split("\n")[0]
 
 
 # --- The commands -------------------------------------------------------------------------
@@ -337,7 +337,7 @@ def test_scenarios_lists_every_id_and_describes_one(capsys):
     assert main(["scenarios"]) == 0
     out = capsys.readouterr().out
     assert all(scenario_id in out for scenario_id in scenarios())
-    assert main(["scenarios", "stag_hunt/hare_partner_v1"]) == 0
+    assert main(["scenarios", "stag_hunt/hare_partner_v2"]) == 0
     out = capsys.readouterr().out
     assert "1 focal of 2 seats, background hare_hunter:1" in out and "naive" in out
 
@@ -364,12 +364,12 @@ def test_evaluate_replays_a_behaviours_stored_baseline_and_places_it(tmp_path, c
 @pytest.mark.parametrize("arguments, fragment", [
     (["evaluate", "random", "--scenario", "nope"], "'nope' is not a scenario id"),
     (["evaluate", "missing.npz", "--scenario", "stag_hunt"], "'missing.npz' does not exist"),
-    (["evaluate", "firefighter", "--scenario", "stag_hunt/self_play_v1"],
+    (["evaluate", "firefighter", "--scenario", "stag_hunt/self_play_v2"],
      "the behaviour 'firefighter' is a behaviour of bucket_brigade, not stag_hunt"),
     (["evaluate", "x.toml", "--seed", "3"], "--name and --seed are for --scenario"),
-    (["evaluate", "q_learning", "--scenario", "stag_hunt/self_play_v1"],
+    (["evaluate", "q_learning", "--scenario", "stag_hunt/self_play_v2"],
      "'q_learning' is a learner, which would play untrained"),
-    (["evaluate", "policy", "--scenario", "stag_hunt/self_play_v1"],
+    (["evaluate", "policy", "--scenario", "stag_hunt/self_play_v2"],
      "the focal seats of 'policy' need a policy file"),
     (["evaluate", ".", "--scenario", "stag_hunt"], "the policy file '.' is not a file"),
     (["evaluate", "random", "--scenario", "stag_hunt", "--name", "../up"],

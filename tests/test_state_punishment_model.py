@@ -557,10 +557,9 @@ def test_civic_voters_punish_more_and_harm_less_than_greedy_foragers():
     civic_runs = [episode("civic_voter:3", seed) for seed in range(6)]
     greedy_runs = [episode("greedy_forager:3", seed) for seed in range(6)]
     assert all(up == 0 for _, _, up in greedy_runs)
+    # seed by seed: a higher mean punishment level and less harm, every time
     for (c_p, c_harm, _), (g_p, g_harm, _) in zip(civic_runs, greedy_runs):
         assert c_p > g_p and c_harm < g_harm
-    # civic voters' p settles near 0.1 or near 0.29 (rules v3's seeds 0-5: three of each)
-    assert np.mean([r[0] for r in civic_runs]) > np.mean([r[0] for r in greedy_runs]) + 0.15
 
 
 def test_greedy_foragers_never_vote_up_in_either_mode():

@@ -39,7 +39,7 @@ import mesa
 import numpy as np
 
 from dilemmas.agents.decisions import ArrayDecisions, seat_memory
-from dilemmas.agents.policy import take_decision
+from dilemmas.agents.policy import policy_behaviours
 from dilemmas.models.bucket_brigade.rules import BURNING, REST, WORK
 from dilemmas.models.xp import namespace
 
@@ -351,29 +351,7 @@ CoordinatorAgent = _archetype(
     risk_aversion=0.8, coordination=1.0, exploration=0.05, fatigue=0.0, rest_bias=0.2, altruism=0.6)
 
 
-class PolicyAgent(BucketBrigadeAgent):
-    """Plays the model's ``policy``: a signal, then a house and a mode (docs/policies.md)."""
-
-    behaviour = "policy"
-    decision = None
-
-    choose_signal = choose_action = take_decision
-
-
-class QLearningAgent(PolicyAgent):
-    """Learns by tabular Q-learning over the game's features, from its own rewards
-    (docs/learning.md)."""
-
-    behaviour = "q_learning"
-    experience, paid = None, 0.0
-
-
-class LinearQAgent(PolicyAgent):
-    """Learns by Q-learning linear in its observation vector, from its own rewards
-    (docs/learning.md)."""
-
-    behaviour = "linear_q"
-    experience, paid = None, 0.0
+PolicyAgent, QLearningAgent, LinearQAgent = policy_behaviours(BucketBrigadeAgent, __name__)
 
 
 #: Behaviour names for ``population``.

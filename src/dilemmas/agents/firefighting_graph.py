@@ -34,7 +34,7 @@ import mesa
 import numpy as np
 
 from dilemmas.agents.decisions import ArrayDecisions, seat_memory
-from dilemmas.agents.policy import take_decision
+from dilemmas.agents.policy import policy_behaviours
 
 
 class FirefighterAgent(ArrayDecisions, mesa.Agent):
@@ -147,29 +147,7 @@ class BeliefTrackerAgent(FirefighterAgent):
         return memory["last"]
 
 
-class PolicyAgent(FirefighterAgent):
-    """Plays the model's ``policy`` (docs/policies.md)."""
-
-    behaviour = "policy"
-    decision = None
-
-    choose_action = take_decision
-
-
-class QLearningAgent(PolicyAgent):
-    """Learns by tabular Q-learning over the game's features, from its own rewards
-    (docs/learning.md)."""
-
-    behaviour = "q_learning"
-    experience, paid = None, 0.0
-
-
-class LinearQAgent(PolicyAgent):
-    """Learns by Q-learning linear in its observation vector, from its own rewards
-    (docs/learning.md)."""
-
-    behaviour = "linear_q"
-    experience, paid = None, 0.0
+PolicyAgent, QLearningAgent, LinearQAgent = policy_behaviours(FirefighterAgent, __name__)
 
 
 #: Behaviour names for ``population``.

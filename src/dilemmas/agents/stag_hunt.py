@@ -47,7 +47,7 @@ cannot hit it).
 from typing import ClassVar
 
 from dilemmas.agents.decisions import ArrayDecisions
-from dilemmas.agents.policy import take_decision
+from dilemmas.agents.policy import policy_behaviours
 from dilemmas.models.gridworld import EpisodeCellAgent
 from dilemmas.models.phases import seat_value
 from dilemmas.models.stag_hunt import arrays
@@ -243,30 +243,7 @@ class CooperatorAgent(ScriptedHunter):
         return xp.where(hunter, hunts, cls.batch_hare_hunter(batch, me, cells, free))
 
 
-class PolicyAgent(StagHuntAgent):
-    """Plays the model's ``policy``, deciding at the start of the act phase on what it sees
-    then (docs/policies.md)."""
-
-    behaviour = "policy"
-    decision = None
-
-    choose_action = take_decision
-
-
-class QLearningAgent(PolicyAgent):
-    """Learns by tabular Q-learning over the game's features, from its own rewards
-    (docs/learning.md)."""
-
-    behaviour = "q_learning"
-    experience, paid = None, 0.0
-
-
-class LinearQAgent(PolicyAgent):
-    """Learns by Q-learning linear in its observation vector, from its own rewards
-    (docs/learning.md)."""
-
-    behaviour = "linear_q"
-    experience, paid = None, 0.0
+PolicyAgent, QLearningAgent, LinearQAgent = policy_behaviours(StagHuntAgent, __name__)
 
 
 #: Behaviour names for ``population``.

@@ -34,7 +34,7 @@ from typing import ClassVar
 
 import numpy as np
 from dilemmas.agents.decisions import ArrayDecisions
-from dilemmas.agents.policy import take_decision
+from dilemmas.agents.policy import policy_behaviours
 from dilemmas.models.gridworld import EpisodeCellAgent
 from dilemmas.models.phases import seat_value
 from dilemmas.models.state_punishment import arrays
@@ -256,30 +256,7 @@ def _first_of(xp, candidates, keys):
     return candidates
 
 
-class PolicyAgent(StatePunishmentAgent):
-    """Plays the model's ``policy``, deciding at the start of the act phase on what it sees
-    then (docs/policies.md)."""
-
-    behaviour = "policy"
-    decision = None
-
-    choose_action = take_decision
-
-
-class QLearningAgent(PolicyAgent):
-    """Learns by tabular Q-learning over the game's features, from its own rewards
-    (docs/learning.md)."""
-
-    behaviour = "q_learning"
-    experience, paid = None, 0.0
-
-
-class LinearQAgent(PolicyAgent):
-    """Learns by Q-learning linear in its observation vector, from its own rewards
-    (docs/learning.md)."""
-
-    behaviour = "linear_q"
-    experience, paid = None, 0.0
+PolicyAgent, QLearningAgent, LinearQAgent = policy_behaviours(StatePunishmentAgent, __name__)
 
 
 #: Behaviour names for ``population``.
