@@ -4,11 +4,12 @@ The rules are those of the module docstring of ``dilemmas/agents/bucket_brigade.
 a test-local subclass of ``HeuristicAgent`` (registered in ``BEHAVIOURS`` with
 ``monkeypatch``) whose ten parameters are all neutral (0, honesty 1) except the ones under
 test, hand-builds the public observation (the model's state: ``houses``, ``locations``,
-``signalled``, ``last_work``; and ``model.observation`` alike) and calls
-``choose_signal`` / ``choose_action`` directly.
+``signalled``, ``last_work``; and ``model.observation`` alike) and lets the agent decide:
+by ``choose_signal`` / ``choose_action`` for a single decision, and, for many, by its one
+``batch_decide`` on that many copies of the model's episode at once (``decided``).
 
 Statistical checks. A probability ``p`` estimated from ``N`` independent Bernoulli trials
-(fresh draws of ``model.random``, seeded with a fixed ``rng``) has binomial standard error
+(fresh numbers for each, from a generator with a fixed seed) has binomial standard error
 ``sqrt(p*(1-p)/N)``; every check allows ``|p_hat - p| <= 4 * sqrt(p*(1-p)/N)`` (a two-sided
 4-sigma band, about 6e-5 chance of a false alarm per check for a correct agent). With
 ``N = 20000`` the band is at most ``4 * 0.5 / sqrt(20000) ~= 0.014`` wide. Seeds are fixed,
@@ -18,12 +19,14 @@ is exact; deterministic choices (targets under exploration 0) are checked exactl
 
 import math
 from collections import Counter
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import dilemmas.agents.bucket_brigade as bb_agents
 from dilemmas.agents.bucket_brigade import HEURISTIC_PARAMETERS, HeuristicAgent
+from dilemmas.models.batch import Group
 from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
 from dilemmas.models.bucket_brigade.rules import BURNING, REST, RUINED, SAFE, WORK
 
@@ -91,26 +94,39 @@ def assert_share(hits, p, trials=N):
     assert abs(p_hat - p) <= band + 1e-12, f"p_hat={p_hat:.4f}, p={p:.4f}, band={band:.4f}"
 
 
+def decided(agent, phase, trials):
+    """``trials`` independent decisions of ``agent``'s seat in ``phase`` on its model's state
+    as it stands: its behaviour's ``batch_decide`` (the one form of a built-in behaviour) on
+    ``trials`` copies of the model's one episode at once, each drawing its own numbers, with
+    the agent's intent as it stands (kept as after one signal)."""
+    model = agent.model
+    rng = np.random.default_rng([SEED, agent.seat])
+    batch = SimpleNamespace(
+        houses=np.repeat(model.state, trials, axis=0),
+        locations=np.repeat(model.locations, trials, axis=0),
+        last_work=np.repeat(model.last_work, trials, axis=0),
+        signals=np.repeat(model.signalled, trials, axis=0), t=model.night + 1, model=model,
+        xp=np, size=trials, draw=rng.random)
+    group = Group(type(agent), np.array([agent.seat]),
+                  {"intent": np.full((trials, 1), agent.intent == WORK)})
+    chosen = type(agent).batch_decide(batch, group, phase)
+    return chosen, group.memory["intent"][:, 0]
+
+
 def signal_share(agent, signal=WORK, trials=N):
-    """Share of ``choose_signal`` calls giving ``signal``; with honesty 1 the signal must
-    always equal the intent just set."""
-    hits = 0
-    for _ in range(trials):
-        chosen = agent.choose_signal()
-        if agent.params["honesty"] == 1:
-            assert chosen == agent.intent
-        hits += chosen == signal
-    return hits
+    """Number of ``trials`` signals that are ``signal``; with honesty 1 each signal must
+    equal the intent it chose."""
+    chosen, intent = decided(agent, "signal", trials)
+    if agent.params["honesty"] == 1:
+        assert (chosen[:, 0] == intent).all()
+    return int((chosen[:, 0] == (signal == WORK)).sum())
 
 
 def actions(agent, trials=REPEATS):
-    """``choose_action`` repeated, with the intent held fixed (as after one signal)."""
-    intent = agent.intent
-    result = Counter()
-    for _ in range(trials):
-        result[agent.choose_action()] += 1
-        assert agent.intent == intent
-    return result
+    """The actions of ``trials`` decisions, with the intent held fixed (as after one
+    signal)."""
+    (houses, working), _ = decided(agent, "act", trials)
+    return Counter(zip(houses[:, 0].tolist(), [WORK if w else REST for w in working[:, 0]]))
 
 
 def only_action(agent):
@@ -174,7 +190,7 @@ def test_no_fire_intent_is_rest(monkeypatch, honesty, signal, ruined):
     # Even with work_tendency 1 and own houses RUINED (not BURNING): intent REST; the
     # action is to rest where it stands.
     agent = probe(monkeypatch, honesty=honesty, work_tendency=1.0, own_house_priority=1.0)
-    for _ in range(REPEATS):
+    for _ in range(REPEATS // 20):
         tonight(agent, fires=(), ruined=ruined, at=3, intent=WORK)
         assert agent.choose_signal() == signal
         assert agent.intent == REST
@@ -190,12 +206,8 @@ def test_no_fire_intent_is_rest(monkeypatch, honesty, signal, ruined):
 def test_signal_equals_intent_with_probability_honesty(monkeypatch, honesty, fires, w):
     agent = probe(monkeypatch, honesty=honesty, work_tendency=w)
     tonight(agent, fires=fires)
-    truthful = 0
-    for _ in range(N):
-        signal = agent.choose_signal()
-        assert signal in (WORK, REST)
-        truthful += signal == agent.intent
-    assert_share(truthful, honesty)
+    signals, intents = decided(agent, "signal", N)
+    assert_share(int((signals[:, 0] == intents).sum()), honesty)
 
 
 # --- Action 2: helpers ---------------------------------------------------------------

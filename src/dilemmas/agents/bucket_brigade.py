@@ -1,9 +1,13 @@
 """Bucket Brigade behaviours, the names ``population`` accepts (docs/rules/bucket_brigade.md,
 "Behaviours").
 
-Every behaviour decides from the public observation only (``model.observation``): it
-chooses a signal before any signal is known, then a ``(house, mode)`` action once tonight's
-signals are in ``observation.signals``. Decisions draw from ``model.random`` alone.
+Every behaviour decides from the public observation only: it chooses a signal before any
+signal is known, then a ``(house, mode)`` action once tonight's signals are known. A built-in
+behaviour is written once, as ``batch_decide``, over the arrays of the observation (the
+houses as the night opened, the locations, who worked last night, tonight's signals) for all
+its seats at once; on the Mesa model its ``choose_signal`` and ``choose_action`` are that
+function on the model's one episode, drawing from ``model.random`` (a Python behaviour reads
+``model.observation`` instead, docs/how-to/add-a-behaviour.md).
 
 The heuristic behaviour (``HeuristicAgent``, ten parameters in [0, 1]) decides as follows.
 "Fires" are the houses BURNING in the observation; distances are along the ring.

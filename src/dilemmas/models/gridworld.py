@@ -40,6 +40,7 @@ class EpisodeCellAgent(CellAgent):
                 values[0, seat] = value
                 setattr(episode, field, values)
 
+
 def walled_grid(height: int, width: int, random) -> OrthogonalVonNeumannGrid:
     """A grid whose border cells are walls: the bool property layer ``wall``."""
     grid = OrthogonalVonNeumannGrid((height, width), torus=False, random=random)

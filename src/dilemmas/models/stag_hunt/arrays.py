@@ -536,6 +536,8 @@ def returns(state: State, rules: Rules, turn, places, facings) -> State:
     ``places`` ``(E, k)``, facing the way its number in ``facings`` draws, with full health;
     with no such cell it waits."""
     xp = namespace(state.row, places)
+    if xp is np and not state.removed.any():  # nobody to return (traced arrays cannot tell)
+        return state
     k = state.row.shape[1]
     episodes, height, width = state.walls.shape
     everywhere = xp.arange(height * width).reshape(1, height, width)
