@@ -1,5 +1,5 @@
 """One round, one state, one behaviour (docs/explanation/architecture.md): where a model
-declares its rule phases as ``RulePhase``s (the Firefighting Graph), the Mesa model and the
+declares its rule phases as ``RulePhase``s (every game), the Mesa model and the
 batch engine play the same methods, the model's state is its one episode on the engine, and
 the built-in behaviours exist only as ``batch_decide``."""
 
@@ -268,3 +268,92 @@ def test_a_state_punishment_model_without_numbers_in_decisions_plays_the_engines
         model.step()
         engine.play_round()
     assert engine.t == model.turn == 20
+
+
+# --- Bucket Brigade: rule phases around two simultaneous decisions -------------------------
+
+from dilemmas.agents import bucket_brigade as bb_agents  # noqa: E402
+from dilemmas.models.bucket_brigade.batch import BucketBrigadeBatch  # noqa: E402
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel  # noqa: E402
+from dilemmas.models.bucket_brigade.rules import BURNING, REST, SAFE, WORK  # noqa: E402
+
+NIGHT = ("extinguish", "spread", "burn_out", "spark", "reward_and_log", "terminate")
+
+
+def test_bucket_brigades_night_is_declared_once_and_the_engine_plays_it():
+    before, decisions, after = round_of(BucketBrigadeModel)
+    assert tuple(phase.name for phase in before) == ("observe",)
+    assert decisions == ("signal", "act") == BucketBrigadeBatch(2, np.random.default_rng(0)).decisions
+    assert tuple(phase.name for phase in after) == NIGHT
+    assert "begin_round" not in vars(BucketBrigadeBatch)
+    assert "resolve" not in vars(BucketBrigadeBatch)
+
+
+def test_bucket_brigades_model_and_engine_run_the_same_rule_methods(monkeypatch):
+    calls = []
+    for name in ("observe", *NIGHT):
+        original = getattr(BucketBrigadeBatch, name)
+
+        def spy(self, _name=name, _original=original):
+            calls.append((self.episodes, _name))
+            return _original(self)
+
+        monkeypatch.setattr(BucketBrigadeBatch, name, spy)
+    model = BucketBrigadeModel(population="random", rng=0)
+    model.step()
+    engine = BucketBrigadeBatch(3, np.random.default_rng(0))
+    engine.start()
+    engine.play_round()
+    assert calls == [(1, name) for name in ("observe", *NIGHT)] + \
+        [(3, name) for name in ("observe", *NIGHT)]
+    assert model.phases_run == ["observe", "signal", "act", *NIGHT]
+
+
+@pytest.mark.parametrize("name", sorted(set(bb_agents.BEHAVIOURS)
+                                        - {"policy", "q_learning", "linear_q"}))
+def test_each_bucket_brigade_built_in_is_written_once_over_arrays(name):
+    cls = bb_agents.BEHAVIOURS[name]
+    assert decides_on_arrays(cls)
+    for method in ("choose_signal", "choose_action"):
+        assert getattr(getattr(cls, method), "from_arrays", False)  # from its batch_decide
+    for klass in cls.__mro__[:cls.__mro__.index(bb_agents.BucketBrigadeAgent)]:
+        own = {key for key, value in vars(klass).items()
+               if callable(value) and key not in ("choose_signal", "choose_action")}
+        assert all(key.startswith("batch_") for key in own), (klass, own)
+
+
+def test_the_bucket_brigade_state_is_its_episode_and_setting_it_by_hand_counts():
+    model = BucketBrigadeModel(population="always_work", rho_ignite=0.0, p_spark=0.0,
+                               beta=0.0, kappa=100.0, N_min=5, rng=0)
+    assert model.episode.episodes == 1 and model.episode.model is model
+    assert model.houses.tolist() == [SAFE] * 10
+    model.houses = [SAFE, SAFE, BURNING] + [SAFE] * 7    # a fire lit by hand
+    model.seats[3].house = 9                              # an agent moved by hand
+    assert model.episode.houses.tolist() == [model.houses.tolist()]
+    assert model.episode.locations.tolist() == [[0, 1, 2, 9]]
+    model.step()                         # every agent signals WORK and works at house 2
+    assert [agent.signal for agent in model.seats] == [WORK] * 4
+    assert [(agent.house, agent.mode) for agent in model.seats] == [(2, WORK)] * 4
+    assert model.houses[2] == SAFE and model.night == 1 == model.steps
+    model.seats[0].mode = REST                            # a mode set by hand
+    assert model.working.tolist() == [[False, True, True, True]]
+    assert model.history[-1].actions == ((2, WORK),) * 4
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("parameters", [{}, {"scenario": "hard", "num_agents": 6},
+                                        {"rules": "reference", "num_houses": 12}])
+def test_a_bucket_brigade_model_without_numbers_in_decisions_plays_the_engines_episode(
+        seed, parameters):
+    """Seats whose behaviour draws no numbers: the model's episode is, array for array, a
+    1-episode engine's played night by night on numpy from a generator seeded alike."""
+    parameters = dict(population="always_work", **parameters)
+    model = BucketBrigadeModel(**parameters, rng=seed)
+    engine = BucketBrigadeBatch(1, np.random.default_rng(seed), **parameters)
+    engine.start()
+    while model.running:
+        for name in engine.state:
+            assert np.array_equal(getattr(model.episode, name), getattr(engine, name)), name
+        model.step()
+        ended = engine.play_round()
+    assert ended[0] and engine.t == model.night
