@@ -97,7 +97,7 @@ def test_pettingzoo_api_test_on_the_aec_form(game, parameters):
     assert not unexpected, unexpected
 
 
-# --- 2b. The rest of PettingZoo's battery, SuperSuit's route into vector environments ----------
+# --- 2b. The rest of PettingZoo's battery (SuperSuit's route: tests/test_env_routes.py) --------
 
 FOUR = ["bucket_brigade", "firefighting_graph", "state_punishment", "stag_hunt"]
 
@@ -114,33 +114,6 @@ def test_pettingzoo_render_max_cycles_and_performance_tests(game, capsys, monkey
     monkeypatch.setattr(performance_benchmark_module.time, "time", lambda: next(seconds))
     performance_benchmark(dilemmas.aec_env(game))
     assert "turns per second" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("game", FOUR)
-def test_supersuits_wrappers_and_vector_environments_take_every_game(game):
-    """The usual route into Stable-Baselines3 and CleanRL: SuperSuit's observation wrappers
-    (Box observations need no flattening, and flatten_v0 takes them), then a Gymnasium
-    vector environment of every agent of several copies."""
-    import supersuit
-
-    env = supersuit.flatten_v0(supersuit.dtype_v0(supersuit.black_death_v3(
-        dilemmas.parallel_env(game, max_steps=4)), np.float32))
-    vector = supersuit.concat_vec_envs_v1(supersuit.pettingzoo_env_to_vec_env_v1(env), 2,
-                                          num_cpus=0, base_class="gymnasium")
-    agents = len(env.possible_agents)
-    assert isinstance(vector, gymnasium.vector.VectorEnv) and vector.num_envs == 2 * agents
-    observations, infos = vector.reset(seed=0)
-    length = env.observation_space(env.possible_agents[0]).shape[0]
-    assert observations.shape == (2 * agents, length)
-    steps = 4 * (2 if game == "bucket_brigade" else 1) + 1  # black_death reports a step late
-    count, rng = env.action_space(env.possible_agents[0]).n, np.random.default_rng(0)
-    ended = np.zeros(2 * agents, dtype=bool)
-    for step in range(steps):
-        actions = rng.integers(0, count, vector.num_envs)
-        observations, rewards, terminated, truncated, infos = vector.step(actions)
-        assert observations.dtype == np.float32 and rewards.shape == (2 * agents,)
-        ended |= (terminated | truncated).astype(bool)
-    assert ended.all(), "episodes of at most 4 rounds ended (and restarted)"
 
 
 def test_a_forbidden_action_is_played_the_same_by_every_interface():
