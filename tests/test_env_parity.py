@@ -91,7 +91,7 @@ def functional_stepper(env, count):
         actions = {agent: jnp.asarray(chosen[:, j]) for j, agent in enumerate(env.agents)}
         _, state, rewards, dones, infos = step(jax.random.split(next(keys), count), state,
                                                actions)
-        rounds = {name: np.asarray(value) for name, value in infos["round"].items()}
+        rounds = {name: np.asarray(value)[:, 0] for name, value in infos["round"].items()}
         return (np.stack([np.asarray(rewards[agent]) for agent in env.agents], axis=1),
                 np.asarray(dones["__all__"]), rounds, phase == last)
 

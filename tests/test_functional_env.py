@@ -161,20 +161,27 @@ def test_step_resets_an_ended_episode_at_once_and_step_env_does_not():
         done = np.asarray(dones["__all__"])
         for name in env.agents:
             assert np.array_equal(np.asarray(dones[name]), done)
-        assert np.array_equal(np.asarray(infos["terminated"] | infos["truncated"]), done)
-        assert not np.asarray(infos["terminated"] & infos["truncated"]).any()
-        night = np.asarray(infos["round"]["night"])
+        # every info leaf one value per agent (JaxMARL's IPPO reshapes them so), all alike
+        for leaf in jax.tree_util.tree_leaves(infos):
+            leaf = np.asarray(leaf)
+            assert leaf.shape == (len(done), env.num_agents)
+            assert np.array_equal(leaf, np.broadcast_to(leaf[:, :1], leaf.shape),
+                                  equal_nan=leaf.dtype.kind == "f")
+        terminated, truncated = np.asarray(infos["terminated"]), np.asarray(infos["truncated"])
+        assert np.array_equal((terminated | truncated)[:, 0], done)
+        assert not (terminated & truncated).any()
+        night = np.asarray(infos["round"]["night"])[:, 0]
         # an ended episode's columns are its last night's; the fresh one opens night 1
         assert np.array_equal(night, np.asarray(before.t))
         assert (np.asarray(state.t)[done] == 1).all() and (np.asarray(state.phase)[done] == 0).all()
         assert (np.asarray(observations["agent_0"])[done, -1] == np.float32(1 / 3)).all()
-        final = np.asarray(infos["final_observation"]["agent_0"])
-        assert (final[done, -1] == np.float32(1.0)).all(), "the town as it ended, night 3"
         ends += done.sum()
     assert ends == 4 * 2, "episodes of 3 nights (6 steps) end twice in 13 steps"
     kept = play(env, "step_env", 3, 6)
     assert np.asarray(kept[-1][3]["__all__"]).all()
     assert (np.asarray(kept[-1][1].t) == 4).all(), "step_env leaves the ended episode be"
+    final = np.asarray(kept[-1][0]["agent_0"])
+    assert (final[:, -1] == np.float32(1.0)).all(), "step_env: the town as it ended, night 3"
 
 
 #: tests/test_env_parity.py's parameters: their programs are compiled once for both files.
@@ -219,7 +226,7 @@ def test_params_are_static_and_pick_the_game_parameters():
         _, state, _, dones, infos = env.step(jax.random.key(i), state,
                                              dict.fromkeys(env.agents, 0), short)
         ends.append(bool(dones["__all__"]))
-    assert ends == [False, True] or bool(infos["terminated"]), "max_steps=2 ends it"
+    assert ends == [False, True] or bool(infos["terminated"][0]), "max_steps=2 ends it"
     with pytest.raises(ValueError, match="params=.*must be None or an EnvParams of "
                                          "'firefighting_graph'"):
         env.reset(jax.random.key(0), EnvParams("bucket_brigade", ()))

@@ -14,15 +14,19 @@ policy and its update:
 ``observations``, ``rewards`` and ``actions`` are dicts keyed by agent (``env.agents``,
 ``"agent_<seat>"``): each observation the float32 vector of the PettingZoo environment's
 ``"observation"`` (``dilemmas.envs.parallel``; docs/rules/<game>.md, "Learning agents"), each
-action an integer (a JAX scalar), each reward the agent's reward since its last step.
+action an integer of shape ``()`` or ``(1,)`` (JaxMARL's IPPO gives ``(1,)``: its actions
+reshaped to one column per episode), each reward the agent's reward since its last step.
 ``env.get_avail_actions(state)`` gives the PettingZoo environment's ``"action_mask"`` for
 each agent (1: the action does something different now; any action in range may be given,
 and a forbidden one is played as the rules file says); ``env.world_state(state)`` the
 centralised state (``state()`` there). ``dones[agent]`` and ``dones["__all__"]`` say the
-episode ended; ``infos["terminated"]`` whether the rules ended it, ``infos["truncated"]``
-whether ``max_steps`` did, ``infos["round"]`` the DataCollector's model columns after the step
-(of the episode that ended, where one did), ``infos["final_observation"]`` the observations
-the ended episode closes with (those the step would have given without the reset). As in
+episode ended. Every leaf of ``infos`` holds one value per agent, shape ``(agents,)``, as
+JaxMARL's IPPO reshapes them (``(episodes x agents,)`` once mapped over episodes), each agent's
+copy the same: ``infos["terminated"]`` whether the rules ended the episode,
+``infos["truncated"]`` whether ``max_steps`` did, and each ``infos["round"][column]`` a
+DataCollector model column after the step (of the episode that ended, where one did). The
+observations an ended episode closes with are ``step_env``'s, which does not reset (JaxMARL's
+``step`` is ``step_env``, then ``reset`` where the episode ended). As in
 ``parallel_env``, ``population`` defaults to ``"policy"`` in every seat; in a mixed one only
 the ``policy`` seats are agents and the others play their ``batch_decide`` inside the step.
 
@@ -208,18 +212,35 @@ class FunctionalEnv:
         import jax
         import jax.numpy as jnp
 
-        chosen = jnp.stack([jnp.asarray(actions[name], dtype=jnp.int32)
-                            for name in self.agents])
+        chosen = jnp.stack([self._action(actions, name) for name in self.agents])
         branches = [functools.partial(function, index) for index in range(len(self.decisions))]
         if len(branches) == 1:
             return branches[0](key, state, chosen)
         return jax.lax.switch(state.phase, branches, key, state, chosen)
 
+    @staticmethod
+    def _action(actions: dict, name: str):
+        """An agent's action as an int32 scalar; a ValueError names an agent whose action
+        is not of shape ``()`` or ``(1,)``."""
+        import jax.numpy as jnp
+
+        action = jnp.asarray(actions[name])
+        if action.shape not in ((), (1,)):
+            raise ValueError(f"{name}'s action has shape {action.shape}: must be () or (1,), "
+                             "one action of one episode (map step over episodes with vmap)")
+        return action.reshape(()).astype(jnp.int32)
+
     def _as_dicts(self, decided: "Decided"):
+        import jax
+        import jax.numpy as jnp
+
+        def per_agent(value):
+            return jnp.broadcast_to(value, (self.num_agents,))
+
         dones = {**dict.fromkeys(self.agents, decided.ended), "__all__": decided.ended}
-        infos = {"terminated": decided.ended & decided.by_rules,
-                 "truncated": decided.ended & ~decided.by_rules, "round": decided.columns,
-                 "final_observation": self._split(decided.final)}
+        infos = {"terminated": per_agent(decided.ended & decided.by_rules),
+                 "truncated": per_agent(decided.ended & ~decided.by_rules),
+                 "round": jax.tree_util.tree_map(per_agent, decided.columns)}
         return (self._split(decided.vectors), decided.state, self._split(decided.rewards), dones,
                 infos)
 
