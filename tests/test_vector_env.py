@@ -39,7 +39,8 @@ def test_every_row_is_observed_as_the_interface_observes_its_episodes_state(game
     rewards_of = "rewards" if game in ("bucket_brigade", "firefighting_graph") else "reward"
     for step in range(40):
         assert env.observation_space.contains(observations)
-        state, phase = env.state, infos["phase"]
+        state, phase = env.state, infos["phase"][0]
+        assert (infos["phase"] == phase).all() and infos["phase"].shape == (env.num_envs,)
         for e in range(EPISODES):
             arrays, t = episode(state.arrays, e), int(state.t[e])
             expected = shadow.observe(arrays, t, phase, signals[e], last[e])
@@ -102,7 +103,7 @@ def test_a_row_is_terminated_exactly_when_the_rules_end_its_episode():
     rng, terminations, truncations = np.random.default_rng(0), 0, 0
     for _ in range(12):
         before = env.state
-        phase = infos["phase"]
+        phase = infos["phase"][0]
         observations, _, terminated, truncated, infos = env.step(
             random_allowed(infos["action_mask"], rng))
         if phase == "signal":
@@ -248,3 +249,34 @@ def test_games_and_populations_it_cannot_play_are_refused(monkeypatch):
     monkeypatch.setitem(GAMES["stag_hunt"].__dict__, "batch", None)
     with pytest.raises(ValueError, match="has no batch engine"):
         vector_env("stag_hunt", 4)
+
+
+def test_gymnasiums_dict_info_to_list_gives_each_row_its_infos():
+    env = gymnasium.wrappers.vector.DictInfoToList(
+        vector_env("bucket_brigade", 3, seed=0, max_steps=1))
+    observations, infos = env.reset()
+    assert len(infos) == 12 and {info["phase"] for info in infos} == {"signal"}
+    assert all(np.array_equal(info["action_mask"], env.unwrapped.state.mask[0, 0])
+               for info in infos[:4])
+    for phase in ("act", "signal"):  # the decision after each step
+        _, _, terminated, _, infos = env.step(np.zeros(12, dtype=np.int64))
+        assert [info["phase"] for info in infos] == [phase] * 12
+    assert terminated.all(), "max_steps=1: the night's second step ends every episode"
+    assert all(info["final_obs"].shape == observations[0].shape for info in infos)
+
+
+@pytest.mark.parametrize("game", ["bucket_brigade", "firefighting_graph", "state_punishment",
+                                  "stag_hunt"])
+def test_render_draws_each_episodes_world_as_the_pettingzoo_environment_does(game):
+    env = vector_env(game, 2, seed=0, render_mode="rgb_array")
+    single = parallel_env(game, render_mode="rgb_array")
+    single.reset(seed=0)
+    env.reset()
+    env.step(np.zeros(env.num_envs, dtype=np.int64))
+    frames = env.render()
+    assert len(frames) == 2 and all(f.shape == single.render().shape for f in frames)
+    assert all(f.dtype == np.uint8 for f in frames)
+    assert all(np.array_equal(a, b) for a, b in zip(frames, env.render()))
+    assert vector_env(game, 2).render() is None
+    with pytest.raises(ValueError, match="render_mode='human' is invalid"):
+        vector_env(game, 2, render_mode="human")

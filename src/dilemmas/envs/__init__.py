@@ -28,9 +28,9 @@ def functional_env(game: str, **parameters):
     return FunctionalEnv(game, **parameters)
 
 
-def vector_env(game: str, episodes: int, *, seed=None, **parameters):
+def vector_env(game: str, episodes: int, *, seed=None, render_mode=None, **parameters):
     """``episodes`` episodes of a game at once, their agents the rows of a Gymnasium
     ``VectorEnv`` (``dilemmas.envs.vector``)."""
     from dilemmas.envs.vector import VectorDilemmaEnv
 
-    return VectorDilemmaEnv(game, episodes, seed=seed, **parameters)
+    return VectorDilemmaEnv(game, episodes, seed=seed, render_mode=render_mode, **parameters)

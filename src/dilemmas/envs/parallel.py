@@ -209,18 +209,7 @@ class DilemmaEnv(ParallelEnv):
         return None
 
     def _image(self) -> np.ndarray:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
-        from dilemmas.dashboard.scene import draw_on
-
-        scene = self.game.view.scene(self.model)
-        size = (scene.width * scene.scale / 100, scene.height * scene.scale / 100)
-        figure = Figure(figsize=size, dpi=100)
-        draw_on(figure.add_axes((0, 0, 1, 1)), scene)
-        canvas = FigureCanvasAgg(figure)
-        canvas.draw()
-        return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+        return drawn(self.game, self.model)
 
     def close(self):
         if self._window is not None:
@@ -228,3 +217,19 @@ class DilemmaEnv(ParallelEnv):
 
             pyplot.close(self._window)
             self._window = None
+
+
+def drawn(game, model) -> np.ndarray:
+    """The RGB array of ``model``'s world as the dashboard draws it (``game.view``)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from dilemmas.dashboard.scene import draw_on
+
+    scene = game.view.scene(model)
+    size = (scene.width * scene.scale / 100, scene.height * scene.scale / 100)
+    figure = Figure(figsize=size, dpi=100)
+    draw_on(figure.add_axes((0, 0, 1, 1)), scene)
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[..., :3].copy()

@@ -19,9 +19,13 @@ single-agent learner (Stable-Baselines3, CleanRL) trains one policy shared by al
   action the mask forbids is played as it is everywhere else (docs/rules/README.md,
   "Learning agents").
 * ``infos["action_mask"]``: the masks of the observations returned; ``infos["phase"]``: the
-  decision that comes next (every episode is at the same one: a round
-  with two decisions, Bucket Brigade's, takes two steps, and an episode ends only after a
-  round's last).
+  decision that comes next, one entry per row as Gymnasium's ``DictInfoToList`` wants (every
+  episode is at the same one: a round with two decisions, Bucket Brigade's, takes two steps,
+  and an episode ends only after a round's last).
+* ``render()`` with ``render_mode="rgb_array"``: a tuple of RGB arrays, one per episode
+  (its agents' rows share it), each the episode's world as the dashboard draws it (its state
+  loaded into the game's Mesa model, the batch engine's ``load``); None without a render
+  mode.
 
 Automatic reset, per episode (Gymnasium's ``AutoresetMode.SAME_STEP``): on the step where an
 episode ends, its rows report the ended episode's rewards and flags, and already hold the
@@ -41,20 +45,24 @@ from gymnasium.vector.utils import batch_space
 from dilemmas.envs.functional import FunctionalEnv
 
 
-def vector_env(game: str, episodes: int, *, seed=None, **parameters) -> "VectorDilemmaEnv":
+def vector_env(game: str, episodes: int, *, seed=None, render_mode=None,
+               **parameters) -> "VectorDilemmaEnv":
     """``episodes`` episodes of a game with a batch engine at once (module docstring)."""
-    return VectorDilemmaEnv(game, episodes, seed=seed, **parameters)
+    return VectorDilemmaEnv(game, episodes, seed=seed, render_mode=render_mode, **parameters)
 
 
 class VectorDilemmaEnv(VectorEnv):
     """A game's agents in ``episodes`` episodes as one Gymnasium vector environment (module
     docstring)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["rgb_array"]}
 
-    def __init__(self, game: str, episodes: int, *, seed=None, **parameters):
+    def __init__(self, game: str, episodes: int, *, seed=None, render_mode=None, **parameters):
         if type(episodes) is not int or episodes < 1:
             raise ValueError(f"episodes={episodes!r} is invalid: must be an integer >= 1")
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode={render_mode!r} is invalid: must be None or "
+                             "'rgb_array'")
         import jax
 
         self.functional = functional = FunctionalEnv(game, **parameters)
@@ -67,7 +75,8 @@ class VectorDilemmaEnv(VectorEnv):
         self.single_action_space = functional.action_space(self.agents[0])
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.render_mode = None
+        self.render_mode = render_mode
+        self._parameters = parameters
         self._length = self.single_observation_space.shape[0]
         self._key = None if seed is None else jax.random.key(seed)
         self._start = jax.jit(self._started)
@@ -155,7 +164,25 @@ class VectorDilemmaEnv(VectorEnv):
 
     def _infos(self) -> dict:
         return {"action_mask": np.asarray(self.state.mask).reshape(self.num_envs, -1),
-                "phase": self.functional.decisions[self.phase]}
+                "phase": np.full(self.num_envs, self.functional.decisions[self.phase])}
+
+    def render(self):
+        """Each episode's world as an RGB array (module docstring)."""
+        if self.render_mode is None:
+            return None
+        if self.state is None:
+            raise RuntimeError("call reset() before render()")
+        from dilemmas.envs.parallel import _refuse, drawn
+
+        arrays = {name: np.asarray(value) for name, value in self.state.arrays.items()}
+        frames = []
+        for e, t in enumerate(np.asarray(self.state.t).tolist()):
+            model = self.game.model(**{"population": "policy", **self._parameters},
+                                    policy=_refuse, collect_data=False, rng=0)
+            self.functional.template.load(model, {"t": t, **{name: value[e, 0] for name, value
+                                                            in arrays.items()}})
+            frames.append(drawn(self.game, model))
+        return tuple(frames)
 
     def _checked(self, actions) -> np.ndarray:
         """The actions as int32 ``(num_envs,)``; a ValueError names the first row whose
