@@ -73,3 +73,23 @@ def test_the_documented_supersuit_chain_plays_the_pettingzoo_episodes_step_for_s
                 steps[i] = 0
     assert lengths == reference_lengths and set(lengths) == {3 * per_round}
     assert len(lengths) == 2 * copies
+
+
+def test_the_games_are_in_pettingzoos_registry():
+    """``import dilemmas.envs`` registers every game, parallel and AEC (PettingZoo 1.27)."""
+    pettingzoo = pytest.importorskip("pettingzoo")
+    if not hasattr(pettingzoo, "register"):
+        pytest.skip(f"PettingZoo {pettingzoo.__version__} has no registry")
+    import dilemmas.envs  # noqa: F401
+
+    for game in FOUR:
+        env = pettingzoo.make("parallel", f"dilemmas/{game}-v0", max_steps=2)
+        same = dilemmas.parallel_env(game, max_steps=2)
+        assert env.metadata["name"] == f"dilemmas_{game}"
+        assert env.possible_agents == same.possible_agents
+        observations, _ = env.reset(seed=3)
+        expected, _ = same.reset(seed=3)
+        assert all(np.array_equal(observations[a], expected[a]) for a in expected)
+        aec = pettingzoo.make("aec", f"dilemmas/{game}", max_cycles=1)
+        assert isinstance(aec, pettingzoo.AECEnv) and aec.unwrapped.max_cycles == 1
+        assert type(aec.unwrapped) is type(same)

@@ -280,3 +280,22 @@ def test_render_draws_each_episodes_world_as_the_pettingzoo_environment_does(gam
     assert vector_env(game, 2).render() is None
     with pytest.raises(ValueError, match="render_mode='human' is invalid"):
         vector_env(game, 2, render_mode="human")
+
+
+def test_gymnasiums_normalize_reward_starts_each_rows_return_afresh():
+    """Under SAME_STEP the step after an episode's end is the next one's first: Gymnasium
+    1.4.0's NormalizeReward restarts the row's discounted return there (docs/how-to/
+    environments.md says so; an older Gymnasium did not)."""
+    env = gymnasium.wrappers.vector.NormalizeReward(
+        vector_env("firefighting_graph", 2, seed=0, max_steps=2), gamma=0.9)
+    twin = vector_env("firefighting_graph", 2, seed=0, max_steps=2)  # the raw rewards
+    env.reset(seed=0)
+    twin.reset(seed=0)
+    returns = np.zeros(20)
+    for step in range(5):
+        _, _, terminated, truncated, _ = env.step(np.zeros(20, dtype=np.int64))
+        _, rewards, *_ = twin.step(np.zeros(20, dtype=np.int64))
+        returns = returns * 0.9 + rewards
+        ended = terminated | truncated
+        returns[ended] = 0
+        np.testing.assert_allclose(env.accumulated_reward, returns)

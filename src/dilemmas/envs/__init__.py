@@ -34,3 +34,26 @@ def vector_env(game: str, episodes: int, *, seed=None, render_mode=None, **param
     from dilemmas.envs.vector import VectorDilemmaEnv
 
     return VectorDilemmaEnv(game, episodes, seed=seed, render_mode=render_mode, **parameters)
+
+
+def _register_with_pettingzoo() -> None:
+    """Each game in PettingZoo's registry (PettingZoo 1.27 and later have one), as
+    ``dilemmas/<game>-v0`` in both its ``"parallel"`` and ``"aec"`` registries:
+    ``pettingzoo.make("parallel", "dilemmas/bucket_brigade-v0", **parameters)`` is
+    ``parallel_env("bucket_brigade", **parameters)``. Registered on importing this module."""
+    import functools
+
+    import pettingzoo
+
+    from dilemmas.registry import GAMES
+
+    if not hasattr(pettingzoo, "register"):
+        return
+    for name, game in GAMES.items():
+        if game.interface is not None:
+            for kind, make in (("parallel", parallel_env), ("aec", aec_env)):
+                pettingzoo.register(kind, f"dilemmas/{name}-v0",
+                                    entry_point=functools.partial(make, name))
+
+
+_register_with_pettingzoo()
