@@ -3,8 +3,9 @@ and batch engines, with sweeps, game theory, learners, figures and a Solara dash
 
 Importing the package registers the four games (``dilemmas.games``). ``GAMES[name]`` is a
 game's registration (``dilemmas.registry.Game``) and ``GAMES[name].model`` its Mesa model;
-``parallel_env`` (and ``aec_env``), ``functional_env`` and ``vector_env`` make any game an environment for
-learning agents (PettingZoo, JAX trainers, Gymnasium vector environments).
+``parallel_env`` (and ``aec_env``), ``functional_env``, ``vector_env`` and ``single_env`` make any
+game an environment for learning agents (PettingZoo, JAX trainers, Gymnasium vector
+environments, a single-agent Gymnasium ``Env`` of one seat).
 
 The layers, each importing only those listed before it:
 
@@ -16,7 +17,8 @@ The layers, each importing only those listed before it:
   evaluation, game theory and figures;
 * ``dilemmas.dashboard``: the Solara dashboard;
 * ``dilemmas.envs``: every game as a PettingZoo environment (drawn with the dashboard's
-  scene), pure JAX functions and a Gymnasium vector environment;
+  scene), pure JAX functions, a Gymnasium vector environment and one seat as a Gymnasium
+  ``Env``;
 * ``dilemmas.learning``: the deep learners (IPPO, MAPPO) trained on those environments;
 * ``dilemmas.scenarios``: the benchmark suite -- named, versioned scenarios with trained
   co-players, and their stored baselines;
@@ -41,6 +43,7 @@ from dilemmas.batch_run import batch_run
 _LAZY = {
     "aec_env": "dilemmas.envs", "functional_env": "dilemmas.envs",
     "parallel_env": "dilemmas.envs", "vector_env": "dilemmas.envs",
+    "single_env": "dilemmas.envs",
     "BucketBrigadeModel": "dilemmas.models.bucket_brigade.model",
     "FirefightingGraphModel": "dilemmas.models.firefighting_graph.model",
     "StagHuntModel": "dilemmas.models.stag_hunt.model",
@@ -60,6 +63,6 @@ def __dir__():
     return sorted([*globals(), *_LAZY])
 
 __all__ = ["GAMES", "Benchmark", "Game", "batch_run", "aec_env", "functional_env", "parallel_env", "vector_env",
-           "register",
+           "single_env", "register",
            "BucketBrigadeModel", "FirefightingGraphModel", "StagHuntModel",
            "StatePunishmentModel"]

@@ -1,7 +1,8 @@
 """Every registered game as an environment for learning agents: a PettingZoo
 ``ParallelEnv`` (``parallel``) and its AEC form (``aec_env``), pure JAX functions of one episode for JAX trainers
 (``functional``, games with a batch engine) and a Gymnasium vector environment of many
-episodes' agents (``vector``, on the functional one); docs/rules/README.md, "Learning
+episodes' agents (``vector``, on the functional one) and one seat as a single-agent Gymnasium
+``Env`` (``single``); docs/rules/README.md, "Learning
 agents"."""
 
 
@@ -34,6 +35,15 @@ def vector_env(game: str, episodes: int, *, seed=None, render_mode=None, **param
     from dilemmas.envs.vector import VectorDilemmaEnv
 
     return VectorDilemmaEnv(game, episodes, seed=seed, render_mode=render_mode, **parameters)
+
+
+def single_env(game: str, others=None, render_mode: str | None = None, **parameters):
+    """One seat of a game as a single-agent Gymnasium ``Env``: the first ``policy`` seat of
+    ``population`` learns, ``others`` (a callable or a policy file) plays the other
+    ``policy`` seats (``dilemmas.envs.single``)."""
+    from dilemmas.envs.single import SingleAgentEnv
+
+    return SingleAgentEnv(game, others=others, render_mode=render_mode, **parameters)
 
 
 def _register_with_pettingzoo() -> None:
