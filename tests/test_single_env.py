@@ -9,8 +9,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import dilemmas
-from dilemmas.models.policies import save_policy, seated_policy
-from env_support import GAMES, last_allowed, linear_policy
+from dilemmas.models.policies import (LinearPolicy, NetworkPolicy, load_policy, save_policy,
+                                      seated_policy)
+from env_support import GAMES, assert_frames_equal, last_allowed, linear_policy, own_episode
 
 #: game -> population under test: the learner with built-in behaviours, and with other
 #: ``policy`` seats (played by ``last_allowed``) where the population starts "policy:2" or more
@@ -116,6 +117,54 @@ def test_other_seats_played_by_a_policy_file(tmp_path):
         assert reward == rewards["agent_0"]
 
 
+def other_policy_file(tmp_path, game, population, kind):
+    """A policy file for ``game``: linear, a recurrent network (random numpy weights) or a
+    tabular learner's after one episode of learning in ``population``."""
+    model = dilemmas.GAMES[game].model(population=population.replace("policy", "random"),
+                                       rng=0)
+    interface = model.game.interface
+    actions, length = interface.actions(model), interface.observation_length(model)
+    rng = np.random.default_rng(3)
+    if kind == "tabular":
+        learning = dilemmas.GAMES[game].model(
+            population=population.replace("policy", "q_learning"), rng=0)
+        learning.run_model()
+        return learning.learners["q_learning"].save(tmp_path / "tabular.npz")
+    if kind == "network":
+        hidden = 6
+        arrays = {"activation": np.array("tanh"),
+                  "gru_weight_ih": rng.normal(size=(3 * hidden, length)),
+                  "gru_weight_hh": rng.normal(size=(3 * hidden, hidden)),
+                  "gru_bias": rng.normal(size=3 * hidden), "gru_bias_n": rng.normal(size=hidden),
+                  "head_weight": rng.normal(size=(actions, hidden)),
+                  "head_bias": rng.normal(size=actions)}
+        return save_policy(tmp_path / "network.npz", NetworkPolicy(arrays, game))
+    policy = LinearPolicy(rng.normal(size=(actions, length)), rng.normal(size=actions), game)
+    return save_policy(tmp_path / "linear.npz", policy)
+
+
+@pytest.mark.parametrize("kind", ["linear", "network", "tabular"])
+@pytest.mark.parametrize("game", GAMES)
+def test_a_policy_file_as_others_plays_as_the_model_plays_it(tmp_path, game, kind):
+    """With the learner playing the same policy file, the episode is the model's own with
+    ``policy=`` that file in every ``policy`` seat: ``others`` is asked as the model asks its
+    policy (a tabular policy's features of the seat, a recurrent network's memory of each)."""
+    population = "policy:2,random:1" if game == "state_punishment" else POPULATIONS[game]
+    path = other_policy_file(tmp_path, game, population, kind)
+    env = dilemmas.single_env(game, others=str(path), population=population)
+    learner = load_policy(path)
+    observation, info = env.reset(seed=2)
+    seat = env.parallel.model.policy_seats()[0]
+    ended = False
+    while not ended:
+        action = learner.decide(env.parallel.model, seat,
+                                {"observation": observation, "action_mask": info["action_mask"]})
+        observation, _, terminated, truncated, info = env.step(action)
+        ended = terminated or truncated
+    own = own_episode(game, {"population": population}, 2, policy=str(path))
+    assert_frames_equal(env.parallel.model, own)
+
+
 def test_the_learner_is_the_first_policy_seat():
     env = dilemmas.single_env("bucket_brigade", population="free_rider:1,policy:1,hero:2")
     assert env.learner == "agent_1"
@@ -166,6 +215,11 @@ def test_bad_arguments_name_what_is_wrong(tmp_path):
             f"others={str(seats)!r} is a seated policy file: give one policy for every "
             "other 'policy' seat")):
         dilemmas.single_env(game, others=seats, population="policy:2,hero:2")
+    small = save_policy(tmp_path / "small.npz", linear_policy(dilemmas.parallel_env(game)))
+    with pytest.raises(ValueError, match=re.escape(
+            f"others: the policy file {str(small)!r} has weights of 20 actions x 98 inputs, "
+            "but with these parameters the game has 20 actions and observations of length")):
+        dilemmas.single_env(game, others=small, population="policy:2,hero:3", num_agents=5)
     env = dilemmas.single_env(game, population="policy:1,hero:3")
     env.reset(seed=0)
     with pytest.raises(ValueError, match=re.escape(

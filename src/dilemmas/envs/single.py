@@ -5,9 +5,11 @@
 The learning seat is the first ``policy`` seat of ``population``; the seats of other
 behaviours play inside the model, as in the parallel env, and every other ``policy`` seat is
 played by ``others``: a callable ``observation -> action`` or the path of a policy file for
-the game, what the model parameter ``policy`` takes (docs/policies.md), given each of those
-seats' ``{"observation": ..., "action_mask": ...}``. ``others`` is required exactly when
-the population seats more than one ``policy`` seat.
+the game (not a seated one), what the model parameter ``policy`` takes (docs/policies.md),
+given each of those seats' ``{"observation": ..., "action_mask": ...}`` and asked as the
+model asks its ``policy`` (``decide(model, agent, observation)`` where the policy has it: a
+tabular policy's features, a recurrent network's memory of each seat). ``others`` is
+required exactly when the population seats more than one ``policy`` seat.
 
 * Spaces, observations, rewards, terminations and truncations are the learning seat's in
   the parallel env; ``info`` is its info there (``"action_mask"``, ``"phase"``,
@@ -20,16 +22,17 @@ the population seats more than one ``policy`` seat.
 
 import gymnasium
 
+from dilemmas.envs.parallel import DilemmaEnv
 from dilemmas.models.policies import check_policy
 
 
 class SingleAgentEnv(gymnasium.Env):
     """The learning seat of a game as a Gymnasium ``Env`` (module docstring)."""
 
+    metadata = {"render_modes": DilemmaEnv.metadata["render_modes"]}
+
     def __init__(self, game: str, others=None, render_mode: str | None = None,
                  max_cycles: int | None = None, **parameters):
-        from dilemmas.envs.parallel import DilemmaEnv
-
         self.parallel = DilemmaEnv(game, render_mode=render_mode, max_cycles=max_cycles,
                                    **parameters)
         agents = self.parallel.possible_agents
@@ -46,25 +49,35 @@ class SingleAgentEnv(gymnasium.Env):
             if getattr(others, "kind", None) == "seats":
                 raise ValueError(f"others={str(others.path)!r} is a seated policy file: "
                                  "give one policy for every other 'policy' seat")
+            if hasattr(others, "check_fits"):
+                try:
+                    others.check_fits(self.parallel.model)
+                except ValueError as error:
+                    raise ValueError(f"others: {error}") from None
         self.others = others
         self.learner = agents[0]
         self.observation_space = self.parallel.observation_space(self.learner)
         self.action_space = self.parallel.action_space(self.learner)
         self.render_mode = render_mode
-        self.metadata = {"render_modes": self.parallel.metadata["render_modes"]}
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
         self._observations, self._infos = self.parallel.reset(seed=seed, options=options)
+        self._seats = {DilemmaEnv.name(agent): agent
+                       for agent in self.parallel.model.policy_seats()}
         return self._observations[self.learner], self._infos[self.learner]
 
     def step(self, action):
         if not self.parallel.agents:
             raise RuntimeError("the episode has ended (or not begun): call reset()")
-        actions = {agent: self.others({"observation": self._observations[agent],
-                                       "action_mask": self._infos[agent]["action_mask"]})
-                   for agent in self.parallel.agents if agent != self.learner}
-        actions[self.learner] = action
+        decide = getattr(self.others, "decide", None)
+        actions = {self.learner: action}
+        for name in self.parallel.agents:
+            if name != self.learner:
+                seen = {"observation": self._observations[name],
+                        "action_mask": self._infos[name]["action_mask"]}
+                actions[name] = decide(self.parallel.model, self._seats[name], seen) \
+                    if decide else self.others(seen)
         observations, rewards, terminations, truncations, infos = self.parallel.step(actions)
         self._observations, self._infos = observations, infos
         me = self.learner
