@@ -4,11 +4,13 @@ as the other seats, and the refusals of bad arguments."""
 
 import re
 
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
 import dilemmas
+from dilemmas.envs.single import SingleAgentEnv
 from dilemmas.models.policies import (LinearPolicy, NetworkPolicy, load_policy, save_policy,
                                       seated_policy)
 from env_support import GAMES, assert_frames_equal, last_allowed, linear_policy, own_episode
@@ -23,9 +25,13 @@ POPULATIONS = {
 }
 
 
-def single(game, **extra):
+def arguments(game, **extra) -> dict:
     others = None if POPULATIONS[game].startswith("policy:1,") else last_allowed
-    return dilemmas.single_env(game, others=others, population=POPULATIONS[game], **extra)
+    return {"others": others, "population": POPULATIONS[game], **extra}
+
+
+def single(game, **extra):
+    return dilemmas.single_env(game, **arguments(game, **extra))
 
 
 def play(env, seed, steps=None):
@@ -58,11 +64,21 @@ def assert_same(left, right):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_gymnasium_check_env_passes(game):
-    env = single(game, render_mode="rgb_array")
-    check_env(env)
+    """Made by ``gymnasium.make``, so that the checker also renders in the other mode
+    (``"human"``) from the env's spec."""
+    env = gymnasium.make(f"dilemmas/{game}-v0", **arguments(game, render_mode="rgb_array"))
+    assert isinstance(env.unwrapped, SingleAgentEnv)
+    check_env(env.unwrapped)
     env.reset(seed=0)
     image = env.render()
     assert image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8
+    env.close()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_gymnasium_make_gives_single_env(game):
+    made = gymnasium.make(f"dilemmas/{game}-v0", **arguments(game, max_cycles=8))
+    assert_same(play(made, 6), play(single(game, max_cycles=8), 6))
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -2,8 +2,8 @@
 ``ParallelEnv`` (``parallel``) and its AEC form (``aec_env``), pure JAX functions of one episode for JAX trainers
 (``functional``, games with a batch engine) and a Gymnasium vector environment of many
 episodes' agents (``vector``, on the functional one) and one seat as a single-agent Gymnasium
-``Env`` (``single``); docs/rules/README.md, "Learning
-agents"."""
+``Env`` (``single``); docs/rules/README.md, "Learning agents". Importing it registers every
+game with PettingZoo's registry and its single-agent view with Gymnasium's."""
 
 
 def parallel_env(game: str, render_mode: str | None = None, **parameters):
@@ -66,4 +66,22 @@ def _register_with_pettingzoo() -> None:
                                     entry_point=functools.partial(make, name))
 
 
+def _register_with_gymnasium() -> None:
+    """Each game's single-agent view in Gymnasium's registry, as ``dilemmas/<game>-v0``:
+    ``gymnasium.make("dilemmas/stag_hunt-v0", **arguments)`` is ``single_env("stag_hunt",
+    **arguments)``, wrapped as ``gymnasium.make`` wraps. Registered on importing this
+    module."""
+    import functools
+
+    import gymnasium
+
+    from dilemmas.registry import GAMES
+
+    for name, game in GAMES.items():
+        if game.interface is not None:
+            gymnasium.register(f"dilemmas/{name}-v0",
+                               entry_point=functools.partial(single_env, name))
+
+
 _register_with_pettingzoo()
+_register_with_gymnasium()
