@@ -214,6 +214,10 @@ def test_bad_arguments_name_what_is_wrong(tmp_path):
             "the learning one")):
         dilemmas.single_env(game, others=last_allowed, population="policy:1,hero:3")
     with pytest.raises(ValueError, match=re.escape(
+            "policy= is the environment's own: give the learner's actions to step() and the "
+            "other 'policy' seats' policy as others=")):
+        dilemmas.single_env(game, policy=last_allowed, population="policy:2,hero:2")
+    with pytest.raises(ValueError, match=re.escape(
             "population='hero' seats no 'policy' behaviour")):
         dilemmas.single_env(game, population="hero")
     with pytest.raises(ValueError, match=re.escape("others=5 is invalid: must be None, a "

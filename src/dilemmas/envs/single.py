@@ -9,7 +9,9 @@ the game (not a seated one), what the model parameter ``policy`` takes (docs/pol
 given each of those seats' ``{"observation": ..., "action_mask": ...}`` and asked as the
 model asks its ``policy`` (``decide(model, agent, observation)`` where the policy has it: a
 tabular policy's features, a recurrent network's memory of each seat). ``others`` is
-required exactly when the population seats more than one ``policy`` seat.
+required exactly when the population seats more than one ``policy`` seat, refused when it
+seats one, and checked to fit the game as the model checks its ``policy``; ``policy=`` is
+refused (the learner's actions come to ``step``), each with a ValueError of one line.
 
 * Spaces, observations, rewards, terminations and truncations are the learning seat's in
   the parallel env; ``info`` is its info there (``"action_mask"``, ``"phase"``,
@@ -17,7 +19,8 @@ required exactly when the population seats more than one ``policy`` seat.
 * ``reset(seed=s)`` resets the parallel env with ``seed=s`` (and seeds ``np_random``), so
   an episode is the parallel env's episode of that seed with the learner's actions and the
   others' choices; unseeded resets follow the parallel env's convention.
-* ``render()`` and ``close()`` are the parallel env's; ``env.parallel`` is the parallel env.
+* ``render()`` and ``close()`` are the parallel env's; ``env.parallel`` is the parallel env
+  and ``env.learner`` the learning agent's name there.
 """
 
 import gymnasium
@@ -33,6 +36,9 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, game: str, others=None, render_mode: str | None = None,
                  max_cycles: int | None = None, **parameters):
+        if "policy" in parameters:
+            raise ValueError("policy= is the environment's own: give the learner's actions to "
+                             "step() and the other 'policy' seats' policy as others=")
         self.parallel = DilemmaEnv(game, render_mode=render_mode, max_cycles=max_cycles,
                                    **parameters)
         agents = self.parallel.possible_agents
