@@ -55,12 +55,14 @@ from dilemmas.registry import GAMES
 def gathered(kind: type) -> property:
     """A property of an engine holding the arrays named by the fields of ``kind`` (a
     NamedTuple of the game's ``arrays``) as one ``kind``; setting it sets each array."""
+    fields = kind._fields
+
     def get(engine):
-        return kind(*(getattr(engine, name) for name in kind._fields))
+        arrays = engine.__dict__
+        return kind._make([arrays[name] for name in fields])
 
     def put(engine, value):
-        for name, array in value._asdict().items():
-            setattr(engine, name, array)
+        engine.__dict__.update(zip(fields, value))
 
     return property(get, put, doc=f"The episodes' ``{kind.__name__}`` (one array of the "
                                   "engine's each).")
