@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dilemmas.analysis.studies.study import StudyError
-from dilemmas.models.files import write_atomic
+from dilemmas.models.files import make_folder, write_atomic
 
 NAME = "manifest.jsonl"
 
@@ -74,7 +74,7 @@ def writing(folder: Path):
     one ``StudyError`` naming the file. Every file is written whole or not at all
     (``write_atomic``), so what the refusal stopped is left as it was."""
     try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
+        make_folder(folder)
         with lock(folder):
             yield
     except OSError as error:

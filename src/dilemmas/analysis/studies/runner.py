@@ -93,15 +93,27 @@ def run_study(study: Study, out="results", *, backend="local", workers=None, sch
               batch_size=None, progress=True) -> Report:
     """Play the runs of ``study`` not yet done into ``<out>/<study.name>`` (module
     docstring) and return a :class:`Report`."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend={backend!r} is invalid: must be one of {list(BACKENDS)}")
-    for name, value in (("workers", workers), ("batch_size", batch_size)):
-        if value is not None and (type(value) is not int or value < 1):
-            raise ValueError(f"{name}={value!r} is invalid: must be None or an integer >= 1")
+    check_backend(backend, workers, scheduler)
+    if batch_size is not None and (type(batch_size) is not int or batch_size < 1):
+        raise ValueError(f"batch_size={batch_size!r} is invalid: must be None or an integer "
+                         ">= 1")
     folder = study_folder(study, out)
     with manifest.writing(folder):
         _prepare(study, folder)
         return _run(study, folder, backend, workers, scheduler, batch_size, progress)
+
+
+def check_backend(backend="local", workers=None, scheduler=None) -> None:
+    """A ValueError unless ``backend``, ``workers`` and ``scheduler`` place runs as ``play``
+    can (module docstring, "Backends"): a scheduler only for ``"dask"``, whose runs it
+    would otherwise not see."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r} is invalid: must be one of {list(BACKENDS)}")
+    if workers is not None and (type(workers) is not int or workers < 1):
+        raise ValueError(f"workers={workers!r} is invalid: must be None or an integer >= 1")
+    if scheduler is not None and backend != "dask":
+        raise ValueError(f"scheduler={scheduler!r} is for backend='dask', and the backend is "
+                         f"{backend!r}: choose the dask backend, or leave the scheduler out")
 
 
 def _run(study, folder, backend, workers, scheduler, batch_size, progress) -> Report:
@@ -242,7 +254,7 @@ def _play_on_dask(function, tasks, workers, scheduler):
     from dask.distributed import as_completed as finished
 
     if scheduler:
-        cluster, client = None, Client(scheduler)
+        cluster, client = None, _client(scheduler)
     else:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                host="127.0.0.1", dashboard_address=None)
@@ -254,6 +266,20 @@ def _play_on_dask(function, tasks, workers, scheduler):
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _client(scheduler):
+    """A dask ``Client`` to ``scheduler``; a StudyError names an address dask cannot reach
+    within its connect timeout (``distributed.comm.timeouts.connect``) or cannot read."""
+    from dask.distributed import Client
+
+    try:
+        return Client(scheduler)
+    except (OSError, ValueError, TypeError) as error:
+        raise StudyError(f"scheduler={scheduler!r}: no dask scheduler can be reached there "
+                         f"({error}); start one (dask scheduler) and give its address, e.g. "
+                         "tcp://127.0.0.1:8786, or leave the scheduler out for a local "
+                         "cluster") from None
 
 
 def play_batch(task) -> tuple[int, list[str], dict | None]:
