@@ -97,3 +97,86 @@ def test_workers_0_is_refused_by_every_command_before_it_starts(tmp_path, capsys
     assert one_line_error(capsys, command[0]) == (
         "workers=0 is invalid: must be None or an integer >= 1")
     assert list(tmp_path.iterdir()) == []
+
+
+# --- A damaged study folder ------------------------------------------------------------
+
+@pytest.fixture
+def played(tmp_path, study_file):
+    """``small``'s folder, played, and a copy of its rows."""
+    from dilemmas.analysis.studies import results
+
+    assert main(["run", str(study_file), "--out", str(tmp_path), "--backend", "serial",
+                 "--no-progress"]) == 0
+    folder = tmp_path / "small"
+    return folder, results.load(folder)
+
+
+DAMAGED_DEFINITIONS = {
+    b"[1, 2]": "a JSON array, not an object",
+    b'"small"': "a JSON string, not an object",
+    b'{"game": "bucket_brigade"}': "no 'seed'",
+    b'{"game": "bucket_brigade", "seed": 0, "replicates": 2, "collect": ["model"], '
+    b'"fixed": [], "sweep": {}}': "'fixed' must be a JSON object",
+    b'{"game": "bucket_brigade", "seed": 0, "replicates": 2, "collect": ["model"], '
+    b'"fixed": {}, "sweep": {}, "design": 3}': "'design' must be an object with its "
+                                               "'parameters'",
+    b"\xff\xfe{}": "not JSON: 'utf-8' codec can't decode byte 0xff in position 0: invalid "
+                   "start byte",
+}
+
+
+@pytest.mark.parametrize("text", DAMAGED_DEFINITIONS)
+@pytest.mark.parametrize("command", ["run", "summary", "plot", "sensitivity"])
+def test_a_damaged_study_json_is_named_with_what_to_do(tmp_path, capsys, study_file, played,
+                                                      text, command):
+    folder, _ = played
+    (folder / "study.json").write_bytes(text)
+    capsys.readouterr()
+    argv = {"run": ["run", str(study_file), "--out", str(tmp_path), "--backend", "serial"],
+            "summary": ["summary", str(folder)],
+            "plot": ["plot", str(folder), "--x", "beta", "--y", "saved"],
+            "sensitivity": ["sensitivity", str(folder), "--statistic", "saved"]}[command]
+    assert main(argv) == 2
+    assert one_line_error(capsys, command) == (
+        f"'{folder / 'study.json'}' is not a study's definition ({DAMAGED_DEFINITIONS[text]}): "
+        "cut short or damaged; if its folder holds this study's results, delete it and run the "
+        "study again (dilemmas run, same --out) to rewrite it and resume")
+
+
+def test_deleting_a_damaged_study_json_and_running_again_resumes(tmp_path, capsys,
+                                                                 study_file, played):
+    from dilemmas.analysis.studies import results
+
+    folder, rows = played
+    (folder / "study.json").write_bytes(b"[1, 2]")
+    (folder / "study.json").unlink()                # as the message says
+    assert main(["run", str(study_file), "--out", str(tmp_path), "--backend", "serial",
+                 "--no-progress"]) == 0
+    assert ", 2 done before, 0 played now" in capsys.readouterr().out
+    assert results.load(folder).equals(rows)
+
+
+@pytest.mark.parametrize("line", [b"\xff\xfe not utf-8", b"{not json", b"[1]"])
+def test_a_damaged_manifest_line_stops_readers_and_running_again_repairs_it(
+        tmp_path, capsys, study_file, played, line):
+    from dilemmas.analysis.studies import manifest, results
+    from dilemmas.dashboard import runs
+
+    folder, rows = played
+    recorded = (folder / manifest.NAME).read_bytes()
+    (folder / manifest.NAME).write_bytes(line + b"\n" + recorded)
+    capsys.readouterr()
+    message = (f"'{folder / manifest.NAME}' line 1 is damaged (not a finished batch's "
+               "record); run the study again (dilemmas run, same --out) to check every file "
+               "against it and play again the runs it lost")
+    assert main(["summary", str(folder)]) == 2
+    assert one_line_error(capsys, "summary") == message
+    with pytest.raises(runs.RunError) as error:               # the dashboard's run viewer
+        runs.open_run(folder, rows["run_id"].iloc[0])
+    assert str(error.value) == message
+    assert main(["run", str(study_file), "--out", str(tmp_path), "--backend", "serial",
+                 "--no-progress"]) == 0
+    assert ", 2 done before, 0 played now" in capsys.readouterr().out
+    assert (folder / manifest.NAME).read_bytes() == recorded
+    assert results.load(folder).equals(rows)

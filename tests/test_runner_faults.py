@@ -126,7 +126,7 @@ def test_a_folder_from_before_manifests_is_adopted_without_losing_a_run(tmp_path
 def test_a_truncated_study_definition_is_named_not_called_another_study(tmp_path):
     folder = run_study(small(), tmp_path, backend="serial", progress=False).folder
     (folder / "study.json").write_text('{"game": "bucket_bri')
-    with pytest.raises(StudyError, match="study.json cannot be read"):
+    with pytest.raises(StudyError, match=r"study.json.* is not a study.s definition \(not JSON"):
         run_study(small(), tmp_path, backend="serial", progress=False)
 
 
@@ -305,7 +305,7 @@ def test_max_runs_raises_the_limit_when_meant(tmp_path):
     path.write_text('game = "bucket_brigade"\nreplicates = 200000\nmax_runs = 300000\n')
     assert Study.from_file(path).replicates == 200000
     path.write_text('game = "bucket_brigade"\nmax_runs = 0\n')
-    with pytest.raises(StudyError, match="max_runs=0 must be an integer >= 1"):
+    with pytest.raises(StudyError, match="max_runs=0 must be an integer from 1 to 68,719,476 "):
         Study.from_file(path)
 
 

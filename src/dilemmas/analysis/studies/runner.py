@@ -60,7 +60,8 @@ from tqdm.auto import tqdm
 from dilemmas.analysis.studies import manifest
 from dilemmas.analysis.studies.blocks import block_tasks, play_blocks
 from dilemmas.analysis.studies.run_files import record_failure, run_columns, write_batch
-from dilemmas.analysis.studies.study import BACKENDS, Study, StudyError, canonical
+from dilemmas.analysis.studies.study import (BACKENDS, Study, StudyError, canonical,
+                                             read_definition)
 from dilemmas import GAMES
 from dilemmas.models.files import write_atomic
 
@@ -156,13 +157,7 @@ def _prepare(study: Study, folder: Path) -> None:
     (folder / "failed").mkdir(exist_ok=True)
     definition = folder / "study.json"
     if definition.exists():
-        try:
-            written = json.loads(definition.read_text())
-        except ValueError:
-            raise StudyError(f"study {study.name!r}: {definition} cannot be read (cut short "
-                             "or damaged); if it is this study's folder, delete study.json and "
-                             "run again to resume") from None
-        _refuse_another_study(study, folder, written)
+        _refuse_another_study(study, folder, read_definition(definition))
     else:
         text = json.dumps(study.definition(), indent=2) + "\n"  # the file's key order
         write_atomic(definition, text.encode())

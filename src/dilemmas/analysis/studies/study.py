@@ -92,6 +92,44 @@ class Run(NamedTuple):
     point: int | None = None
 
 
+#: The type of each field of a study's written definition (``Study.definition``).
+DEFINITION = {"game": str, "seed": int, "replicates": int, "collect": list, "fixed": dict,
+              "sweep": dict}
+#: JSON's names of those types.
+JSON_TYPES = {str: "string", int: "integer", list: "array", dict: "object"}
+
+
+def read_definition(path) -> dict:
+    """A study folder's ``study.json`` (``Study.definition``); a StudyError names the file
+    when it is not one (cut short, bytes changed, another shape) and says what to do."""
+    path = Path(path)
+    try:
+        definition = json.loads(path.read_bytes().decode("utf-8"))
+        why = _definition_fault(definition)
+    except ValueError as error:  # UnicodeDecodeError too
+        why = f"not JSON: {error}"
+    if why:
+        raise StudyError(f"{str(path)!r} is not a study's definition ({why}): cut short or "
+                         "damaged; if its folder holds this study's results, delete it and run "
+                         "the study again (dilemmas run, same --out) to rewrite it and resume")
+    return definition
+
+
+def _definition_fault(definition) -> str | None:
+    """What keeps ``definition`` (parsed JSON) from being a study's definition, or None."""
+    if not isinstance(definition, dict):
+        return f"a JSON {JSON_TYPES.get(type(definition), 'value')}, not an object"
+    for key, kind in DEFINITION.items():
+        if key not in definition:
+            return f"no {key!r}"
+        if type(definition[key]) is not kind:
+            return f"{key!r} must be a JSON {JSON_TYPES[kind]}"
+    design = definition.get("design", {"parameters": {}})
+    if not isinstance(design, dict) or not isinstance(design.get("parameters"), dict):
+        return "'design' must be an object with its 'parameters'"
+    return None
+
+
 def canonical(value) -> str:
     """JSON with sorted keys and no spaces; tuples as lists."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
