@@ -47,6 +47,7 @@ import ctypes
 import importlib
 import json
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 import sys
@@ -57,7 +58,7 @@ from pathlib import Path
 import pyarrow as pa
 from tqdm.auto import tqdm
 
-from dilemmas.analysis.studies import manifest
+from dilemmas.analysis.studies import fork_server, manifest
 from dilemmas.analysis.studies.blocks import block_tasks, play_blocks
 from dilemmas.analysis.studies.run_files import record_failure, run_columns, write_batch
 from dilemmas.analysis.studies.study import (BACKENDS, Study, StudyError, canonical,
@@ -210,8 +211,7 @@ def play(function, tasks, backend, workers, scheduler):
         # fork server imports them first, so that each worker starts with them loaded
         games = sorted({game.model.__module__ for game in GAMES.values()} - {"__main__"})
         if context.get_start_method() == "forkserver":
-            context.set_forkserver_preload(["__main__", "dilemmas.analysis.studies.fork_server",
-                                            *games])
+            _start_fork_server(context, games)
         with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                  initializer=_worker_start, initargs=(os.getpid(), games)) as pool:
             futures = [pool.submit(function, task) for task in tasks]
@@ -226,15 +226,26 @@ def play(function, tasks, backend, workers, scheduler):
         yield from _play_on_dask(function, tasks, workers, scheduler)
 
 
+def _start_fork_server(context, games: list[str]) -> None:
+    """Start the fork server (unless it runs already) preloading ``fork_server`` (which ties
+    its life to this process's) before anything else, then the modules of the games; the
+    server learns this process's id from the environment it starts with."""
+    context.set_forkserver_preload(["__main__", "dilemmas.analysis.studies.fork_server",
+                                    *games])
+    os.environ[fork_server.PARENT] = str(os.getpid())
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        del os.environ[fork_server.PARENT]
+
+
 def _worker_start(parent: int, games: list[str]) -> None:
     """A local worker ignores Ctrl-C (its main process stops the pool; ignored first, so a
-    Ctrl-C while it starts prints nothing of its own), imports the modules of the games its
-    main process registered (a game of another package registers when its module is
-    imported) and, on Linux, is killed if the process that started it dies (the fork server,
-    which ends with the main process), so no orphan goes on writing."""
+    Ctrl-C while it starts prints nothing of its own), on Linux is killed if the process
+    that started it dies (the fork server, which ends with the main process), so no orphan
+    goes on writing, and then imports the modules of the games its main process registered
+    (a game of another package registers when its module is imported)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for module in games:
-        importlib.import_module(module)
     if sys.platform.startswith("linux"):
         prctl = ctypes.CDLL(None, use_errno=True).prctl
         prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
@@ -242,6 +253,8 @@ def _worker_start(parent: int, games: list[str]) -> None:
             os.kill(parent, 0)
         except ProcessLookupError:  # the main process died before that took effect
             os._exit(1)
+    for module in games:
+        importlib.import_module(module)
 
 
 def _play_on_dask(function, tasks, workers, scheduler):
