@@ -3,6 +3,7 @@ accepted (issue 46): each is refused with one line naming what is wrong and exit
 before anything is written or played."""
 
 import dask
+import numpy as np
 import pytest
 
 from dilemmas.cli.main import main
@@ -180,3 +181,18 @@ def test_a_damaged_manifest_line_stops_readers_and_running_again_repairs_it(
     assert ", 2 done before, 0 played now" in capsys.readouterr().out
     assert (folder / manifest.NAME).read_bytes() == recorded
     assert results.load(folder).equals(rows)
+
+
+@pytest.mark.parametrize("field", ["layer0_bias", "head_weight"])
+def test_evaluate_a_network_policy_file_missing_an_array_is_one_line(tmp_path, capsys, field):
+    arrays = dict(format="dilemmas/policy", version=1, game="firefighting_graph",
+                  kind="network", activation="tanh", layer0_weight=np.ones((3, 2)),
+                  layer0_bias=np.zeros(3), head_weight=np.ones((2, 3)), head_bias=np.zeros(2))
+    del arrays[field]
+    path = tmp_path / "cut.npz"
+    np.savez(path, **arrays)
+    assert main(["evaluate", str(path), "--scenario", "firefighting_graph/team_v1", "--out",
+                 str(tmp_path / "out"), "--no-progress"]) == 2
+    assert one_line_error(capsys, "evaluate") == (
+        f"policy file '{path}': the field '{field}' is missing")
+    assert not (tmp_path / "out").exists()
