@@ -30,8 +30,10 @@ and plays again the runs of any batch that is damaged, unrecorded or cut short, 
 damaged study never counts a partial file nor stores a run twice; stale temporary files are
 removed. One runner writes a folder at a time (a lock the operating system drops if the
 runner dies); the local pool's workers ignore Ctrl-C (the main process stops them after
-their batch) and die with the main process if it is killed. A study's size is checked
-before anything is built (``dilemmas.analysis.studies.study``, ``max_runs``).
+their batch) and die with the main process if it is killed, also while the pool starts
+(``fork_server``). A study's size is checked before anything is built
+(``dilemmas.analysis.studies.study``, ``max_runs``); ``check_backend`` refuses a placement
+the backends cannot honour (``workers`` < 1, a ``scheduler`` without ``"dask"``).
 
 Backends: ``"local"`` -- a process pool on this machine (``workers`` processes, default every
 core; started by a fork server on Linux and spawned elsewhere, never forked from the main
