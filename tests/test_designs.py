@@ -5,6 +5,7 @@ coincide with runs of their own, a Sobol study that resumes and reproduces, and 
 tables refused in one clear error."""
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -284,7 +285,8 @@ BAD = {
     "key": ('[design]\nkind = "lhs"\nsample = 4\n[design.parameters]\nbeta = [0.1, 0.2]',
             "[design] sample: unknown key; allowed: ['kind', 'samples'"),
     "levels": ('[design]\nkind = "morris"\nsamples = 4\nnum_levels = 3\n[design.parameters]\n'
-               'beta = [0.1, 0.2]', "num_levels=3 must be an even integer >= 2"),
+               'beta = [0.1, 0.2]', "num_levels=3 must be an even integer from 2 to 268,435,456 "
+               "(SALib holds half the levels as float64 values: more would take over 1 GiB)"),
     "form": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nbeta = [0.1, 0.2, 0.3]',
              "must be a range, [low, high] or {low = .., high = ..}, or a list of levels"),
     "sweep": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nbeta = [0.1, 0.2]\n'
@@ -315,3 +317,26 @@ def test_a_design_too_large_is_refused_before_its_points_are_drawn():
         Study(game="bucket_brigade", name="big", design={
             "kind": "sobol", "samples": 2 ** 16, "parameters": {
                 "beta": [0.1, 0.2], "kappa": [0.1, 0.2]}})
+
+
+@pytest.mark.parametrize("design, max_runs, message", [
+    ({"kind": "morris", "samples": 4, "num_levels": 10 ** 12}, 100_000,
+     "[design] num_levels=1000000000000 must be an even integer from 2 to 268,435,456 (SALib "
+     "holds half the levels as float64 values: more would take over 1 GiB)"),
+    ({"kind": "sobol", "samples": 2 ** 40}, 10 ** 15,
+     "max_runs=1000000000000000 must be an integer from 1 to 68,719,476 (the runner holds "
+     "every run in memory, about 250 bytes each: more would take over 16 GiB)")])
+def test_an_absurd_design_is_refused_before_salib_allocates_it(design, max_runs, message):
+    # SALib would first allocate 3.6 TiB (the Morris grid) and 16 TiB (the Sobol sample)
+    with pytest.raises(StudyError) as error:
+        Study(game="bucket_brigade", name="big", max_runs=max_runs,
+              design={**design, "parameters": {"beta": [0.1, 0.2]}})
+    assert str(error.value) == f"study 'big': {message}"
+
+
+@pytest.mark.parametrize("max_runs", ["many", 1e6, True, 0, 10 ** 9])
+def test_max_runs_is_an_integer_checked_before_the_design_is_sized(max_runs):
+    with pytest.raises(StudyError, match=rf"^study 'd': max_runs={re.escape(repr(max_runs))} "
+                                         "must be an integer from 1 to 68,719,476 "):
+        Study(game="bucket_brigade", name="d", max_runs=max_runs, design={
+            "kind": "sobol", "samples": 4, "parameters": {"beta": [0.1, 0.2]}})

@@ -7,6 +7,7 @@ files (dilemmas/models/policies.py); docs/rules/<game>.md, "Learning agents".
 import importlib
 import itertools
 import math
+import re
 import types
 
 import gymnasium
@@ -940,3 +941,53 @@ def test_a_policy_callable_that_returns_a_bad_action_is_named(bad):
     with pytest.raises(ValueError, match=r"the policy of seat 0's action .* is invalid"):
         dilemmas.GAMES["state_punishment"].model(population="policy", policy=lambda o: bad,
                                                rng=0).step()
+
+
+def _network_file(path, **changes):
+    """A network policy file of one layer and a GRU cell (2 inputs, 3 hidden, 2 actions),
+    ``changes`` replacing (or with None removing) its arrays."""
+    arrays = dict(format="dilemmas/policy", version=1, game="firefighting_graph",
+                  kind="network", activation="tanh", layer0_weight=np.ones((3, 2)),
+                  layer0_bias=np.zeros(3), gru_weight_ih=np.ones((9, 3)),
+                  gru_weight_hh=np.ones((9, 3)), gru_bias=np.zeros(9), gru_bias_n=np.zeros(3),
+                  head_weight=np.ones((2, 3)), head_bias=np.zeros(2))
+    arrays.update(changes)
+    np.savez(path, **{k: v for k, v in arrays.items() if v is not None})
+    return path
+
+
+@pytest.mark.parametrize("field", ["layer0_bias", "gru_bias_n", "gru_weight_ih"])
+def test_a_network_file_missing_an_array_names_it(tmp_path, field):
+    assert load_policy(_network_file(tmp_path / "whole.npz")).kind == "network"
+    path = _network_file(tmp_path / "cut.npz", **{field: None})
+    message = rf"^policy file '.*cut.npz': the field '{field}' is missing$"
+    with pytest.raises(PolicyError, match=message):
+        load_policy(path)
+    with pytest.raises(ValueError, match=rf"^policy='.*cut.npz' is invalid: .*'{field}' is "
+                                         "missing"):
+        dilemmas.FirefightingGraphModel(population="policy", policy=str(path), rng=0)
+
+
+def test_a_network_file_with_a_gap_in_its_layers_names_the_missing_layer(tmp_path):
+    path = _network_file(tmp_path / "gap.npz", layer2_weight=np.ones((3, 3)),
+                         layer2_bias=np.zeros(3))
+    with pytest.raises(PolicyError, match="the field 'layer1_weight' is missing$"):
+        load_policy(path)
+
+
+@pytest.mark.parametrize("value, what", [
+    (np.nan, "NaN or infinite values"), (np.inf, "NaN or infinite values"),
+    (1j, "values of type complex128 (not real numbers)")])
+@pytest.mark.parametrize("kind, field", [("linear", "weights"), ("linear", "bias"),
+                                         ("network", "head_weight"), ("network", "gru_bias")])
+def test_a_policy_file_of_non_finite_or_complex_numbers_is_refused(tmp_path, kind, field,
+                                                                    value, what):
+    path = tmp_path / "odd.npz"
+    write = _write if kind == "linear" else _network_file
+    array = np.load(write(tmp_path / "good.npz"))[field].astype(type(value))
+    array.flat[0] = value
+    write(path, **{field: array})
+    with pytest.raises(PolicyError, match=rf"^policy file '.*odd.npz': the field '{field}' "
+                                          rf"holds {re.escape(what)}; a policy's arrays must "
+                                          "be finite real numbers$"):
+        load_policy(path)

@@ -285,3 +285,78 @@ def test_a_jitted_loop_compiles_once_on_resets_state_and_its_own():
     for seed in range(3):
         state, _ = run(state, jax.random.key(seed))
     assert run._cache_size() == 1
+
+
+# --- Actions: checked as parallel_env checks them, where JAX allows ------------------------
+
+@pytest.fixture(scope="module")
+def small():
+    env = functional_env("firefighting_graph", max_steps=4)
+    return env, env.reset(jax.random.key(0))[1], jax.random.key(1)
+
+
+@pytest.mark.parametrize("action, message", [
+    (2, "agent_0's action 2 is invalid: must be an integer from 0 to 1"),
+    (-1, "agent_0's action -1 is invalid: must be an integer from 0 to 1"),
+    (jnp.array([7]), "agent_0's action 7 is invalid: must be an integer from 0 to 1"),
+    (1.0, "agent_0's action 1.0 is invalid: must be an integer from 0 to 1, not of dtype "
+          "float64"),
+    (float("nan"), "agent_0's action nan is invalid: must be an integer from 0 to 1, not of "
+                   "dtype float64"),
+    (True, "agent_0's action True is invalid: must be an integer from 0 to 1, not of dtype "
+           "bool"),
+    (np.bool_(False), "agent_0's action np.False_ is invalid: must be an integer from 0 to 1, "
+                      "not of dtype bool"),
+    (np.array([0, 1]), "agent_0's action array([0, 1]) is invalid: must be one integer, of "
+                       "shape () or (1,), not (2,)")])
+def test_a_malformed_or_out_of_range_action_is_refused_as_parallel_env_refuses_it(
+        small, action, message):
+    env, state, key = small
+    actions = {name: 0 for name in env.agents}
+    for step in (env.step, env.step_env):
+        with pytest.raises(ValueError) as error:
+            step(key, state, {**actions, "agent_0": action})
+        assert str(error.value) == message
+    if np.ndim(action) == 0 and not np.issubdtype(np.result_type(action), np.floating):
+        pz = parallel_env("firefighting_graph", max_steps=4)
+        pz.reset(seed=0)
+        with pytest.raises(ValueError, match=r"^agent_0's action .* is invalid: must be an "
+                                             "integer from 0 to 1$"):
+            pz.step({**actions, "agent_0": action})
+
+
+@pytest.mark.parametrize("change", ["unknown", "missing", "not a dict"])
+def test_actions_for_other_agents_than_the_envs_are_refused(small, change):
+    env, state, key = small
+    actions = {name: 0 for name in env.agents}
+    given = {"unknown": {**actions, "agent_99": 1}, "missing": {"agent_0": 0},
+             "not a dict": [0] * env.num_agents}[change]
+    listed = sorted(given, key=str) if isinstance(given, dict) else given
+    with pytest.raises(ValueError) as error:
+        env.step(key, state, given)
+    assert str(error.value) == (f"step() needs a dict of one action for each of {env.agents}; "
+                                f"given: {listed!r}")
+
+
+def test_integer_actions_of_shape_one_play_as_scalars(small):
+    env, state, key = small
+    scalar = env.step(key, state, {name: 1 for name in env.agents})
+    shaped = env.step(key, state, {name: jnp.array([1]) for name in env.agents})
+    for a, b in zip(jax.tree_util.tree_leaves(scalar), jax.tree_util.tree_leaves(shaped)):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_traced_actions_are_checked_for_their_type_and_clipped_into_range(small):
+    env, state, key = small
+    jitted = jax.jit(env.step)
+    with pytest.raises(ValueError, match=r"^agent_0's action .* must be an integer from 0 to "
+                                         "1, not of dtype float32"):
+        jitted(key, state, {name: jnp.float32(1) for name in env.agents})
+    with pytest.raises(ValueError, match=r"^step\(\) needs a dict of one action for each"):
+        jitted(key, state, {name: jnp.int32(1) for name in env.agents[1:]})
+    # inside jit no error can be raised: -1 plays 0 and 99 the last action, 1
+    for inside, outside in ((-1, 0), (99, 1)):
+        clipped = jitted(key, state, {name: jnp.int32(inside) for name in env.agents})
+        played = env.step(key, state, {name: outside for name in env.agents})
+        for a, b in zip(jax.tree_util.tree_leaves(clipped), jax.tree_util.tree_leaves(played)):
+            assert np.array_equal(np.asarray(a), np.asarray(b))

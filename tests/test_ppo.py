@@ -514,7 +514,20 @@ def test_a_damaged_checkpoint_is_named_and_nothing_is_overwritten(trained, tmp_p
     ({'kind = "gru"': 'kind = "mlp"', "minibatches = 2": "minibatches = 5"},
      "minibatches=5 must divide the batch of 48 transitions"),
     ({'kind = "gru"': 'kind = "lstm"'}, "[network] kind='lstm'"),
-], ids=["ppo-key", "algorithm", "population", "sequences", "transitions", "lstm"])
+    # hidden: 3 * 10**5 units by 10**5 (the GRU cell) times 2 networks, 4 copies, 4 bytes, 2 seeds
+    ({"hidden = 8": "hidden = 100000"},
+     "[network] and [ppo]: hidden=100000, layers=2, envs=4 and steps=6 with 2 seeds need at "
+     "least 4,172.4 GiB of networks (with their gradients and Adam's moments) and 0.0 GiB of "
+     "rollouts (2 agents, observations of 7), more than the 16 GiB a training may hold; make "
+     "them smaller"),
+    # envs: 10**9 x 6 steps x 2 agents x 7 floats of 4 bytes, 2 seeds
+    ({"envs = 4": "envs = 1000000000"},
+     "[network] and [ppo]: hidden=8, layers=2, envs=1000000000 and steps=6 with 2 seeds need "
+     "at least 0.0 GiB of networks (with their gradients and Adam's moments) and 625.8 GiB of "
+     "rollouts (2 agents, observations of 7), more than the 16 GiB a training may hold; make "
+     "them smaller"),
+], ids=["ppo-key", "algorithm", "population", "sequences", "transitions", "lstm", "hidden",
+        "envs"])
 def test_a_bad_deep_training_file_names_the_file_and_the_key(tmp_path, changes, message):
     text = DEEP
     for old, new in changes.items():

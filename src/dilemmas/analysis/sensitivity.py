@@ -35,6 +35,7 @@ import pandas as pd
 
 from dilemmas.analysis.studies import results
 from dilemmas.analysis.studies.designs import Design
+from dilemmas.analysis.studies.study import StudyError
 
 #: Bootstrap resamples of SALib's confidence intervals, and their confidence level.
 RESAMPLES = 1000
@@ -94,7 +95,13 @@ def design_of(folder) -> Design:
         raise ValueError(f"{folder} holds a study without a sampled design (a grid); "
                          "sensitivity indices need [design] kind = \"sobol\", \"morris\" or "
                          "\"lhs\" (docs/how-to/sensitivity.md); `dilemmas plot` draws any study")
-    return Design.recorded(study["design"], str(folder))
+    try:
+        return Design.recorded(study["design"], str(folder))
+    except (KeyError, TypeError, AttributeError) as error:
+        raise StudyError(f"{str(Path(folder) / 'study.json')!r}: its 'design' is damaged "
+                         f"({type(error).__name__}: {error}); delete study.json and run the "
+                         "study again (dilemmas run, same --out) to rewrite it and resume") \
+            from None
 
 
 def point_means(folder, statistic: str, table: pd.DataFrame | None = None):

@@ -3,6 +3,7 @@
 
 import numpy as np
 
+from dilemmas.models.files import make_folder
 from dilemmas.cli.arguments import behaviour_list, interval_text, settings
 
 
@@ -195,7 +196,7 @@ def optimal(args):
             print(f"  firefighter {seat}: " + ", ".join(
                 f"{''.join(map(str, history)) or '-'}:{action}"
                 for history, action in table.items()))
-    args.out.mkdir(parents=True, exist_ok=True)
+    make_folder(args.out)
     values.to_csv(args.out / "optimal.csv", index=False)
     baselines.to_csv(args.out / "baselines.csv", index=False)
     path = save(optimum.optimal_figure(baselines), args.out, "optimal")[-1]

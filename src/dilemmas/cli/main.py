@@ -42,6 +42,7 @@ from dilemmas.analysis.studies.study import BACKENDS, Study, StudyError
 from dilemmas.cli import game_theory, learning, scenarios
 from dilemmas.cli.arguments import (backend_arguments, example, figure_arguments,
                                     mix_arguments, settings, study_arguments)
+from dilemmas.models.files import make_folder
 from dilemmas.cli.describe import first_sentence
 
 
@@ -287,7 +288,8 @@ def _parser():
         description="Fill the front-end cache if needed (dilemmas.dashboard.assets, from the "
         "npm registry) and serve dilemmas.dashboard.app with `solara run` on 127.0.0.1, "
         "without the CDN.")
-    dashboard.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    dashboard.add_argument("--port", type=int, default=8765,
+                           help="port, 1 to 65535 (default 8765)")
     dashboard.add_argument("--assets", type=Path, help="the front-end cache folder (default: "
                            "$SOLARA_ASSETS_PROXY_CACHE_DIR, else ~/.cache/dilemmas/"
                            "solara-assets)")
@@ -403,7 +405,7 @@ def _sensitivity(args):
     table = sensitivity(folder, args.statistic)
     print(text(table))
     name = f"{folder.name}_sensitivity_{args.statistic}"
-    args.out.mkdir(parents=True, exist_ok=True)
+    make_folder(args.out)
     csv = args.out / f"{name}.csv"
     extra = {key: table.attrs[key] for key in ("statistic", "kind", "points", "replicates",
                                                "runs", "noise_share", "noise_in_means")}
@@ -436,6 +438,8 @@ def _evaluate(args):
 def _dashboard(args):
     from dilemmas.dashboard.assets import default_cache
 
+    if not 1 <= args.port <= 65535:  # a TCP port; 0 would be any free port, not told
+        raise ValueError(f"--port {args.port} is invalid: must be a TCP port from 1 to 65535")
     cache = (args.assets or default_cache()).expanduser().resolve()
     subprocess.run([sys.executable, "-m", "dilemmas.dashboard.assets", "--cache", str(cache)],
                    check=True)

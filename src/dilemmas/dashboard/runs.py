@@ -39,7 +39,6 @@ import functools
 import json
 import math
 import numbers
-import sys
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +52,8 @@ import pyarrow.parquet as pq
 from dilemmas.analysis.studies import manifest
 from dilemmas.analysis.studies.designs import Design, DesignError
 from dilemmas.analysis.studies.results import varied
-from dilemmas.analysis.studies.study import Study, StudyError, canonical
+from dilemmas.analysis.studies.study import (MEMORY, RUN_BYTES, Study, StudyError,
+                                             canonical)
 from dilemmas import GAMES
 from dilemmas.registry import Game
 
@@ -239,7 +239,7 @@ def _study_of(text: str, where: str) -> tuple[Study, dict]:
         study = Study(game=definition["game"], seed=definition["seed"],
                       replicates=definition["replicates"], collect=definition["collect"],
                       fixed=definition["fixed"], sweep=definition["sweep"], name="study",
-                      max_runs=sys.maxsize,  # the file does not record the study's max_runs
+                      max_runs=MEMORY // RUN_BYTES,  # study.json does not record it
                       engine="auto" if definition.get("engine") == "batch" else "model",
                       design=design)
     except (StudyError, DesignError, TypeError, KeyError) as error:
@@ -254,7 +254,11 @@ def _stored_runs(folder: Path) -> dict[str, dict]:
     runs = folder / "runs"
     stored = {}
     if (folder / manifest.NAME).exists():
-        for entry in manifest.entries(folder):
+        try:
+            recorded = manifest.entries(folder)
+        except StudyError as error:
+            raise RunError(str(error)) from None
+        for entry in recorded:
             if all((runs / name).is_file() for name in entry["files"]):
                 for run_id in entry["runs"]:
                     stored.setdefault(run_id, entry["files"])

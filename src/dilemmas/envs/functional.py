@@ -30,6 +30,15 @@ observations an ended episode closes with are ``step_env``'s, which does not res
 ``parallel_env``, ``population`` defaults to ``"policy"`` in every seat; in a mixed one only
 the ``policy`` seats are agents and the others play their ``batch_decide`` inside the step.
 
+Actions, checked as ``parallel_env`` checks them where JAX allows: ``step`` and ``step_env``
+refuse with a ValueError naming the agent (or the key) a dict without one action for each
+agent or with any other key, and an action that is not an integer (a float, NaN or a bool)
+or not of shape ``()`` or ``(1,)``; these are known while ``jit`` or ``vmap`` traces the
+step, so they are refused there too, once, when it compiles. An action outside ``0 ..
+actions - 1`` is refused where its value is known (a number or a concrete array, outside
+``jit`` and ``vmap``); inside them its value is not known until it runs, no error can be
+raised, and it is clipped into that range (-1 plays 0, 99 the last action).
+
 Automatic reset (JaxMARL's): the step that ends an episode returns ``dones`` True, the
 ended episode's rewards and a fresh episode's first observations and state, drawn from
 the step's key; no step is spent idle.
@@ -61,6 +70,7 @@ import numpy as np
 from gymnasium import spaces
 
 from dilemmas.models.batch import Group, _keep_compiled_programs, unable
+from dilemmas.models.policies import check_action
 from dilemmas.registry import GAMES
 
 #: Parameters that belong to the environment, not to the game.
@@ -178,12 +188,39 @@ class FunctionalEnv:
 
     def step(self, key, state: EnvState, actions: dict, params=None):
         """One decision of every agent, and a fresh episode if this one ends."""
-        return self._with(params)._step(key, state, actions)
+        env = self._with(params)
+        return env._step(key, state, env._checked(actions))
 
     def step_env(self, key, state: EnvState, actions: dict, params=None):
         """``step`` without the automatic reset: an ended episode's state stays as it ended
         (stepping it further is meaningless)."""
-        return self._with(params)._step_env(key, state, actions)
+        env = self._with(params)
+        return env._step_env(key, state, env._checked(actions))
+
+    def _checked(self, actions) -> dict:
+        """``actions``, checked as ``parallel_env`` checks them (module docstring, "Actions"):
+        one for each agent and no other key, each an integer of shape ``()`` or ``(1,)``
+        and, where its value is known here (not traced by ``jit`` or ``vmap``), from 0 to
+        ``actions - 1``; a ValueError names the agent or the key."""
+        import jax
+
+        if not isinstance(actions, dict) or set(actions) != set(self.agents):
+            given = sorted(actions, key=str) if isinstance(actions, dict) else actions
+            raise ValueError(f"step() needs a dict of one action for each of {self.agents}; "
+                             f"given: {given!r}")
+        count = self.action_spaces[self.agents[0]].n
+        for name, action in actions.items():
+            dtype = np.dtype(action.dtype if hasattr(action, "dtype") else type(action))
+            shape = np.shape(action)
+            if dtype.kind not in "iu":
+                raise ValueError(f"{name}'s action {action!r} is invalid: must be an integer "
+                                 f"from 0 to {count - 1}, not of dtype {dtype}")
+            if shape not in ((), (1,)):
+                raise ValueError(f"{name}'s action {action!r} is invalid: must be one "
+                                 f"integer, of shape () or (1,), not {shape}")
+            if not isinstance(action, jax.core.Tracer):
+                check_action(np.asarray(action).reshape(()).item(), count, name)
+        return actions
 
     def get_avail_actions(self, state: EnvState) -> dict:
         """Each agent's action mask (int8, 1: allowed)."""
@@ -212,23 +249,14 @@ class FunctionalEnv:
         import jax
         import jax.numpy as jnp
 
-        chosen = jnp.stack([self._action(actions, name) for name in self.agents])
+        # a traced action cannot be checked against the range: clipped into it
+        chosen = jnp.clip(jnp.stack([jnp.asarray(actions[name], dtype=jnp.int32).reshape(())
+                                     for name in self.agents]),
+                          0, self.action_spaces[self.agents[0]].n - 1)
         branches = [functools.partial(function, index) for index in range(len(self.decisions))]
         if len(branches) == 1:
             return branches[0](key, state, chosen)
         return jax.lax.switch(state.phase, branches, key, state, chosen)
-
-    @staticmethod
-    def _action(actions: dict, name: str):
-        """An agent's action as an int32 scalar; a ValueError names an agent whose action
-        is not of shape ``()`` or ``(1,)``."""
-        import jax.numpy as jnp
-
-        action = jnp.asarray(actions[name])
-        if action.shape not in ((), (1,)):
-            raise ValueError(f"{name}'s action has shape {action.shape}: must be () or (1,), "
-                             "one action of one episode (map step over episodes with vmap)")
-        return action.reshape(()).astype(jnp.int32)
 
     def _as_dicts(self, decided: "Decided"):
         import jax

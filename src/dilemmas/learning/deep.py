@@ -150,9 +150,13 @@ class DeepTraining(Seating):
             raise TrainingError(f"{where}: {table} {error}") from None
         self.check_evaluate(where)
         try:
-            self.trainer()
+            trainer = self.trainer()
         except ValueError as error:  # the batch does not split as [ppo] asks
             raise TrainingError(f"{where}: [ppo] {error}") from None
+        try:
+            trainer.check_footprint(self.seeds)
+        except ValueError as error:
+            raise TrainingError(f"{where}: [network] and [ppo]: {error}") from None
 
     def settings(self) -> Settings:
         network = {("network" if key == "kind" else key): value

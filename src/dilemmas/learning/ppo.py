@@ -148,6 +148,21 @@ def network(key, inputs: int, outputs: int, settings: Settings, head_gain: float
     return _network_class()(layers, cell, head, settings.activation)
 
 
+#: The most bytes a training's arrays may take (every seed's networks and rollout),
+#: checked (``Trainer.footprint``) before anything is built or compiled.
+MEMORY = 16 * 2 ** 30
+
+
+def weights(inputs: int, outputs: int, settings: Settings) -> int:
+    """The number of weights and biases of ``network(key, inputs, outputs, settings, ...)``."""
+    sizes = [inputs] + [settings.hidden] * settings.layers
+    count = sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
+    if settings.network == "gru":  # equinox's GRUCell: weight_ih, weight_hh, bias, bias_n
+        count += 3 * settings.hidden * (sizes[-1] + settings.hidden + 1) + settings.hidden
+        sizes[-1] = settings.hidden
+    return count + (sizes[-1] + 1) * outputs
+
+
 def memory_size(settings: Settings) -> int:
     return settings.hidden if settings.network == "gru" else 0
 
@@ -319,6 +334,30 @@ class Trainer:
                                      optax.adam(rate, eps=1e-5))
         self.chunk = jax.jit(jax.vmap(self._chunk, in_axes=(0, None)), static_argnums=1)
         self.start = jax.jit(jax.vmap(self.init))
+
+    def footprint(self, seeds: int) -> tuple[int, int]:
+        """``(networks, rollouts)``: lower bounds of the bytes ``seeds`` seeds hold at once,
+        in float32: each seed's actor and critic four times (weights, gradients and Adam's
+        two moments), and its rollout's observations (``envs x steps x agents`` vectors)."""
+        settings = self.settings
+        networks = weights(self.observation, self.actions, settings) \
+            + weights(self.critic_input, 1, settings)
+        rollout = settings.envs * settings.steps * self.seats * self.observation
+        return seeds * 4 * 4 * networks, seeds * 4 * rollout
+
+    def check_footprint(self, seeds: int) -> None:
+        """A ValueError naming the sizes if ``footprint(seeds)`` is over ``MEMORY``."""
+        networks, rollouts = self.footprint(seeds)
+        if networks + rollouts > MEMORY:
+            settings = self.settings
+            raise ValueError(
+                f"hidden={settings.hidden}, layers={settings.layers}, envs={settings.envs} "
+                f"and steps={settings.steps} with {seeds} seed{'s' * (seeds != 1)} need "
+                "at least "
+                f"{networks / 2 ** 30:,.1f} GiB of networks (with their gradients and Adam's "
+                f"moments) and {rollouts / 2 ** 30:,.1f} GiB of rollouts ({self.seats} agents, "
+                f"observations of {self.observation}), more than the {MEMORY // 2 ** 30} GiB "
+                "a training may hold; make them smaller")
 
     # A seed's start.
     def init(self, key):

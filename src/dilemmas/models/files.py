@@ -46,3 +46,16 @@ def umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def make_folder(path) -> Path:
+    """``path`` made a folder (with its parents), as ``Path.mkdir(parents=True,
+    exist_ok=True)``; a ValueError names the file that stands where a folder must be."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocking = next(p for p in (path, *path.parents) if p.exists() and not p.is_dir())
+        raise ValueError(f"the folder {str(path)!r} cannot be made: {str(blocking)!r} is a "
+                         "file, not a folder; choose another output folder") from None
+    return path

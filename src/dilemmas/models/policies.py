@@ -6,7 +6,9 @@ the int8 ``"action_mask"``) and ``action`` an integer of its action space. ``pol
 such a callable, or the path of a saved policy file, read by ``load_policy``.
 
 A policy file is NumPy's ``.npz`` with the arrays ``format`` (``"dilemmas/policy"``),
-``version`` (1), ``game`` (the game's name) and ``kind``, then the kind's own arrays:
+``version`` (1), ``game`` (the game's name) and ``kind``, then the kind's own arrays, of finite
+real numbers (a file missing one of them, or holding NaN, infinities or complex numbers in
+one, is refused, naming the field):
 
 * ``"linear"``: ``weights`` (actions x observation length) and ``bias`` (actions): the
   action is the allowed one with the highest ``weights @ observation + bias``;
@@ -393,11 +395,41 @@ def _check_fields(fields, path, part=""):
     if kind not in known:
         raise PolicyError(f"policy file {str(path)!r}: {part}kind={kind!r} is not known; "
                           f"known: {known}")
-    needed = {"linear": ("weights", "bias"), "tabular": ("keys", "values"),
-              "network": ("activation", "head_weight", "head_bias"), "seats": ("seats",)}[kind]
-    for key in needed:
+    for key in _needed(fields, kind):
         if key not in fields:
             raise PolicyError(f"policy file {str(path)!r}: {part}the field {key!r} is missing")
+        if key != "activation" and not _finite_reals(fields[key]):
+            raise PolicyError(f"policy file {str(path)!r}: {part}the field {key!r} holds "
+                              f"{_what(fields[key])}; a policy's arrays must be finite real "
+                              "numbers")
+
+
+def _needed(fields, kind) -> list[str]:
+    """The fields a policy of ``kind`` reads (module docstring): a network's every layer
+    ``0 .. n-1`` of its ``n`` ``layer<i>_weight`` fields, and its GRU cell's four fields if
+    it has any of them."""
+    if kind != "network":
+        return {"linear": ["weights", "bias"], "tabular": ["keys", "values"],
+                "seats": ["seats"]}[kind]
+    layers = sum(1 for key in fields if key.startswith("layer") and key.endswith("_weight"))
+    cell = [f"gru_{name}" for name in ("weight_ih", "weight_hh", "bias", "bias_n")]
+    return ["activation", *(f"layer{i}_{part}" for i in range(layers)
+                            for part in ("weight", "bias")),
+            *(cell if any(key.startswith("gru_") for key in fields) else []),
+            "head_weight", "head_bias"]
+
+
+def _finite_reals(array) -> bool:
+    array = np.asarray(array)
+    return array.dtype.kind in "biu" or array.dtype.kind == "f" and bool(
+        np.isfinite(array).all())
+
+
+def _what(array) -> str:
+    """What is wrong with an array that is not of finite real numbers."""
+    array = np.asarray(array)
+    return "NaN or infinite values" if array.dtype.kind == "f" else \
+        f"values of type {array.dtype} (not real numbers)"
 
 
 def check_action(action, count: int, who: str) -> int:

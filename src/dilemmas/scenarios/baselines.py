@@ -36,6 +36,7 @@ import pandas as pd
 
 from dilemmas import GAMES
 from dilemmas.analysis.learning.training import Training, train as train_tabular
+from dilemmas.analysis.studies.runner import check_backend
 from dilemmas.learning import deep
 from dilemmas.models.files import write_atomic
 from dilemmas.models.learners import LEARNERS
@@ -117,6 +118,7 @@ def compute(out="results/scenarios", seed: int = 0, progress=True, **runner) -> 
     """Train what is missing, play every scenario with every baseline into
     ``<out>/<baseline>/<slug>`` (resumable), and write the table to ``<out>/baselines.csv``
     and to the package's ``BASELINES``."""
+    check_backend(**runner)  # before the trainings, which take long
     out = Path(out)
     changed = [problem for problem in check_versions() if "not recorded" not in problem]
     if changed:

@@ -36,7 +36,7 @@ from dilemmas.analysis.learning.evaluation import relative_path
 from dilemmas.analysis.studies import results
 from dilemmas.analysis.studies.runner import run_study
 from dilemmas.analysis.studies.study import Study
-from dilemmas.models.files import write_atomic
+from dilemmas.models.files import make_folder, write_atomic
 from dilemmas.models.learners import LEARNERS
 from dilemmas.models.policies import save_policy, seated_policy
 from dilemmas.scenarios.catalogue import Scenario, ScenarioError
@@ -96,7 +96,7 @@ def _copy(parts, folder: Path) -> Path:
     except OSError as error:
         raise ScenarioError(f"the policy file {str(error.filename)!r} cannot be read: "
                             f"{error.strerror}") from None
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder)
     digest = hashlib.sha256()
     for data, seats in contents:
         digest.update(f"{hashlib.sha256(data).hexdigest()}:{seats};".encode())

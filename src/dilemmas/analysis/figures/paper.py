@@ -55,6 +55,7 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import text_to_path
 
+from dilemmas.models.files import make_folder
 from dilemmas.models.population import entries as population_entries
 from dilemmas.analysis.figures import colours
 from dilemmas.analysis.studies import results
@@ -231,8 +232,7 @@ def save(figure: Figure, out_dir, name: str) -> list[Path]:
     it inside removes those of an earlier save; one drawn at a
     column's width is saved at exactly that width (no tight box). The PDF carries no
     creation date, so the same data gives the same file, and embeds its fonts (TrueType)."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = make_folder(out_dir)
     paths = []
     # at a column's width, the page is the figure itself (a tight box would change its width)
     exact = {}

@@ -64,7 +64,7 @@ import pyarrow.parquet as pq
 
 from dilemmas.analysis.studies import manifest
 from dilemmas.analysis.studies.run_files import parquet_bytes
-from dilemmas.analysis.studies.runner import BACKENDS, Progress, play
+from dilemmas.analysis.studies.runner import Progress, check_backend, play
 from dilemmas.analysis.studies.study import StudyError, canonical, check_name, read_toml
 from dilemmas import GAMES
 from dilemmas.models.files import write_atomic
@@ -290,8 +290,7 @@ def train(training: Training, out="results/training", *, backend="local", worker
           scheduler=None, progress=True) -> TrainingReport:
     """Train every seed of ``training`` to its last episode, resuming from checkpoints, and
     draw the learning curve (module docstring)."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend={backend!r} is invalid: must be one of {list(BACKENDS)}")
+    check_backend(backend, workers, scheduler)
     folder = folder_of(training, out)
     with manifest.writing(folder):
         return _train(training, folder, backend, workers, scheduler, progress)

@@ -7,7 +7,8 @@
     kind = "sobol"        # "factorial" (the default), "lhs", "sobol" or "morris"
     samples = 64          # see below; a power of two for "sobol"
     seed = 7              # the sampler's seed; default: the study's seed
-    num_levels = 4        # "morris" only: the levels of its grid (even, default 4)
+    num_levels = 4        # "morris" only: the levels of its grid (even, default 4, at most
+                          # 268,435,456)
 
     [design.parameters]   # each parameter: a range or a list of levels
     beta = [0.05, 0.5]                                  # a range [low, high] (or {low, high})
@@ -46,6 +47,9 @@ import numpy as np
 
 KINDS = ("factorial", "lhs", "sobol", "morris")
 DESIGN_KEYS = ("kind", "samples", "seed", "num_levels", "parameters")
+#: The most levels of a Morris grid: SALib draws each trajectory's start from
+#: ``num_levels / 2`` float64 values (4 bytes a level, measured), held to 1 GiB.
+MAX_LEVELS = 2 ** 30 // 4
 
 
 class DesignError(ValueError):
@@ -214,8 +218,10 @@ class Design:
         num_levels = table.get("num_levels", 4)
         if "num_levels" in table and kind != "morris":
             raise DesignError("[design] num_levels is for kind = \"morris\" only")
-        if type(num_levels) is not int or num_levels < 2 or num_levels % 2:
-            raise DesignError(f"[design] num_levels={num_levels!r} must be an even integer >= 2")
+        if type(num_levels) is not int or not 2 <= num_levels <= MAX_LEVELS or num_levels % 2:
+            raise DesignError(f"[design] num_levels={num_levels!r} must be an even integer "
+                              f"from 2 to {MAX_LEVELS:,} (SALib holds half the levels as "
+                              "float64 values: more would take over 1 GiB)")
         if kind == "factorial":
             for f in factors:
                 if f.kind == "integer" and len(f.grid(samples)) < samples:

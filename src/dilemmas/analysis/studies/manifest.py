@@ -8,7 +8,9 @@ checked every time a study resumes (``verify``), so whatever damaged a file -- c
 changed, replaced by a copy of another batch, deleted -- its batch's files are removed and its
 runs played again. A file no line names (its batch was cut short before it was recorded) is
 removed too, and a run named twice keeps only its first batch. ``results.load`` reads only the
-files the manifest names.
+files the manifest names. A line that is not a batch's record (bytes changed: not UTF-8, not
+JSON) stops a reader (``entries``) with one line naming the file and the line; resuming
+drops it and plays its runs again, as for a damaged run file.
 
 A folder written before manifests existed has run files and no manifest: ``verify`` adopts
 every run file that reads whole, so nothing written earlier is lost.
@@ -31,7 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dilemmas.analysis.studies.study import StudyError
-from dilemmas.models.files import write_atomic
+from dilemmas.models.files import make_folder, write_atomic
 
 NAME = "manifest.jsonl"
 
@@ -74,7 +76,7 @@ def writing(folder: Path):
     one ``StudyError`` naming the file. Every file is written whole or not at all
     (``write_atomic``), so what the refusal stopped is left as it was."""
     try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
+        make_folder(folder)
         with lock(folder):
             yield
     except OSError as error:
@@ -97,20 +99,39 @@ def record(folder: Path, entry: dict) -> None:
 
 
 def entries(folder: Path) -> list[dict]:
-    """The manifest's lines; a line cut short by a crash (the last) is left out."""
+    """The manifest's lines, for a reader of the results: a last line cut short by a crash
+    (no newline yet) is left out; any other line that is not a batch's record (not UTF-8,
+    not JSON, not of that shape) is a StudyError naming the file and the line, and saying
+    that resuming the study repairs it (``verify``)."""
+    lines = _lines(folder)
+    for number, entry in enumerate(lines, 1):
+        if entry is None:
+            path = Path(folder) / NAME
+            raise StudyError(f"{str(path)!r} line {number} is damaged (not a finished batch's "
+                             "record); run the study again (dilemmas run, same --out) to "
+                             "check every file against it and play again the runs it lost")
+    return lines
+
+
+def _lines(folder: Path) -> list[dict | None]:
+    """Each whole line of the manifest (ended by its newline) as a batch's record, or None
+    where it is not one."""
     path = Path(folder) / NAME
     if not path.exists():
         return []
-    lines = []
-    for text in path.read_text(encoding="utf-8").splitlines():
-        try:
-            line = json.loads(text)
-        except ValueError:
-            continue
-        if isinstance(line, dict) and isinstance(line.get("runs"), list) \
-                and isinstance(line.get("files"), dict):
-            lines.append(line)
-    return lines
+    # the last piece: b"" after the last newline, or a line a crash cut short
+    return [_entry(line) for line in path.read_bytes().split(b"\n")[:-1]]
+
+
+def _entry(line: bytes) -> dict | None:
+    try:
+        entry = json.loads(line.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError too
+        return None
+    if isinstance(entry, dict) and isinstance(entry.get("runs"), list) \
+            and isinstance(entry.get("files"), dict):
+        return entry
+    return None
 
 
 def verify(folder: Path) -> set[str]:
@@ -123,7 +144,7 @@ def verify(folder: Path) -> set[str]:
         good = _adopt(runs, on_disk)
     else:
         good, seen = [], set()
-        for entry in entries(folder):
+        for entry in filter(None, _lines(folder)):  # damaged lines: their runs played again
             files = entry["files"]
             if seen.intersection(entry["runs"]) or not all(
                     name in on_disk and digest((runs / name).read_bytes()) == checksum

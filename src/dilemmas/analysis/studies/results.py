@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from scipy import stats
 
 from dilemmas.analysis.studies import manifest
-from dilemmas.analysis.studies.study import canonical
+from dilemmas.analysis.studies.study import canonical, read_definition
 from dilemmas import GAMES
 from dilemmas.registry import Game
 
@@ -35,11 +35,12 @@ RUN_COLUMNS = ("run_id", "replicate", "seed")
 
 
 def definition(folder) -> dict:
-    """The study's definition (``study.json``) in a results folder."""
+    """The study's definition (``study.json``) in a results folder, checked
+    (``read_definition``)."""
     path = Path(folder) / "study.json"
     if not path.exists():
         raise FileNotFoundError(f"{folder} holds no study results (no study.json)")
-    return json.loads(path.read_text())
+    return read_definition(path)
 
 
 def game(folder) -> Game:

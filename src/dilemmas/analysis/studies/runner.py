@@ -30,8 +30,10 @@ and plays again the runs of any batch that is damaged, unrecorded or cut short, 
 damaged study never counts a partial file nor stores a run twice; stale temporary files are
 removed. One runner writes a folder at a time (a lock the operating system drops if the
 runner dies); the local pool's workers ignore Ctrl-C (the main process stops them after
-their batch) and die with the main process if it is killed. A study's size is checked
-before anything is built (``dilemmas.analysis.studies.study``, ``max_runs``).
+their batch) and die with the main process if it is killed, also while the pool starts
+(``fork_server``). A study's size is checked before anything is built
+(``dilemmas.analysis.studies.study``, ``max_runs``); ``check_backend`` refuses a placement
+the backends cannot honour (``workers`` < 1, a ``scheduler`` without ``"dask"``).
 
 Backends: ``"local"`` -- a process pool on this machine (``workers`` processes, default every
 core; started by a fork server on Linux and spawned elsewhere, never forked from the main
@@ -47,6 +49,7 @@ import ctypes
 import importlib
 import json
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 import sys
@@ -57,10 +60,11 @@ from pathlib import Path
 import pyarrow as pa
 from tqdm.auto import tqdm
 
-from dilemmas.analysis.studies import manifest
+from dilemmas.analysis.studies import fork_server, manifest
 from dilemmas.analysis.studies.blocks import block_tasks, play_blocks
 from dilemmas.analysis.studies.run_files import record_failure, run_columns, write_batch
-from dilemmas.analysis.studies.study import BACKENDS, Study, StudyError, canonical
+from dilemmas.analysis.studies.study import (BACKENDS, Study, StudyError, canonical,
+                                             read_definition)
 from dilemmas import GAMES
 from dilemmas.models.files import write_atomic
 
@@ -93,15 +97,27 @@ def run_study(study: Study, out="results", *, backend="local", workers=None, sch
               batch_size=None, progress=True) -> Report:
     """Play the runs of ``study`` not yet done into ``<out>/<study.name>`` (module
     docstring) and return a :class:`Report`."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend={backend!r} is invalid: must be one of {list(BACKENDS)}")
-    for name, value in (("workers", workers), ("batch_size", batch_size)):
-        if value is not None and (type(value) is not int or value < 1):
-            raise ValueError(f"{name}={value!r} is invalid: must be None or an integer >= 1")
+    check_backend(backend, workers, scheduler)
+    if batch_size is not None and (type(batch_size) is not int or batch_size < 1):
+        raise ValueError(f"batch_size={batch_size!r} is invalid: must be None or an integer "
+                         ">= 1")
     folder = study_folder(study, out)
     with manifest.writing(folder):
         _prepare(study, folder)
         return _run(study, folder, backend, workers, scheduler, batch_size, progress)
+
+
+def check_backend(backend="local", workers=None, scheduler=None) -> None:
+    """A ValueError unless ``backend``, ``workers`` and ``scheduler`` place runs as ``play``
+    can (module docstring, "Backends"): a scheduler only for ``"dask"``, whose runs it
+    would otherwise not see."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r} is invalid: must be one of {list(BACKENDS)}")
+    if workers is not None and (type(workers) is not int or workers < 1):
+        raise ValueError(f"workers={workers!r} is invalid: must be None or an integer >= 1")
+    if scheduler is not None and backend != "dask":
+        raise ValueError(f"scheduler={scheduler!r} is for backend='dask', and the backend is "
+                         f"{backend!r}: choose the dask backend, or leave the scheduler out")
 
 
 def _run(study, folder, backend, workers, scheduler, batch_size, progress) -> Report:
@@ -144,13 +160,7 @@ def _prepare(study: Study, folder: Path) -> None:
     (folder / "failed").mkdir(exist_ok=True)
     definition = folder / "study.json"
     if definition.exists():
-        try:
-            written = json.loads(definition.read_text())
-        except ValueError:
-            raise StudyError(f"study {study.name!r}: {definition} cannot be read (cut short "
-                             "or damaged); if it is this study's folder, delete study.json and "
-                             "run again to resume") from None
-        _refuse_another_study(study, folder, written)
+        _refuse_another_study(study, folder, read_definition(definition))
     else:
         text = json.dumps(study.definition(), indent=2) + "\n"  # the file's key order
         write_atomic(definition, text.encode())
@@ -203,8 +213,7 @@ def play(function, tasks, backend, workers, scheduler):
         # fork server imports them first, so that each worker starts with them loaded
         games = sorted({game.model.__module__ for game in GAMES.values()} - {"__main__"})
         if context.get_start_method() == "forkserver":
-            context.set_forkserver_preload(["__main__", "dilemmas.analysis.studies.fork_server",
-                                            *games])
+            _start_fork_server(context, games)
         with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                  initializer=_worker_start, initargs=(os.getpid(), games)) as pool:
             futures = [pool.submit(function, task) for task in tasks]
@@ -219,15 +228,26 @@ def play(function, tasks, backend, workers, scheduler):
         yield from _play_on_dask(function, tasks, workers, scheduler)
 
 
+def _start_fork_server(context, games: list[str]) -> None:
+    """Start the fork server (unless it runs already) preloading ``fork_server`` (which ties
+    its life to this process's) before anything else, then the modules of the games; the
+    server learns this process's id from the environment it starts with."""
+    context.set_forkserver_preload(["__main__", "dilemmas.analysis.studies.fork_server",
+                                    *games])
+    os.environ[fork_server.PARENT] = str(os.getpid())
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        del os.environ[fork_server.PARENT]
+
+
 def _worker_start(parent: int, games: list[str]) -> None:
     """A local worker ignores Ctrl-C (its main process stops the pool; ignored first, so a
-    Ctrl-C while it starts prints nothing of its own), imports the modules of the games its
-    main process registered (a game of another package registers when its module is
-    imported) and, on Linux, is killed if the process that started it dies (the fork server,
-    which ends with the main process), so no orphan goes on writing."""
+    Ctrl-C while it starts prints nothing of its own), on Linux is killed if the process
+    that started it dies (the fork server, which ends with the main process), so no orphan
+    goes on writing, and then imports the modules of the games its main process registered
+    (a game of another package registers when its module is imported)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for module in games:
-        importlib.import_module(module)
     if sys.platform.startswith("linux"):
         prctl = ctypes.CDLL(None, use_errno=True).prctl
         prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
@@ -235,6 +255,8 @@ def _worker_start(parent: int, games: list[str]) -> None:
             os.kill(parent, 0)
         except ProcessLookupError:  # the main process died before that took effect
             os._exit(1)
+    for module in games:
+        importlib.import_module(module)
 
 
 def _play_on_dask(function, tasks, workers, scheduler):
@@ -242,7 +264,7 @@ def _play_on_dask(function, tasks, workers, scheduler):
     from dask.distributed import as_completed as finished
 
     if scheduler:
-        cluster, client = None, Client(scheduler)
+        cluster, client = None, _client(scheduler)
     else:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                host="127.0.0.1", dashboard_address=None)
@@ -254,6 +276,20 @@ def _play_on_dask(function, tasks, workers, scheduler):
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _client(scheduler):
+    """A dask ``Client`` to ``scheduler``; a StudyError names an address dask cannot reach
+    within its connect timeout (``distributed.comm.timeouts.connect``) or cannot read."""
+    from dask.distributed import Client
+
+    try:
+        return Client(scheduler)
+    except (OSError, ValueError, TypeError) as error:
+        raise StudyError(f"scheduler={scheduler!r}: no dask scheduler can be reached there "
+                         f"({error}); start one (dask scheduler) and give its address, e.g. "
+                         "tcp://127.0.0.1:8786, or leave the scheduler out for a local "
+                         "cluster") from None
 
 
 def play_batch(task) -> tuple[int, list[str], dict | None]:

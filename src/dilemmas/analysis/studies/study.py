@@ -27,7 +27,9 @@ A value that is itself a list (``spawn_weights``) goes in ``[fixed]`` as a list,
 ``[sweep]`` as a list of lists. Everything is checked before anything runs: unknown keys,
 an unknown game or a parameter the game does not declare, and every combination's values,
 by building its model once (``rng=0``, no data collection) -- an error names the study, the
-key and the problem.
+key and the problem. A study's size is checked before any of it is built: at most
+``max_runs`` runs (default 100,000), and ``max_runs`` at most 68,719,476, the runs that fit
+in 16 GiB (``MEMORY``).
 
 ``engine``: with ``"auto"``, a study of a game that has a batch engine (``Game.batch``) whose
 every combination seats only behaviours that can decide on arrays is played by that engine,
@@ -63,6 +65,11 @@ STUDY_KEYS = ("name", "game", "seed", "replicates", "collect", "fixed", "sweep",
 ENGINES = ("auto", "model")
 #: The most runs (combinations x replicates) a study may hold unless it sets ``max_runs``.
 MAX_RUNS = 100_000
+#: What a study may hold in memory before it plays: the runner lists every run (``runs``),
+#: about ``RUN_BYTES`` each (a ``Run`` of a shared combination, measured with tracemalloc),
+#: so ``max_runs`` may be at most ``MEMORY // RUN_BYTES`` (68,719,476).
+MEMORY = 16 * 2 ** 30
+RUN_BYTES = 250
 
 
 #: Where the runner plays a study's runs (``dilemmas.analysis.studies.runner``).
@@ -83,6 +90,44 @@ class Run(NamedTuple):
     replicate: int
     seed: int
     point: int | None = None
+
+
+#: The type of each field of a study's written definition (``Study.definition``).
+DEFINITION = {"game": str, "seed": int, "replicates": int, "collect": list, "fixed": dict,
+              "sweep": dict}
+#: JSON's names of those types.
+JSON_TYPES = {str: "string", int: "integer", list: "array", dict: "object"}
+
+
+def read_definition(path) -> dict:
+    """A study folder's ``study.json`` (``Study.definition``); a StudyError names the file
+    when it is not one (cut short, bytes changed, another shape) and says what to do."""
+    path = Path(path)
+    try:
+        definition = json.loads(path.read_bytes().decode("utf-8"))
+        why = _definition_fault(definition)
+    except ValueError as error:  # UnicodeDecodeError too
+        why = f"not JSON: {error}"
+    if why:
+        raise StudyError(f"{str(path)!r} is not a study's definition ({why}): cut short or "
+                         "damaged; if its folder holds this study's results, delete it and run "
+                         "the study again (dilemmas run, same --out) to rewrite it and resume")
+    return definition
+
+
+def _definition_fault(definition) -> str | None:
+    """What keeps ``definition`` (parsed JSON) from being a study's definition, or None."""
+    if not isinstance(definition, dict):
+        return f"a JSON {JSON_TYPES.get(type(definition), 'value')}, not an object"
+    for key, kind in DEFINITION.items():
+        if key not in definition:
+            return f"no {key!r}"
+        if type(definition[key]) is not kind:
+            return f"{key!r} must be a JSON {JSON_TYPES[kind]}"
+    design = definition.get("design", {"parameters": {}})
+    if not isinstance(design, dict) or not isinstance(design.get("parameters"), dict):
+        return "'design' must be an object with its 'parameters'"
+    return None
 
 
 def canonical(value) -> str:
@@ -175,6 +220,7 @@ class Study:
         both = set(self.fixed) & set(self.sweep)
         if both:
             raise StudyError(f"{where}: {sorted(both)} in both [fixed] and [sweep]")
+        self._check_max_runs(where)
         self._design(where)
         for key, values in self.sweep.items():
             if not isinstance(values, (list, tuple)) or not values:
@@ -182,8 +228,6 @@ class Study:
                                  "list of values")
         if self.engine not in ENGINES:
             raise StudyError(f"{where}: engine={self.engine!r} must be one of {list(ENGINES)}")
-        if type(self.max_runs) is not int or self.max_runs < 1:
-            raise StudyError(f"{where}: max_runs={self.max_runs!r} must be an integer >= 1")
         size = self.replicates * (len(self.points) if self.design is not None else 1)
         for values in self.sweep.values():
             size *= len(values)
@@ -215,6 +259,16 @@ class Study:
                 batch = off is None
         object.__setattr__(self, "batch", batch)
         object.__setattr__(self, "off_engine", off)
+
+    def _check_max_runs(self, where: str) -> None:
+        """``max_runs``: an integer from 1 to ``MEMORY // RUN_BYTES``, checked before the
+        sizes that are compared with it."""
+        ceiling = MEMORY // RUN_BYTES
+        if type(self.max_runs) is not int or not 1 <= self.max_runs <= ceiling:
+            raise StudyError(f"{where}: max_runs={self.max_runs!r} must be an integer from 1 "
+                             f"to {ceiling:,} (the runner holds every run in memory, about "
+                             f"{RUN_BYTES} bytes each: more would take over "
+                             f"{MEMORY // 2 ** 30} GiB)")
 
     @classmethod
     def from_file(cls, path) -> "Study":
