@@ -40,8 +40,8 @@ def test_an_action_of_shape_1_is_the_action_and_other_shapes_are_refused():
     column = env.step(key, state, {a: np.array([i % 2]) for i, a in enumerate(env.agents)})
     for a, b in zip(jax.tree_util.tree_leaves(scalar), jax.tree_util.tree_leaves(column)):
         assert np.array_equal(np.asarray(a), np.asarray(b))
-    with pytest.raises(ValueError, match=r"agent_0's action has shape \(2,\): must be \(\) "
-                                         r"or \(1,\)"):
+    with pytest.raises(ValueError, match=r"agent_0's action array\(\[0, 1\]\) is invalid: must "
+                                         r"be one integer, of shape \(\) or \(1,\), not \(2,\)"):
         env.step(key, state, dict.fromkeys(env.agents, np.array([0, 1])))
 
 

@@ -3,6 +3,9 @@ accepted (issue 46): each is refused with one line naming what is wrong and exit
 before anything is written or played."""
 
 import dask
+# loaded first, so that dask.config.set, which restores by deleting the keys it made,
+# takes away only its one key and not every default of 'distributed'
+import distributed  # noqa: F401
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""Bucket Brigade's rules version 2 keeps the distribution of every DataCollector column.
+"""Bucket Brigade's rules versions 2 to 4 keep the distribution of every DataCollector column.
 
 Version 2 draws one number per chance from ``model.rng`` (docs/rules/bucket_brigade.md,
 "Random numbers and the batch engine"), so a seed no longer replays a version-1 episode.
@@ -6,7 +6,7 @@ The version-1 statistics were measured once on the last commit of version 1
 (``tests/data/bucket_brigade_v1.py`` says how) and stored in ``tests/data/bucket_brigade_v1.json``:
 for every model reporter, the mean and standard error over 3,000 episodes of its value at the
 end of the episode and of its mean over the episode, and of the episode's length. Here the
-version-2 model plays other episodes of the same configurations, and each statistic's two
+model of the current version plays other episodes of the same configurations, and each statistic's two
 means must agree within ``Z`` combined standard errors, ``Z`` set by Bonferroni over every
 comparison for a family-wise false-failure rate of 1e-3. A statistic constant under version
 1 (zero spread) must be the same constant.
@@ -37,8 +37,8 @@ COMPARISONS = sum(len(entry["statistics"]) for entry in STORED["configurations"]
 Z = norm.ppf(1 - 1e-3 / (2 * COMPARISONS))
 
 
-def test_the_game_records_rules_version_3():
-    assert RULES_VERSION == 3 and GAMES["bucket_brigade"].rules_version == 3
+def test_the_game_records_rules_version_4():
+    assert RULES_VERSION == 4 and GAMES["bucket_brigade"].rules_version == 4
 
 
 def disagreements(before: dict, after: dict) -> list[str]:

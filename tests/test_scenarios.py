@@ -139,7 +139,7 @@ def test_every_scenario_is_recorded_under_its_id_with_its_current_definition():
 @pytest.mark.parametrize("change", [
     {"episodes": 121}, {"focal": 1, "background": "hare_hunter:1"},
     {"parameters": {"num_agents": 2, "num_agents_to_spawn": 2, "heal_delay": 2}},
-    {"metrics": ("stags",)}, {"rules_version": 3},
+    {"metrics": ("stags",)}, {"rules_version": 2},
 ])
 def test_a_definition_changed_under_the_same_id_fails_the_check(change):
     current = scenarios()
@@ -148,9 +148,9 @@ def test_a_definition_changed_under_the_same_id_fails_the_check(change):
     assert check_versions(changed) == [
         "stag_hunt/self_play_v2: its definition changed but its id did not: raise its version "
         "(a new id) and compute its baselines"]
-    renamed = dataclasses.replace(scenario, version=2, **change)
+    renamed = dataclasses.replace(scenario, version=3, **change)
     assert check_versions({**current, renamed.id: renamed})[0].startswith(
-        "stag_hunt/self_play_v2: not recorded")
+        "stag_hunt/self_play_v3: not recorded")
 
 
 def test_a_retrained_bot_changes_the_fingerprint_and_a_description_does_not(monkeypatch):
@@ -164,7 +164,8 @@ def test_a_retrained_bot_changes_the_fingerprint_and_a_description_does_not(monk
 def test_recording_adds_new_ids_and_never_overwrites_one(tmp_path, monkeypatch):
     versions = tmp_path / "versions.json"
     recorded = json.loads(catalogue.VERSIONS.read_text())
-    some = dict(list(recorded.items())[:3])
+    current = scenarios()
+    some = dict([item for item in recorded.items() if item[0] in current][:3])
     versions.write_text(json.dumps(some))
     monkeypatch.setattr(catalogue, "VERSIONS", versions)
     added = record_versions()

@@ -74,6 +74,9 @@ class SingleAgentEnv(gymnasium.Env):
         return self._observations[self.learner], self._infos[self.learner]
 
     def step(self, action):
+        """The learning seat's ``action`` and every other policy seat's from ``others``, one
+        step of the parallel env: the learning seat's ``(observation, reward, terminated,
+        truncated, info)``."""
         if not self.parallel.agents:
             raise RuntimeError("the episode has ended (or not begun): call reset()")
         decide = getattr(self.others, "decide", None)
