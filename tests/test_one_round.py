@@ -7,42 +7,103 @@ import numpy as np
 import pytest
 
 from dilemmas import GAMES
+from dilemmas.agents import bucket_brigade as bb_agents
 from dilemmas.agents import firefighting_graph as fg_agents
+from dilemmas.agents import stag_hunt as sh_agents
+from dilemmas.agents import state_punishment as sp_agents
 from dilemmas.models.batch import decides_on_arrays, round_of
+from dilemmas.models.bucket_brigade.batch import BucketBrigadeBatch
+from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
+from dilemmas.models.bucket_brigade.rules import BURNING, REST, SAFE, WORK
 from dilemmas.models.firefighting_graph.batch import FirefightingGraphBatch
 from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
 from dilemmas.models.phases import RulePhase
+from dilemmas.models.stag_hunt.batch import StagHuntBatch
+from dilemmas.models.stag_hunt.model import StagHuntModel
+from dilemmas.models.stag_hunt.rules import ATTACK, FORWARD, TURN_RIGHT
+from dilemmas.models.state_punishment.batch import StatePunishmentBatch
+from dilemmas.models.state_punishment.model import StatePunishmentModel
 
-RULES = ("transition", "observe", "reward", "terminate")
+#: Game -> (model, engine, the rule methods before the decisions, the decisions, the rule
+#: methods after them, the engine's methods of an act phase played in turn, the game's
+#: agent class).
+ROUNDS = {
+    "firefighting_graph": (FirefightingGraphModel, FirefightingGraphBatch, (), ("choose",),
+                           ("transition", "observe", "reward", "terminate"), (),
+                           fg_agents.FirefighterAgent),
+    "bucket_brigade": (BucketBrigadeModel, BucketBrigadeBatch, ("observe",), ("signal", "act"),
+                       ("extinguish", "spread", "burn_out", "spark", "reward_and_log",
+                        "terminate"), (), bb_agents.BucketBrigadeAgent),
+    "stag_hunt": (StagHuntModel, StagHuntBatch,
+                  ("advance_turn", "update_removals", "entity_transitions"), ("act",),
+                  ("record_metrics",), ("turn_order", "act"), sh_agents.StagHuntAgent),
+    "state_punishment": (StatePunishmentModel, StatePunishmentBatch, ("spawn",), ("act",),
+                         ("log_turn",), ("turn_order", "act"), sp_agents.StatePunishmentAgent),
+}
+LEARNERS = {"policy", "q_learning", "linear_q"}
+BUILT_INS = [(game, name) for game in ROUNDS
+             for name in sorted(set(GAMES[game].behaviours) - LEARNERS)]
 
 
-def test_the_round_is_declared_once_and_the_engine_plays_it():
-    before, decisions, after = round_of(FirefightingGraphModel)
-    assert before == () and decisions == ("choose",)
-    assert tuple(phase.name for phase in after) == RULES
-    assert all(isinstance(phase, RulePhase) for phase in after)
-    engine = FirefightingGraphBatch(4, np.random.default_rng(0))
-    assert engine.decisions == ("choose",)
+def methods(phases):
+    return tuple(phase.method or phase.name for phase in phases)
 
 
-def test_model_and_engine_run_the_same_rule_methods(monkeypatch):
+@pytest.mark.parametrize("game", ROUNDS)
+def test_the_round_is_declared_once_and_the_engine_plays_it(game):
+    Model, Engine, before, decisions, after, in_turn, _ = ROUNDS[game]
+    rules_before, declared, rules_after = round_of(Model)
+    assert methods(rules_before) == before and methods(rules_after) == after
+    assert all(isinstance(phase, RulePhase) for phase in rules_before + rules_after)
+    assert declared == decisions == Engine(2, np.random.default_rng(0)).decisions
+    if in_turn:
+        (act,) = [phase for phase in Model.phases if phase.name == "act"]
+        assert act.order == "in turn"
+    assert "begin_round" not in vars(Engine) and "resolve" not in vars(Engine)
+
+
+@pytest.mark.parametrize("game", ROUNDS)
+def test_model_and_engine_run_the_same_rule_methods(game, monkeypatch):
     """A rule phase changed in the engine's class changes the model's step too."""
+    Model, Engine, before, _, after, in_turn, _ = ROUNDS[game]
     calls = []
-    for name in RULES:
-        original = getattr(FirefightingGraphBatch, name)
+    for name in before + after + in_turn:
+        original = getattr(Engine, name)
 
-        def spy(self, _name=name, _original=original):
+        def spy(self, *args, _name=name, _original=original):
             calls.append((self.episodes, _name))
-            return _original(self)
+            return _original(self, *args)
 
-        monkeypatch.setattr(FirefightingGraphBatch, name, spy)
-    model = FirefightingGraphModel(population="random", rng=0)
+        monkeypatch.setattr(Engine, name, spy)
+    model = Model(population="random", rng=0)
     model.step()
-    engine = FirefightingGraphBatch(3, np.random.default_rng(0))
+    mine = list(calls)
+    calls.clear()
+    engine = Engine(3, np.random.default_rng(0))
     engine.start()
     engine.play_round()
-    assert calls == [(1, name) for name in RULES] + [(3, name) for name in RULES]
-    assert model.phases_run == ["choose", *RULES]
+    acted = {"stag_hunt": lambda: len(model.action_order),
+             "state_punishment": lambda: len(model.history)}.get(game, lambda: 0)()
+
+    def played(acts):
+        return [*before, *(["turn_order", *["act"] * acts] if in_turn else []), *after]
+
+    assert calls == [(3, name) for name in played(engine.places() if in_turn else 0)]
+    assert mine == [(1, name) for name in played(acted)]
+    assert model.phases_run == [phase.name for phase in Model.phases]
+
+
+@pytest.mark.parametrize("game, name", BUILT_INS)
+def test_each_built_in_behaviour_is_written_once_over_arrays(game, name):
+    cls = GAMES[game].behaviours[name]
+    assert decides_on_arrays(cls)
+    base = ROUNDS[game][6]
+    for method in base.decisions:
+        assert getattr(getattr(cls, method), "from_arrays", False)  # from its batch_decide
+    for klass in cls.__mro__[:cls.__mro__.index(base)]:
+        own = {key for key, value in vars(klass).items()
+               if callable(value) and key not in base.decisions}
+        assert all(key.startswith("batch_") for key in own), (klass, own)
 
 
 def test_the_model_state_is_its_episode_and_setting_it_by_hand_counts():
@@ -61,15 +122,6 @@ def test_the_model_state_is_its_episode_and_setting_it_by_hand_counts():
     model.reward()                        # a rule phase by hand, on the episode
     assert model.rewards.tolist() == [10.0, 20.0]
     assert model.t == 1 == model.steps
-
-
-@pytest.mark.parametrize("name", ["random", "fixed0", "fixed1", "belief_tracker"])
-def test_each_built_in_behaviour_is_written_once_over_arrays(name):
-    cls = fg_agents.BEHAVIOURS[name]
-    assert decides_on_arrays(cls)
-    assert getattr(cls.choose_action, "from_arrays", False)  # from its batch_decide
-    own = {key for key, value in vars(cls).items() if callable(value) and key != "choose_action"}
-    assert own <= {"batch_decide", "batch_memory"}
 
 
 def test_a_direct_choice_between_steps_is_the_next_steps_choice():
@@ -92,77 +144,7 @@ def test_a_direct_choice_between_steps_is_the_next_steps_choice():
                               np.argmax(played.guarded == played.visited[:, None], axis=1)]
 
 
-# --- The gridworlds: rule phases and an act phase in turn --------------------------------
-
-from dilemmas.agents import stag_hunt as sh_agents  # noqa: E402
-from dilemmas.models.stag_hunt.batch import StagHuntBatch  # noqa: E402
-from dilemmas.models.stag_hunt.model import StagHuntModel  # noqa: E402
-from dilemmas.models.stag_hunt.rules import ATTACK, FORWARD, TURN_RIGHT  # noqa: E402
-from dilemmas.agents import state_punishment as sp_agents  # noqa: E402
-from dilemmas.models.state_punishment.batch import StatePunishmentBatch  # noqa: E402
-from dilemmas.models.state_punishment.model import StatePunishmentModel  # noqa: E402
-
-#: Game -> (model, engine, the rule methods before the act phase, those after, the methods
-#: of the act phase, the built-in behaviours, their agent class).
-GRIDWORLDS = {
-    "stag_hunt": (StagHuntModel, StagHuntBatch,
-                  ("advance_turn", "update_removals", "entity_transitions"), ("record_metrics",),
-                  ("turn_order", "act"), ("random", "hare_hunter", "stag_hunter", "cooperator"),
-                  sh_agents.StagHuntAgent),
-    "state_punishment": (StatePunishmentModel, StatePunishmentBatch, ("spawn",), ("log_turn",),
-                         ("turn_order", "act"), ("random", "greedy_forager", "civic_voter"),
-                         sp_agents.StatePunishmentAgent),
-}
-BUILT_INS = [(game, name) for game, entry in GRIDWORLDS.items() for name in entry[5]]
-
-
-@pytest.mark.parametrize("game", GRIDWORLDS)
-def test_a_gridworlds_round_is_declared_once_and_the_engine_plays_it(game):
-    Model, Engine, before, after, *_ = GRIDWORLDS[game]
-    rules_before, decisions, rules_after = round_of(Model)
-    assert tuple(phase.method or phase.name for phase in rules_before) == before
-    assert tuple(phase.method or phase.name for phase in rules_after) == after
-    assert decisions == ("act",) == Engine(2, np.random.default_rng(0)).decisions
-    (act,) = [phase for phase in Model.phases if phase.name == "act"]
-    assert act.order == "in turn"
-    assert "begin_round" not in vars(Engine) and "resolve" not in vars(Engine)
-
-
-@pytest.mark.parametrize("game", GRIDWORLDS)
-def test_a_gridworlds_model_and_engine_run_the_same_rule_methods(game, monkeypatch):
-    Model, Engine, before, after, acting, *_ = GRIDWORLDS[game]
-    calls = []
-    for name in before + after + acting:
-        original = getattr(Engine, name)
-
-        def spy(self, *args, _name=name, _original=original):
-            calls.append((self.episodes, _name))
-            return _original(self, *args)
-
-        monkeypatch.setattr(Engine, name, spy)
-    model = Model(population="random", rng=0)
-    model.step()
-    mine = list(calls)
-    calls.clear()
-    engine = Engine(3, np.random.default_rng(0))
-    engine.start()
-    engine.play_round()
-    places = engine.places()
-    expected = [*before, "turn_order", *["act"] * places, *after]
-    assert [name for _, name in calls] == expected and {n for n, _ in calls} == {3}
-    acted = len(model.action_order) if game == "stag_hunt" else len(model.history)
-    assert mine == [(1, name) for name in [*before, "turn_order", *["act"] * acted, *after]]
-
-
-@pytest.mark.parametrize("game, name", BUILT_INS)
-def test_each_gridworld_built_in_is_written_once_over_arrays(game, name):
-    cls = GAMES[game].behaviours[name]
-    assert decides_on_arrays(cls)
-    assert getattr(cls.choose_action, "from_arrays", False)  # from its batch_decide
-    for klass in cls.__mro__[:cls.__mro__.index(GRIDWORLDS[game][6])]:
-        own = {key for key, value in vars(klass).items()
-               if callable(value) and key != "choose_action"}
-        assert all(key.startswith("batch_") for key in own), (klass, own)
+# --- The gridworlds ------------------------------------------------------------------
 
 
 def test_the_stag_hunt_state_is_its_episode_and_setting_it_by_hand_counts():
@@ -270,56 +252,7 @@ def test_a_state_punishment_model_without_numbers_in_decisions_plays_the_engines
     assert engine.t == model.turn == 20
 
 
-# --- Bucket Brigade: rule phases around two simultaneous decisions -------------------------
-
-from dilemmas.agents import bucket_brigade as bb_agents  # noqa: E402
-from dilemmas.models.bucket_brigade.batch import BucketBrigadeBatch  # noqa: E402
-from dilemmas.models.bucket_brigade.model import BucketBrigadeModel  # noqa: E402
-from dilemmas.models.bucket_brigade.rules import BURNING, REST, SAFE, WORK  # noqa: E402
-
-NIGHT = ("extinguish", "spread", "burn_out", "spark", "reward_and_log", "terminate")
-
-
-def test_bucket_brigades_night_is_declared_once_and_the_engine_plays_it():
-    before, decisions, after = round_of(BucketBrigadeModel)
-    assert tuple(phase.name for phase in before) == ("observe",)
-    assert decisions == ("signal", "act") == BucketBrigadeBatch(2, np.random.default_rng(0)).decisions
-    assert tuple(phase.name for phase in after) == NIGHT
-    assert "begin_round" not in vars(BucketBrigadeBatch)
-    assert "resolve" not in vars(BucketBrigadeBatch)
-
-
-def test_bucket_brigades_model_and_engine_run_the_same_rule_methods(monkeypatch):
-    calls = []
-    for name in ("observe", *NIGHT):
-        original = getattr(BucketBrigadeBatch, name)
-
-        def spy(self, _name=name, _original=original):
-            calls.append((self.episodes, _name))
-            return _original(self)
-
-        monkeypatch.setattr(BucketBrigadeBatch, name, spy)
-    model = BucketBrigadeModel(population="random", rng=0)
-    model.step()
-    engine = BucketBrigadeBatch(3, np.random.default_rng(0))
-    engine.start()
-    engine.play_round()
-    assert calls == [(1, name) for name in ("observe", *NIGHT)] + \
-        [(3, name) for name in ("observe", *NIGHT)]
-    assert model.phases_run == ["observe", "signal", "act", *NIGHT]
-
-
-@pytest.mark.parametrize("name", sorted(set(bb_agents.BEHAVIOURS)
-                                        - {"policy", "q_learning", "linear_q"}))
-def test_each_bucket_brigade_built_in_is_written_once_over_arrays(name):
-    cls = bb_agents.BEHAVIOURS[name]
-    assert decides_on_arrays(cls)
-    for method in ("choose_signal", "choose_action"):
-        assert getattr(getattr(cls, method), "from_arrays", False)  # from its batch_decide
-    for klass in cls.__mro__[:cls.__mro__.index(bb_agents.BucketBrigadeAgent)]:
-        own = {key for key, value in vars(klass).items()
-               if callable(value) and key not in ("choose_signal", "choose_action")}
-        assert all(key.startswith("batch_") for key in own), (klass, own)
+# --- Bucket Brigade -------------------------------------------------------------------
 
 
 def test_the_bucket_brigade_state_is_its_episode_and_setting_it_by_hand_counts():

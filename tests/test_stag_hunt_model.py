@@ -755,9 +755,18 @@ def test_stag_hunter_leaves_a_stag_another_agent_can_reach():
     assert hunter.choose_action() in MOVE_TURNS
 
 
-def test_stag_hunters_alone_hit_but_the_stag_heals():
-    # a seed whose random moves keep the other hunter out of reach of the stag (rules v3)
-    model = world(STAG_MAP, "stag_hunter", orientations=(N, N), rng=2)
+#: STAG_MAP's stag and first hunter, the other hunter walled off in a column of its own,
+#: four columns from the stag (attack reach 2, vision radius 2), wherever it moves.
+WALLED_MAP = ["WWWWWWWWW",
+              "W..1..W.W",
+              "W..P..WPW",
+              "W.....W.W",
+              "WWWWWWWWW"]
+
+
+@pytest.mark.parametrize("rng", [0, 1, 2])
+def test_stag_hunters_alone_hit_but_the_stag_heals(rng):
+    model = world(WALLED_MAP, "stag_hunter", orientations=(N, N), rng=rng)
     model.step()
     assert model.resource_health[1, 3] == 1 and model.stags_defeated == 0
     model.step()                               # healed at the start; hunter on cooldown

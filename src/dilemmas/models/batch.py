@@ -383,8 +383,18 @@ class BatchEngine:
 
     def load(self, model, state: dict) -> None:
         """Set ``model`` (the game's Mesa model of the batch's parameters) to one episode's
-        ``state`` (a dict of ``replay``): its state attributes, agents and counters."""
-        raise NotImplementedError
+        ``state`` (a dict of ``replay``): its episode's round and arrays, then ``shown``."""
+        episode = model.episode
+        episode.t = state["t"]
+        for name in self.state:
+            setattr(episode, name, state[name][None])
+        self.shown(model, state)
+
+    def shown(self, model, state: dict) -> None:
+        """After ``load``: ``model``'s grid and agents show its episode (``model.show``) and
+        it reports the round (``model.end_of_round``)."""
+        model.show()
+        model.end_of_round()
 
     def rows(self) -> dict:
         """The rows of the current state: ``{"model": model_row()}``, and ``"agent"`` when

@@ -118,11 +118,7 @@ class BucketBrigadeBatch(BatchEngine):
         return {"house": self.locations, "signal": self.signals, "mode": self.working,
                 "lied": self.lied, "reward": self.tally.rewards}
 
-    def load(self, model, state):
-        """The night ``t``'s arrays into ``BucketBrigadeModel``'s episode (its agents show
-        them: no signal or mode before night 1), and its reporters."""
-        episode = model.episode
-        episode.t = state["t"]
-        for name in self.state:
-            setattr(episode, name, state[name][None])
+    def shown(self, model, state):
+        """After ``load``: the night's reporters only (its agents are views of the episode: no
+        signal or mode before night 1; a loaded night is not added to ``history``)."""
         model.report_night()

@@ -84,13 +84,3 @@ class FirefightingGraphBatch(BatchEngine):
         return {"house": xp.where(first, math.nan, self.visited),
                 "observation": xp.where(first, math.nan, self.observations),
                 "reward": self.rewards}
-
-    def load(self, model, state):
-        """Step ``t``'s arrays into ``FirefightingGraphModel``'s episode (its ``fire`` layer
-        and agents show them), and its reporters."""
-        episode = model.episode
-        episode.t = state["t"]
-        for name in self.state:
-            setattr(episode, name, state[name][None])
-        model.show()
-        model.end_of_round()

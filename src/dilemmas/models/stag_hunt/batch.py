@@ -119,14 +119,10 @@ class StagHuntBatch(InTurnEngine):
         return {"health": self.agent_health, "reward": self.reward, "stags": self.stags,
                 "hares": self.hares, "removed": self.removed, "seated": self.playing}
 
-    def load(self, model, state):
-        """Turn ``t``'s arrays into ``StagHuntModel``'s episode: the seats spawned this
-        episode are the model's agents (the others removed, as the model removes them), the
-        grid and agents show the state (``model.show``), and its reporters."""
-        episode = model.episode
-        episode.t = state["t"]
-        for name in self.state:
-            setattr(episode, name, state[name][None])
+    def shown(self, model, state):
+        """After ``load``: the seats spawned in this episode are the model's agents (the
+        others removed, as the model removes them); then the grid and agents show the state
+        and the model reports the turn."""
         for agent in model.seats:
             if state["playing"][agent.seat] and agent not in model.agents:
                 number = agent.unique_id
@@ -134,8 +130,7 @@ class StagHuntBatch(InTurnEngine):
                 agent.unique_id = number
             elif not state["playing"][agent.seat] and agent in model.agents:
                 agent.remove()
-        model.show()
-        model.end_of_round()
+        super().shown(model, state)
 
 
 def _map_resources(model) -> np.ndarray:

@@ -103,13 +103,3 @@ class StatePunishmentBatch(InTurnEngine):
     def agent_row(self) -> dict:
         return {name: getattr(self, name) for name in ("reward", "collected", "votes_up",
                                                        "votes_down", "harm_received")}
-
-    def load(self, model, state):
-        """Turn ``t``'s arrays into ``StatePunishmentModel``'s episode, shown by its grids and
-        agents (``model.show``), and its reporters."""
-        episode = model.episode
-        episode.t = state["t"]
-        for name in self.state:
-            setattr(episode, name, state[name][None])
-        model.show()
-        model.end_of_round()
