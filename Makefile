@@ -11,6 +11,12 @@ STAMP := $(VENV)/.installed-stamp
 # SOLARA_ASSETS_PROXY_CACHE_DIR points here; see src/dilemmas/dashboard/assets.py
 ASSETS := .solara-assets
 ASSETS_STAMP := $(ASSETS)/.filled-stamp
+# The third-party learners' own environment, for the tests of their routes: .venv's packages
+# and this project seen through a .pth file, with JaxMARL and Stable-Baselines3 and the
+# versions of JAX, Gymnasium and PyTorch they pick installed over them
+ROUTES := .venv-routes
+ROUTE_TESTS := tests/test_sb3_route.py tests/test_functional_ippo.py
+ROUTES_STAMP := $(ROUTES)/.installed-stamp
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: run test bench clean dashboard assets chromium docs notebooks
@@ -27,8 +33,16 @@ run: $(STAMP)
 
 # the test files spread over every core (pytest-xdist), each file whole on one worker so that
 # its module fixtures (the documentation site, trained learners) are built once
-test: $(STAMP) $(ASSETS_STAMP) chromium
+test: $(STAMP) $(ASSETS_STAMP) $(ROUTES_STAMP) chromium
 	$(VENV)/bin/python -m pytest -n auto --dist loadfile
+	$(ROUTES)/bin/python -m pytest -n auto --dist loadfile $(ROUTE_TESTS)
+
+$(ROUTES_STAMP): $(STAMP) tests/routes-requirements.txt
+	$(PYTHON) -m venv $(ROUTES)
+	$(VENV)/bin/python -c 'import sysconfig; print("import site; site.addsitedir(%r)" % sysconfig.get_paths()["purelib"])' \
+		> $$($(ROUTES)/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/dilemmas-venv.pth
+	$(ROUTES)/bin/python -m pip install --quiet -r tests/routes-requirements.txt
+	touch $(ROUTES_STAMP)
 
 # Solara's JavaScript and CSS, so its pages render without the CDN; again after a reinstall
 # (e.g. a new Solara) or a change of the script
@@ -72,4 +86,4 @@ bench: $(STAMP) $(ASSETS_STAMP) chromium
 	$(VENV)/bin/python benchmarks/dashboard.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis results $(ASSETS) docs/_build docs/reference/generated
+	rm -rf $(VENV) $(ROUTES) .pytest_cache .hypothesis results $(ASSETS) docs/_build docs/reference/generated

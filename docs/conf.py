@@ -45,6 +45,8 @@ autodoc_default_options = {"members": True, "show-inheritance": True,
                            "exclude-members": "set"}  # matplotlib's generated Artist.set
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
+# dilemmas.envs.sb3 subclasses Stable-Baselines3's VecEnv, which is not a dependency
+autodoc_mock_imports = ["stable_baselines3"]
 
 # --- HTML ---------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"

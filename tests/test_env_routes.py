@@ -93,3 +93,13 @@ def test_the_games_are_in_pettingzoos_registry():
         aec = pettingzoo.make("aec", f"dilemmas/{game}", max_cycles=1)
         assert isinstance(aec, pettingzoo.AECEnv) and aec.unwrapped.max_cycles == 1
         assert type(aec.unwrapped) is type(same)
+
+
+def test_sb3_vec_env_without_stable_baselines3_says_what_to_install():
+    import importlib.util
+
+    if importlib.util.find_spec("stable_baselines3") is not None:
+        pytest.skip("Stable-Baselines3 is installed here (tests/test_sb3_route.py runs it)")
+    with pytest.raises(ImportError, match=r"^sb3_vec_env needs Stable-Baselines3, which is not "
+                                          r"installed: pip install stable-baselines3$"):
+        dilemmas.sb3_vec_env("stag_hunt", 2)

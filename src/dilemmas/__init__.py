@@ -3,9 +3,9 @@ and batch engines, with sweeps, game theory, learners, figures and a Solara dash
 
 Importing the package registers the four games (``dilemmas.games``). ``GAMES[name]`` is a
 game's registration (``dilemmas.registry.Game``) and ``GAMES[name].model`` its Mesa model;
-``parallel_env`` (and ``aec_env``), ``functional_env``, ``vector_env`` and ``single_env`` make any
-game an environment for learning agents (PettingZoo, JAX trainers, Gymnasium vector
-environments, a single-agent Gymnasium ``Env`` of one seat).
+``parallel_env`` (and ``aec_env``), ``functional_env``, ``vector_env`` (and ``sb3_vec_env``) and ``single_env`` make
+any game an environment for learning agents (PettingZoo, JAX trainers, Gymnasium and
+Stable-Baselines3 vector environments, a single-agent Gymnasium ``Env`` of one seat).
 
 The layers, each importing only those listed before it:
 
@@ -43,7 +43,7 @@ from dilemmas.batch_run import batch_run
 _LAZY = {
     "aec_env": "dilemmas.envs", "functional_env": "dilemmas.envs",
     "parallel_env": "dilemmas.envs", "vector_env": "dilemmas.envs",
-    "single_env": "dilemmas.envs",
+    "single_env": "dilemmas.envs", "sb3_vec_env": "dilemmas.envs",
     "BucketBrigadeModel": "dilemmas.models.bucket_brigade.model",
     "FirefightingGraphModel": "dilemmas.models.firefighting_graph.model",
     "StagHuntModel": "dilemmas.models.stag_hunt.model",
@@ -63,6 +63,6 @@ def __dir__():
     return sorted([*globals(), *_LAZY])
 
 __all__ = ["GAMES", "Benchmark", "Game", "batch_run", "aec_env", "functional_env", "parallel_env", "vector_env",
-           "single_env", "register",
+           "single_env", "sb3_vec_env", "register",
            "BucketBrigadeModel", "FirefightingGraphModel", "StagHuntModel",
            "StatePunishmentModel"]

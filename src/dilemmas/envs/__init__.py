@@ -1,7 +1,7 @@
 """Every registered game as an environment for learning agents: a PettingZoo
 ``ParallelEnv`` (``parallel``) and its AEC form (``aec_env``), pure JAX functions of one episode for JAX trainers
 (``functional``, games with a batch engine) and a Gymnasium vector environment of many
-episodes' agents (``vector``, on the functional one) and one seat as a single-agent Gymnasium
+episodes' agents (``vector``, on the functional one; ``sb3`` shows it to Stable-Baselines3) and one seat as a single-agent Gymnasium
 ``Env`` (``single``); docs/rules/README.md, "Learning agents". Importing it registers every
 game with PettingZoo's registry and its single-agent view with Gymnasium's."""
 
@@ -35,6 +35,20 @@ def vector_env(game: str, episodes: int, *, seed=None, render_mode=None, **param
     from dilemmas.envs.vector import VectorDilemmaEnv
 
     return VectorDilemmaEnv(game, episodes, seed=seed, render_mode=render_mode, **parameters)
+
+
+def sb3_vec_env(game: str, episodes: int, *, seed=None, render_mode=None, **parameters):
+    """``vector_env``'s rows as a Stable-Baselines3 ``VecEnv``, seeded by ``PPO(...,
+    seed=...)`` as its own are (``dilemmas.envs.sb3``; needs Stable-Baselines3)."""
+    try:
+        from dilemmas.envs.sb3 import DilemmaVecEnv
+    except ModuleNotFoundError as error:
+        if (error.name or "").partition(".")[0] not in ("stable_baselines3", "torch"):
+            raise
+        raise ImportError("sb3_vec_env needs Stable-Baselines3, which is not installed: "
+                          "pip install stable-baselines3") from None
+    return DilemmaVecEnv(vector_env(game, episodes, seed=seed, render_mode=render_mode,
+                                    **parameters))
 
 
 def single_env(game: str, others=None, render_mode: str | None = None, **parameters):
