@@ -526,8 +526,24 @@ def test_a_damaged_checkpoint_is_named_and_nothing_is_overwritten(trained, tmp_p
      "at least 0.0 GiB of networks (with their gradients and Adam's moments) and 625.8 GiB of "
      "rollouts (2 agents, observations of 7), more than the 16 GiB a training may hold; make "
      "them smaller"),
+    ({"epochs = 1": "epochs = 1\nlearning_rate = nan"},
+     "[ppo] learning_rate=nan must be a finite number > 0"),
+    ({"epochs = 1": "epochs = 1\nlearning_rate = inf"},
+     "[ppo] learning_rate=inf must be a finite number > 0"),
+    ({"epochs = 1": "epochs = 1\nlearning_rate = 0"},
+     "[ppo] learning_rate=0 must be a finite number > 0"),
+    ({"epochs = 1": "epochs = 1\ndiscount = nan"},
+     "[ppo] discount=nan must be a finite number from 0 to 1"),
+    ({"epochs = 1": "epochs = 1\ngae_lambda = 1.5"},
+     "[ppo] gae_lambda=1.5 must be a finite number from 0 to 1"),
+    ({"epochs = 1": "epochs = 1\nclip = -inf"}, "[ppo] clip=-inf must be a finite number > 0"),
+    ({"epochs = 1": "epochs = 1\nentropy = nan"},
+     "[ppo] entropy=nan must be a finite number >= 0"),
+    ({"epochs = 1": "epochs = 1\nmax_grad_norm = 0.0"},
+     "[ppo] max_grad_norm=0.0 must be a finite number > 0"),
 ], ids=["ppo-key", "algorithm", "population", "sequences", "transitions", "lstm", "hidden",
-        "envs"])
+        "envs", "rate-nan", "rate-inf", "rate-0", "discount-nan", "lambda-1.5", "clip-inf",
+        "entropy-nan", "grad-norm-0"])
 def test_a_bad_deep_training_file_names_the_file_and_the_key(tmp_path, changes, message):
     text = DEEP
     for old, new in changes.items():
@@ -541,6 +557,20 @@ def test_a_bad_deep_training_file_names_the_file_and_the_key(tmp_path, changes, 
     assert message in str(error.value), str(error.value)
     assert main(["train", str(path), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
     assert not (tmp_path / "out").exists()
+
+
+def test_a_diverging_training_writes_no_policy_file_and_says_so(tmp_path, capsys):
+    """A learning rate of 1e30 is finite and allowed, and its first update makes every
+    weight non-finite: the command exits 2 naming the seeds, and no policy file exists."""
+    path = tmp_path / "diverging.toml"
+    path.write_text(DEEP.replace("epochs = 1", "epochs = 1\nlearning_rate = 1e30"))
+    assert main(["train", str(path), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    folder = tmp_path / "out" / "diverging"
+    assert capsys.readouterr().err.strip() == (
+        f"dilemmas train: training '{folder}': the weights of seeds 0, 1 are not finite after "
+        "1 update (the training diverged), so no policy file was written; lower [ppo] "
+        "learning_rate or max_grad_norm and train in a fresh folder")
+    assert not list(folder.glob("seed-*/policy.npz"))
 
 
 def test_the_train_and_evaluate_commands_on_a_deep_training_file(tmp_path, capsys):

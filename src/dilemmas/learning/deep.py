@@ -262,13 +262,25 @@ def load_checkpoint(folder: Path, skeleton):
 
 
 def save_policies(folder: Path, training: DeepTraining, runners, updates: int) -> None:
+    """Each seed's actor as its policy file; none written, and a TrainingError naming the
+    seeds, if any seed's weights are not finite (the training diverged)."""
     import jax
 
-    for index in range(training.seeds):
-        actor = jax.tree_util.tree_map(lambda leaf: leaf[index], runners.actor)
-        save_policy(policy_path(folder, index),
-                    NetworkPolicy(network_arrays(actor), training.game),
-                    updates=np.int64(updates))
+    policies = [NetworkPolicy(network_arrays(jax.tree_util.tree_map(lambda leaf: leaf[index],
+                                                                    runners.actor)),
+                              training.game) for index in range(training.seeds)]
+    diverged = [index for index, policy in enumerate(policies)
+                if not all(np.isfinite(array).all() for array in policy.arrays().values()
+                           if np.asarray(array).dtype.kind == "f")]
+    if diverged:
+        raise TrainingError(
+            f"training {str(folder)!r}: the weights of seed{'s' * (len(diverged) > 1)} "
+            f"{', '.join(map(str, diverged))} are not finite after {updates} "
+            f"update{'s' * (updates != 1)} (the "
+            "training diverged), so no policy file was written; lower [ppo] learning_rate or "
+            "max_grad_norm and train in a fresh folder")
+    for index, policy in enumerate(policies):
+        save_policy(policy_path(folder, index), policy, updates=np.int64(updates))
 
 
 # --- Training --------------------------------------------------------------------------------

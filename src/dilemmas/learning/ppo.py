@@ -35,6 +35,7 @@ Randomness comes only from the training seed's JAX key: the same settings and se
 same training on a given backend.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -45,6 +46,13 @@ NETWORKS = ("mlp", "gru")
 ACTIVATIONS = ("tanh", "relu")
 REWARDS = ("individual", "shared", "prosocial")
 MASKED = -1e9
+
+
+#: The numeric settings' ranges (both ends allowed; ``POSITIVE`` ones must also not be 0).
+RANGES = {"learning_rate": (0, math.inf), "discount": (0, 1), "gae_lambda": (0, 1),
+          "clip": (0, math.inf), "entropy": (0, math.inf), "value": (0, math.inf),
+          "max_grad_norm": (0, math.inf), "prosociality": (0, math.inf)}
+POSITIVE = ("learning_rate", "clip", "max_grad_norm")
 
 
 @dataclass(frozen=True)
@@ -82,13 +90,14 @@ class Settings:
             if type(value) is not int or value < (0 if key == "layers" else 1):
                 raise ValueError(f"{key}={value!r} must be an integer >= "
                                  f"{0 if key == 'layers' else 1}")
-        for key in ("learning_rate", "discount", "gae_lambda", "clip", "entropy", "value",
-                    "max_grad_norm", "prosociality"):
+        for key, (low, high) in RANGES.items():
             value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 \
-                    or (key in ("discount", "gae_lambda") and value > 1):
-                raise ValueError(f"{key}={value!r} must be a number >= 0"
-                                 + (" and <= 1" if key in ("discount", "gae_lambda") else ""))
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not math.isfinite(value) or value < low or value > high \
+                    or (value == 0 and key in POSITIVE):
+                raise ValueError(f"{key}={value!r} must be a finite number "
+                                 + (f"from {low} to {high}" if high < math.inf else
+                                    "> 0" if key in POSITIVE else f">= {low}"))
         if not isinstance(self.anneal, bool):
             raise ValueError(f"anneal={self.anneal!r} must be true or false")
         if self.prosociality and self.reward != "prosocial":
