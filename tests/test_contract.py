@@ -165,6 +165,17 @@ def test_phases_run_in_the_declared_order(game):
     assert agent_phases, "a round has at least one phase in which the agents decide"
 
 
+def test_an_ended_model_counts_no_step(game):
+    """Rule 4: ``step()`` after the end runs no phase, collects no row and counts no step."""
+    model = play(game, max_steps=2, rng=4)
+    assert not model.running
+    steps, time, rows = model.steps, model.time, len(frames(model)[0])
+    for _ in range(3):
+        model.step()
+    assert (model.steps, model.time, model.phases_run) == (steps, time, [])
+    assert len(frames(model)[0]) == rows
+
+
 @pytest.mark.parametrize("cap", [1, 3])
 def test_max_steps_caps_every_game(game, cap):
     model = play(game, max_steps=cap, rng=5)

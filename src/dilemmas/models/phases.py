@@ -42,7 +42,8 @@ The DataCollector collects after construction and after every step that ran its 
 ``rng`` is None or an integer seed >= 0; None draws a fresh seed from the operating system.
 Either way ``model.seed`` is the integer the model's generators (``model.random``,
 ``model.rng``) were seeded with, so any run can be played again.
-A model whose ``running`` is False has finished its episode: ``step()`` runs no phase.
+A model whose ``running`` is False has finished its episode: ``step()`` runs no phase and
+counts no step (``model.steps`` and ``model.time`` stay).
 """
 
 import inspect
@@ -435,6 +436,16 @@ class PhasedModel(mesa.Model):
     def learning_seats(self) -> list:
         """The seats whose behaviour is a learner (``dilemmas.models.learners``), in seat order."""
         return [agent for agent in getattr(self, "seats", ()) if agent.behaviour in LEARNERS]
+
+    def _wrapped_step(self) -> None:
+        """Mesa's step (``model.steps`` and ``model.time`` advance by one, then ``step()``),
+        except once the episode has ended: a model that has ended counts no step and runs no
+        phase (docs/rules/README.md). Mesa 3 calls this for ``model.step()``; Mesa is pinned
+        below 4."""
+        if self.running or self._cursor:
+            super()._wrapped_step()
+        else:
+            self.phases_run = []
 
     def step(self) -> None:
         if not self._cursor:
