@@ -356,6 +356,23 @@ def test_play_runs_to_the_end_of_the_episode_and_stops(page):
     assert caption(rc) == opening("Public Goods")
 
 
+def test_a_step_clicked_after_the_end_plays_nothing(page):
+    """Issue 45: a Step click that arrives after the episode's last round (the button not yet
+    drawn disabled) leaves the caption and the world at that round."""
+    box, rc = page
+    pick(rc, "Bucket Brigade")
+    set_control(box, "max_steps", 2)
+    click(rc, "Step")
+    click(rc, "Step")
+    ended, drawn = caption(rc), world(box)
+    assert ended == opening("Bucket Brigade").replace(" 0 ·", " 2 · episode over ·")
+    step = rc.find(v.Btn, children=["Step"]).widget
+    assert step.disabled
+    for _ in range(3):
+        step.fire_event("click", {})  # as a click queued before the button was disabled
+    assert caption(rc) == ended and world(box) == drawn
+
+
 def test_pause_stops_play(page):
     box, rc = page
     rc.find(v.Slider, label="speed = 10 rounds/s").widget.v_model = 1

@@ -97,13 +97,15 @@ def PlayPage(game, shown: Address, go):
             fault.set(refused)
 
     def step(model=None):
-        """Play a round of ``model`` (default: the one shown), if it is still the one shown
-        and, for Play's thread (which names its model), Play is still on: a Play thread that
-        Reset or Pause has overtaken steps nothing."""
+        """Play a round of ``model`` (default: the one shown), if it is still the one shown,
+        its episode has not ended and, for Play's thread (which names its model), Play is
+        still on: a Play thread that Reset or Pause has overtaken steps nothing, and neither
+        does a Step clicked before the page drew the end."""
         try:
             with session.lock:
-                if model is None or (session.model is model and not session.paused):
-                    session.model.step()
+                shown = session.model
+                if shown.running and (model is None or (shown is model and not session.paused)):
+                    shown.step()
         except Exception as error:
             playing.set(False)
             fault.set((None, f"the model raised while stepping: {one_line(error)}"))
