@@ -77,6 +77,18 @@ def test_seed_then_reset_gives_the_same_episodes_and_attributes_reach_the_vector
     assert env.get_attr("episodes") == [2] * env.num_envs
 
 
+def test_setting_or_calling_for_some_rows_only_is_refused():
+    env = dilemmas.sb3_vec_env("stag_hunt", 2, max_steps=3)
+    rows = rf"set_attr\(.render_mode.\).*all {env.num_envs} rows"
+    with pytest.raises(ValueError, match=rows):
+        env.set_attr("render_mode", "rgb_array", indices=[0])
+    assert env.vector.render_mode is None
+    with pytest.raises(ValueError, match=r"env_method\('close'\)"):
+        env.env_method("close", indices=range(3))
+    env.set_attr("render_mode", "rgb_array", indices=range(env.num_envs))
+    assert env.vector.render_mode == "rgb_array"
+
+
 def test_the_pages_stable_baselines3_example_runs_as_written():
     from pathlib import Path
 

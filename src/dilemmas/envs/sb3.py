@@ -19,7 +19,8 @@ agent:
   image per row (the rows of an episode share it).
 
 There are no sub-environment objects: ``get_attr``, ``set_attr`` and ``env_method`` reach
-the one ``VectorDilemmaEnv`` (a method is called once, and every row gets its value), and
+the one ``VectorDilemmaEnv`` (a method is called once, and every row gets its value; asked
+to set or call for some rows only, they refuse with a ``ValueError``), and
 no row is wrapped by a Gymnasium wrapper. SuperSuit's chain into Stable-Baselines3 cannot be seeded this way
 (docs/how-to/environments.md): its ``ConcatVecEnv`` has no ``seed``.
 """
@@ -75,11 +76,20 @@ class DilemmaVecEnv(VecEnv):
         return [getattr(self.vector, attr_name) for _ in self._get_indices(indices)]
 
     def set_attr(self, attr_name, value, indices=None):
+        self._every_row(indices, f"set_attr({attr_name!r})")
         setattr(self.vector, attr_name, value)
 
     def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+        self._every_row(indices, f"env_method({method_name!r})")
         result = getattr(self.vector, method_name)(*method_args, **method_kwargs)  # once
         return [result for _ in self._get_indices(indices)]
 
     def env_is_wrapped(self, wrapper_class, indices=None):
         return [False for _ in self._get_indices(indices)]
+
+    def _every_row(self, indices, what: str) -> None:
+        """Refuse to change some rows only: every row is the one ``VectorDilemmaEnv``."""
+        if sorted(self._get_indices(indices)) != list(range(self.num_envs)):
+            raise ValueError(f"{what} reaches every row at once (they share one "
+                             f"VectorDilemmaEnv), so indices must name all {self.num_envs} "
+                             "rows or be None")
