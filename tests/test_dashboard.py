@@ -329,6 +329,25 @@ def test_a_map_the_model_refuses_names_its_parameter(page):
     assert caption(rc) == opening("Stag Hunt Physical")
 
 
+@pytest.mark.parametrize("path", ["/etc/passwd", "maps/no_such_map.txt"])
+def test_a_map_file_named_in_a_link_is_refused_unread(path, monkeypatch):
+    """Issue 45 item 7: the page reads no file that a link names as ``ascii_map``."""
+    import pathlib
+
+    def read_text(self, *args, **kwargs):
+        raise AssertionError(f"the page read {self}")
+
+    monkeypatch.setattr(pathlib.Path, "read_text", read_text)
+    box, rc = solara.render(DashboardAt(f"/?game=stag_hunt&ascii_map={path}"),
+                            handle_error=False)
+    try:
+        said = messages(box)
+        assert any(m.startswith(f"ascii_map={path!r} is refused") for m in said), said
+        assert caption(rc) == opening("Stag Hunt Physical")
+    finally:
+        rc.close()
+
+
 def test_play_runs_to_the_end_of_the_episode_and_stops(page):
     box, rc = page
     pick(rc, "Public Goods")

@@ -30,7 +30,8 @@ import solara
 
 from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
-from dilemmas.models.parameters import Boolean, Choice, Population, Probability, Select, Slider
+from dilemmas.models.parameters import (Boolean, Choice, Population, Probability, Select, Slider,
+                                        Text)
 
 
 def shown_value(game, given: Mapping, name: str):
@@ -54,7 +55,16 @@ def shown_values(game, given: Mapping) -> dict:
 
 def problem(game, given: Mapping) -> tuple[str | None, str] | None:
     """``(parameter name or None, message)`` for the first thing the declaration refuses
-    in ``given``, or None. The message is the model's own ``ValueError``."""
+    in ``given``, or None. The message is the model's own ``ValueError``, or says that a
+    text field that takes no file's path (``Text(paths=False)``) was given one: such a
+    value is refused before anything reads it."""
+    for name, value in given.items():
+        control = game.parameters[name].control if name in game.parameters else None
+        if isinstance(control, Text) and not control.paths and isinstance(value, str) \
+                and "\n" not in value:
+            return name, (f"{name}={value!r} is refused: the page reads no file named in "
+                          "its address or fields; give the map itself, as text with its "
+                          "line breaks")
     try:
         game.parameters.check(given, behaviours=game.behaviours, game=game.name)
     except Exception as error:  # whatever a check raises is said, never shown as a traceback

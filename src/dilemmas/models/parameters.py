@@ -221,7 +221,11 @@ class Select:
 
 @dataclass(frozen=True)
 class Text:
-    """A text field (left empty: None)."""
+    """A text field (left empty: None). ``paths=False``: the dashboard refuses a value that
+    the model would read as a file's path (a ``str`` with no line break), so that no link
+    makes the server read one of its files (Stag Hunt's ``ascii_map`` takes the map's text)."""
+
+    paths: bool = True
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dilemmas.models import validation as check
 from dilemmas.models.learners import learner_parameter
 from dilemmas.models.parameters import (MAX_STEPS, Boolean, Choice, Custom, Integer, Parameter,
                                         Parameters, Population, Probability, Real, Select, Slider,
-                                        When)
+                                        Text, When)
 from dilemmas.models.policies import policy_parameter
 from dilemmas.models.stag_hunt.maps import HARE, STAG
 
@@ -73,7 +73,8 @@ PARAMETERS = Parameters((
                                         "text (a `str` with a line break) or a map file's path; "
                                         "the map must be valid (see World)",
                                         invalid=("WWW\nWPW\nW?W\nWWW",)),
-              "the map; None for a random map", optional=True),
+              "the map; None for a random map (the dashboard takes the map's text only, "
+              "never a file's path)", optional=True, control=Text(paths=False)),
     Parameter("num_agents", 3, Integer(low=1, high=100), "configured agents (seats)"),
     Parameter("num_agents_to_spawn", 2, Integer(low=1, high="num_agents"),
               "agents that play the episode, drawn from the seats",
