@@ -63,8 +63,8 @@ def problem(game, given: Mapping) -> tuple[str | None, str] | None:
         if isinstance(control, Text) and not control.paths and isinstance(value, str) \
                 and "\n" not in value:
             return name, (f"{name}={value!r} is refused: the page reads no file named in "
-                          "its address or fields; give the map itself, as text with its "
-                          "line breaks")
+                          "its address or fields; give the value itself, as text with "
+                          "its line breaks")
     try:
         game.parameters.check(given, behaviours=game.behaviours, game=game.name)
     except Exception as error:  # whatever a check raises is said, never shown as a traceback
