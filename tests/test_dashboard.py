@@ -348,6 +348,42 @@ def test_a_map_file_named_in_a_link_is_refused_unread(path, monkeypatch):
         rc.close()
 
 
+def address_messages(box) -> list[str]:
+    return [w.children[0] for w in widgets_under(box)
+            if isinstance(w, ipyvue.Html) and "address-message" in (w.class_ or "").split()]
+
+
+@pytest.mark.parametrize("search, refused, played", [
+    ("game=firefighting_graph&n_width=1000&n_agents=3&seed=4", ["n_width=1000"],
+     {"n_agents": 3, "rng": 4}),
+    ("game=firefighting_graph&n_width=1000&n_agents=3&seed=x", ["rng='x'", "n_width=1000"],
+     {"n_agents": 3, "rng": 1}),
+    ("game=firefighting_graph&n_agents=3&max_steps=7", [],
+     {"n_agents": 3, "max_steps": 7, "rng": 1}),
+])
+def test_a_link_plays_its_usable_values_and_names_the_refused_at_the_top(
+        search, refused, played):
+    """Issue 45 item 3: one value a page cannot use leaves the others played (the world is
+    theirs, the refused one at its default) and is named in the line at the top."""
+    box, rc = solara.render(DashboardAt(f"/?{search}"), handle_error=False)
+    try:
+        top = address_messages(box)
+        if refused:
+            assert len(top) == 1 and all(part in top[0] for part in refused), top
+            assert "left at its default" in top[0]
+            assert any(refused[0] in m for m in messages(box))  # and the first beside its field
+        else:
+            assert top == []
+        model = game("Firefighting Graph").model(**played)
+        assert world(box) == world_of(model)
+        assert f"seed {played['rng']}" in caption(rc)
+        click(rc, "Step")
+        model.step()
+        assert world(box) == world_of(model)
+    finally:
+        rc.close()
+
+
 def test_play_runs_to_the_end_of_the_episode_and_stops(page):
     box, rc = page
     pick(rc, "Public Goods")

@@ -505,6 +505,26 @@ def test_an_address_the_page_cannot_use_is_said(url, page, problems):
     assert problems == []
 
 
+def test_a_link_with_one_bad_value_plays_the_others_and_names_it_at_the_top(
+        url, page, problems):
+    """Issue 45 item 3: the world plays the link's usable values (``n_width`` refused, at
+    its default) and the line naming the refused one is at the top, above the fold at
+    1280 x 800."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    game = GAMES["firefighting_graph"]
+    page.goto(url + "?game=firefighting_graph&n_width=1000&n_agents=3&seed=4")
+    top = page.locator(".address-message")
+    expect(top).to_contain_text("n_width=1000 is invalid")
+    one_line(top)
+    assert top.bounding_box()["y"] + top.bounding_box()["height"] < 800
+    expect(page.locator(".world-status")).to_have_text(status_after(game, 0, seed=4,
+                                                                    n_agents=3))
+    page.get_by_role("button", name="Step", exact=True).click()
+    expect(page.locator(".world-status")).to_have_text(status_after(game, 1, seed=4,
+                                                                    n_agents=3))
+    assert problems == []
+
+
 def test_the_game_picker_opens_each_game_and_the_address_follows(url, page, problems):
     open_game(page, url, SERVED[0])
     for game in [*SERVED[1:], SERVED[0]]:

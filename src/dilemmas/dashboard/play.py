@@ -3,7 +3,9 @@ world, its key, its plots and one agent's story.
 
 The model is rebuilt whenever the parameters change and the model accepts them (as Mesa's
 SolaraViz does). A value the model refuses leaves the last accepted model in place and says
-why beside its control (``dilemmas.dashboard.controls``); Reset restarts the episode with the last
+why beside its control (``dilemmas.dashboard.controls``); a page opened from a link
+plays the link's usable values, with each refused one at its default and named at the top
+(``build_usable``). Reset restarts the episode with the last
 accepted parameters and the seed. Play steps the model in a thread of the page at the chosen
 rounds per second, at most half the time busy (a round that takes longer to play and draw
 than its share is followed by as long a pause), and stops at the episode's end. Each round
@@ -47,15 +49,39 @@ def build(game, given: dict, seed):
         return None, (blame(game, str(error)), one_line(error))
 
 
+def build_usable(game, given: dict, seed):
+    """``(model, given, seed, refused)``: the model of an address's values with each value
+    it refuses left at its default, one at a time, and ``refused`` the one line that names
+    them (None if none was). A refusal that names no parameter leaves every value at its
+    default."""
+    refused = []
+    while True:
+        model, fault = build(game, given, seed)
+        if model is not None:
+            break
+        name, said = fault
+        refused.append(said)
+        if name == SEED:
+            seed = address.SEED
+        elif name in given:
+            given = {key: value for key, value in given.items() if key != name}
+        elif given or seed != address.SEED:
+            given, seed = {}, address.SEED
+        else:
+            raise RuntimeError(f"{game.title} refuses its own defaults: {said}")
+    if not refused:
+        return model, given, seed, None
+    return model, given, seed, ("the link's values are played except what is refused "
+                                "(left at its default): " + "; ".join(refused))
+
+
 class Session:
-    """One page's game in play: the model, the parameters and seed it was built with, and a
-    lock that steps and draws it one at a time."""
+    """One page's game in play: the model, the parameters and seed it was built with, what
+    of the address's values it could not use (``refused``, one line or None), and a lock
+    that steps and draws it one at a time."""
 
     def __init__(self, game, given: dict, seed):
-        model, _ = build(game, given, seed)
-        if model is None:  # the address's values are refused: the defaults are shown
-            model, given, seed = game.model(rng=address.SEED), {}, address.SEED
-        self.model, self.given, self.seed = model, given, seed
+        self.model, self.given, self.seed, self.refused = build_usable(game, given, seed)
         self.lock = threading.Lock()
         self.paused = False
 
@@ -78,6 +104,7 @@ def PlayPage(game, shown: Address, go):
             playing.set(False)
             with session.lock:
                 session.model, session.given, session.seed = model, parameters, seed
+                session.refused = None
             tick.set(tick.value + 1)
 
     def follow():
@@ -149,6 +176,8 @@ def PlayPage(game, shown: Address, go):
         solara.Text("any integer >= 0: a run's seed plays that run again",
                     classes=["control-help"])
         Controls(game, given, change, fault.value)
+    if session.refused:
+        message(session.refused, "address-message")
     if fault.value and fault.value[0] is None:
         message(fault.value[1])
     Board(game, session, tick, playing, rate, reset, step, play_or_pause)
