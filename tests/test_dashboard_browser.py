@@ -40,9 +40,11 @@ from playwright.sync_api import expect
 from dilemmas.analysis.studies.runner import run_study
 from dilemmas.analysis.studies.study import Study
 from dilemmas.dashboard import runs
+from dilemmas.dashboard.charts import chart
 from dilemmas.dashboard.controls import mixes, problem, shown_values
 from dilemmas.dashboard.panels import agent_columns
 from dilemmas.dashboard.serving import chromium, serving, watch
+from dilemmas.dashboard.viewer import in_order
 from dilemmas import GAMES
 from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
 from dilemmas.models.bucket_brigade.replay import save_replay
@@ -98,6 +100,21 @@ engine = "auto"
 [fixed]
 max_steps = 10
 population = "random"
+"""
+
+#: More runs than a drop-down used to hold (200), in two swept values whose text order is
+#: not their numeric order (0.05 and 0.1 are "0.05" < "0.1", but 2 and 10 are not)
+SWEEP_STUDY = """\
+game = "firefighting_graph"
+seed = 8
+replicates = 105
+engine = "auto"
+
+[fixed]
+max_steps = 3
+
+[sweep]
+p_ignite = [0.1, 0.05]
 """
 
 
@@ -600,7 +617,7 @@ def recorded(tmp_path_factory):
     and a damaged one; the dashboard served from that folder."""
     root = tmp_path_factory.mktemp("recorded")
     folders = {}
-    for name, text in (("bb", BB_STUDY), ("fg", FG_BATCH_STUDY)):
+    for name, text in (("bb", BB_STUDY), ("fg", FG_BATCH_STUDY), ("sweep", SWEEP_STUDY)):
         (root / f"{name}.toml").write_text(text)
         folders[name] = run_study(Study.from_file(root / f"{name}.toml"), root / "results",
                                   backend="serial", progress=False).folder
@@ -610,11 +627,13 @@ def recorded(tmp_path_factory):
     damaged = root / "damaged.json"
     damaged.write_text(replay.read_text()[:200])
     opened = {name: [runs.open_run(folder, entry["run_id"])
-                     for entry in runs.list_runs(folder)] for name, folder in folders.items()}
+                     for entry in runs.list_runs(folder)]
+              for name, folder in folders.items() if name != "sweep"}
     assert [r.engine for r in opened["bb"]] == ["model", "model"]
     assert [r.engine for r in opened["fg"]] == ["batch"]
     with serving(cwd=root) as address:
         yield {"url": address, "root": root, "runs": opened, "replay": replay,
+               "sweep": folders["sweep"],
                "nights": model.night, "damaged": damaged}
 
 
@@ -832,4 +851,70 @@ def test_an_unknown_run_id_is_refused_in_one_line(page, problems, recorded):
     one_line(message)
     expect(page.locator(".run-view")).to_have_count(0)
     no_traceback(page)
+    assert problems == []
+
+
+def every_item(page, select, total: int) -> list[str]:
+    """The ``total`` items of the drop-down ``select``: its menu shows the first items and
+    more as it is scrolled (Vuetify's), so it is scrolled to its last until all have come."""
+    select.click()
+    items = page.locator(MENU)
+    expect(items.first).to_be_visible()
+    while (count := items.count()) < total:
+        items.last.scroll_into_view_if_needed()
+        expect(items.nth(count)).to_be_attached()
+    texts = [item.strip() for item in items.all_inner_texts()]
+    page.keyboard.press("Escape")
+    return texts
+
+
+def test_every_run_of_a_study_is_listed_in_order_and_filtered(page, problems, recorded):
+    """Issue 45 item 4: all 210 runs offered, by swept value (numbers as numbers), replicate
+    and seed; a filter of parameter values keeps those runs; one naming no parameter is
+    said."""
+    listed = runs.list_runs(recorded["sweep"])
+    assert len(listed) == 210
+    a, _ = open_viewer(page, recorded)
+    choose(page, a.locator(".study-picker"), "results/sweep")
+    select = a.locator(".run-picker-list")
+    expect(select).to_contain_text("run (210 of 210 listed")
+    names = every_item(page, select, len(listed))
+    expected = [f"{e['name']} ({e['run_id']})" for e in in_order(listed)]
+    assert names == expected
+    assert names[0].startswith("p_ignite=0.05 · replicate 0 · seed ")
+    assert names[105].startswith("p_ignite=0.1 · replicate 0 · seed ")
+    assert names[10].startswith("p_ignite=0.05 · replicate 10 · ")  # not 100 after 10
+    wanted = next(e for e in listed if e["p_ignite"] == 0.1 and e["replicate"] == 7)
+    field = a.locator(".run-filter input")
+    field.fill("p_ignite=0.1 replicate=7")
+    field.press("Enter")
+    expect(select).to_contain_text("run (1 of 210 listed")
+    assert offered(page, select) == [f"{wanted['name']} ({wanted['run_id']})"]
+    choose(page, select, f"{wanted['name']} ({wanted['run_id']})")
+    expect(page.locator(".run-caption")).to_contain_text(
+        f"A: {wanted['name']} · Firefighting Graph · step 0 of 3")
+    field.fill("colour=blue")
+    field.press("Enter")
+    expect(a.locator(".inline-message")).to_contain_text("no parameter 'colour'")
+    expect(select).to_contain_text("run (210 of 210 listed")
+    assert problems == []
+
+
+def test_runs_of_two_games_side_by_side_have_their_own_round_axes(page, problems, recorded):
+    """Issue 45 item 4: shared axes only between runs of one game: Bucket Brigade's nights
+    and the Firefighting Graph's steps each on an axis of their own length."""
+    (bb, _), (fg,) = recorded["runs"]["bb"], recorded["runs"]["fg"]
+    a, b = open_viewer(page, recorded)
+    open_study_run(page, a, bb)
+    open_study_run(page, b, fg)
+    views = page.locator(".run-view")
+    expect(views.locator(".world svg")).to_have_count(2)
+    for view, run in zip((views.nth(0), views.nth(1)), (bb, fg)):
+        data = {c: run.rows[c].tolist() for c in run.rows}
+        for plot in run.game.view.plots:
+            alone = chart(plot, data, f"{run.game.round} (rounds played)", current=0)
+            ticks = re.findall(r'text-anchor="middle">([^<]*)<', alone)
+            shown = view.locator(f'.plots svg[aria-label="{plot.title}"] '
+                                 "text[text-anchor=middle]")
+            assert shown.all_inner_texts() == ticks, (run.game.name, plot.title)
     assert problems == []

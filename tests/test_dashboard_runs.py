@@ -18,6 +18,7 @@ from dilemmas.analysis.studies.runner import run_study
 from dilemmas.analysis.studies.study import Study
 from dilemmas.dashboard import runs
 from dilemmas.dashboard.runs import RunError
+from dilemmas.dashboard.viewer import in_order, matching
 from dilemmas import GAMES
 from dilemmas.models.bucket_brigade.model import BucketBrigadeModel
 from dilemmas.models.bucket_brigade.replay import save_replay, to_replay
@@ -384,3 +385,32 @@ def test_the_runs_of_a_sampled_design_are_listed_by_their_values_and_verify(tmp_
         recording = runs.open_run(folder, entry["run_id"])
         assert recording.name == entry["name"]
         assert runs.verify(recording).message.startswith("identical to its ")
+
+
+def entry(replicate, seed, **swept):
+    return {"run_id": f"r{replicate}-{seed}", "replicate": replicate, "seed": seed,
+            "engine": "model", **swept, "name": runs.run_name(swept, replicate, seed)}
+
+
+def test_runs_are_listed_by_swept_values_as_numbers_then_replicate_and_seed():
+    entries = [entry(r, s, num_agents=n, scenario=c) for n in (10, 2) for c in ("hard", "easy")
+               for r, s in ((10, 5), (2, 99), (0, 7))]
+    ordered = [(e["num_agents"], e["scenario"], e["replicate"]) for e in in_order(entries)]
+    assert ordered == [(n, c, r) for n in (2, 10) for c in ("easy", "hard") for r in (0, 2, 10)]
+    rates = [entry(0, 1, beta=b) for b in (0.1, 0.05, 1e-3, -0.5, 0.25)]
+    assert [e["beta"] for e in in_order(rates)] == [-0.5, 1e-3, 0.05, 0.1, 0.25]
+
+
+def test_a_filter_keeps_the_runs_whose_values_it_names():
+    entries = [entry(r, 10 + r, beta=b, scenario=c, work_costs=[0.5, 1.0])
+               for b in (0.1, 0.25) for c in ("hard", "easy") for r in range(3)]
+    assert matching(entries, "") == entries
+    kept = matching(entries, "beta=0.25 scenario=hard")
+    assert [(e["beta"], e["scenario"]) for e in kept] == [(0.25, "hard")] * 3
+    assert [e["replicate"] for e in matching(entries, "beta=0.1 replicate=2")] == [2, 2]
+    assert [e["seed"] for e in matching(entries, "seed=11")] == [11] * 4
+    assert matching(entries, "work_costs=[0.5, 1.0]".replace(" ", "")) == entries
+    assert matching(entries, "beta=0.3") == []
+    assert len(matching(entries, "EASY")) == 6  # a word: in the run's name, any case
+    with pytest.raises(ValueError, match="no parameter 'colour'"):
+        matching(entries, "colour=blue")

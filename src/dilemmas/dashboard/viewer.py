@@ -10,18 +10,52 @@ cannot be rebuilt: its stored rows are plotted and the page says why there is no
 show. Whatever a folder, a file or a run id holds, the page says what is wrong in one line.
 """
 
+import re
 from pathlib import Path
 
 import solara
 
 from dilemmas.dashboard import runs
 from dilemmas.dashboard.charts import shared, span
+from dilemmas.dashboard.controls import as_text, from_text
 from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
 from dilemmas.dashboard.panels import AgentPanel, Charts, World
 
 SOURCES = ("study folder", "replay file")
-LISTED = 200  # run ids offered in the drop-down; any other can be typed
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def in_order(entries: list[dict]) -> list[dict]:
+    """A study's runs (``runs.list_runs``) in the order of their names: by the swept
+    parameters' values (numbers as numbers: 2 before 10, 0.05 before 0.1), then replicate,
+    then seed."""
+    def key(entry):
+        parts, at = [], 0
+        for number in NUMBER.finditer(entry["name"]):
+            parts += [(0, entry["name"][at:number.start()]), (1, float(number.group()))]
+            at = number.end()
+        return [*parts, (0, entry["name"][at:])]
+
+    return sorted(entries, key=key)
+
+
+def matching(entries: list[dict], text: str) -> list[dict]:
+    """The runs a filter keeps: every word of ``text`` holds, a ``name=value`` word when the
+    run's parameter, ``replicate`` or ``seed`` has that value (as its field writes it), any
+    other word when the run's name contains it. A name no run has is refused (ValueError)."""
+    kept = entries
+    for word in text.split():
+        if "=" in word:
+            name, value = word.split("=", 1)
+            if entries and name not in entries[0]:
+                known = [k for k in entries[0] if k not in ("run_id", "engine", "name")]
+                raise ValueError(f"filter {word!r}: the runs have no parameter {name!r} "
+                                 f"(they have {', '.join(known)})")
+            kept = [e for e in kept if as_text(e[name]) == value or e[name] == from_text(value)]
+        else:
+            kept = [e for e in kept if word.lower() in e["name"].lower()]
+    return kept
 
 
 def studies_under(folder: str) -> list[str] | str:
@@ -41,7 +75,8 @@ def studies_under(folder: str) -> list[str] | str:
 @solara.component
 def Picker(label: str, recording: solara.Reactive, default_folder: str = "results"):
     """Where a run comes from: a study folder and a run (picked from its list, which names
-    each by its swept parameters, replicate and seed, or typed by its id), or a replay
+    each by its swept parameters, replicate and seed, holds every run in that order and
+    can be filtered by them: ``matching``; or typed by its id), or a replay
     file. A run opens when it is picked, or when its id or file is typed and Enter pressed
     (the text travels with that event: ``dilemmas.dashboard.field``)."""
     source = solara.use_reactive(SOURCES[0])
@@ -53,6 +88,7 @@ def Picker(label: str, recording: solara.Reactive, default_folder: str = "result
     chosen = (study.value if study.value in offered
               else offered[0] if len(offered) == 1 else None)
     listed = solara.use_memo(lambda: _listing(chosen), [chosen])
+    wanted = solara.use_reactive("")
     opened = recording.value.run_id if recording.value is not None else None
 
     def open_it(where: str):
@@ -84,12 +120,18 @@ def Picker(label: str, recording: solara.Reactive, default_folder: str = "result
             if isinstance(listed, str):
                 message(listed)
             elif listed:
+                Field("filter runs (e.g. beta=0.4 seed=3; Enter)", wanted.value, wanted.set,
+                      classes=["run-filter"])
+                try:
+                    kept = matching(listed, wanted.value)
+                except ValueError as problem:
+                    message(problem)
+                    kept = listed
                 names = {entry["run_id"]: f"{entry['name']} ({entry['run_id']})"
-                         for entry in listed}
-                shown = list(names.values())[:LISTED]
-                solara.Select(f"run ({len(shown)} of {len(names)} listed; or type its id "
-                              "below)", values=shown,
-                              value=names.get(opened) if names.get(opened) in shown else None,
+                         for entry in kept}
+                solara.Select(f"run ({len(kept)} of {len(listed)} listed; or type its id "
+                              "below)", values=list(names.values()),
+                              value=names.get(opened),
                               on_value=lambda name: open_it(
                                   next(i for i, n in names.items() if n == name)),
                               classes=["run-picker-list"])
@@ -108,7 +150,7 @@ def _listing(study):
     if not study:
         return []
     try:
-        return runs.list_runs(study)
+        return in_order(runs.list_runs(study))
     except Exception as problem:  # a damaged folder is said, not raised
         return one_line(problem)
 
@@ -118,7 +160,8 @@ def RunView(recording, round_: int, name: str, axes: dict | None = None,
             last_round: int | None = None):
     """One opened run at ``round_`` (at most its last): what it is, the verdict of the check
     against its rows, its world, its plots with the round marked (on the axes ``axes`` and
-    ``last_round`` it shares with the run beside it), and one agent's story."""
+    ``last_round`` it shares with a run of the same game beside it; a run of another game
+    has its own), and one agent's story."""
     previous = solara.use_ref(None)
     verdict = solara.use_memo(lambda: _verdict(recording), [id(recording)])
     data = solara.use_memo(lambda: {c: recording.rows[c].tolist() for c in recording.rows},
@@ -195,7 +238,8 @@ def Runs(first, second, round_, last: int):
                     style={"flex-wrap": "nowrap", "align-items": "flex-start"}):
         for name, recording in (("A", first), ("B", second)):
             if recording is not None:
-                RunView(recording, round_.value, name, axes, last).key(
+                RunView(recording, round_.value, name, axes,
+                        last if axes is not None else None).key(
                     f"{name}-{id(recording)}")
 
 
