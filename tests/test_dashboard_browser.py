@@ -608,6 +608,59 @@ def test_one_agents_reward_and_last_rounds(url, page, problems, game):
     assert problems == []
 
 
+def download(page, name: str) -> tuple[str, bytes]:
+    """Click the download button ``name``: the file's suggested name and its bytes."""
+    with page.expect_download() as caught:
+        page.get_by_role("button", name=name, exact=True).click()
+    done = caught.value
+    return done.suggested_filename, Path(done.path()).read_bytes()
+
+
+@by_game()
+def test_a_played_games_data_world_and_plots_are_taken_as_files(url, page, problems, game):
+    """Issue 45 item 1: the files of a game played live, named by game, parameters, seed
+    and round, hold its rows and its drawings; while it plays they wait for Pause."""
+    import io
+    import xml.etree.ElementTree as ElementTree
+
+    import pandas as pd
+    from PIL import Image
+
+    open_game(page, url, game, seed=3)
+    for k in (1, 2):
+        page.get_by_role("button", name="Step", exact=True).click()
+        expect(page.locator(".world-caption")).to_have_text(re.compile(f"^{game.round} {k} · "))
+    page.get_by_text("Export: the data, the world and the plots as files").click()
+    model = game.model(rng=3)
+    for _ in range(2):
+        model.step()
+    name, content = download(page, "model data Parquet")
+    assert name == f"{game.name}_seed3_model.parquet"
+    read = pd.read_parquet(io.BytesIO(content))
+    pd.testing.assert_frame_equal(
+        read.drop(columns="Step"),
+        model.datacollector.get_model_vars_dataframe().reset_index(drop=True))
+    name, content = download(page, "agent data CSV")
+    assert name == f"{game.name}_seed3_agents.csv"
+    assert len(pd.read_csv(io.BytesIO(content))) == len(
+        model.datacollector.get_agent_vars_dataframe())
+    name, content = download(page, "world PNG")
+    assert name == f"{game.name}_seed3_{game.round}2_world.png"
+    scene = game.view.scene(model)
+    assert Image.open(io.BytesIO(content)).size == (round(scene.width * scene.scale),
+                                                    round(scene.height * scene.scale))
+    plot = game.view.plots[0]
+    name, content = download(page, f"{plot.title} SVG")
+    assert name.startswith(f"{game.name}_seed3_{game.round}2_plot1-")
+    assert ElementTree.fromstring(content).get("aria-label") == plot.title
+    page.get_by_role("button", name="Play", exact=True).click()  # playing: nothing to take
+    expect(page.get_by_text("Pause to take the files of a round")).to_be_visible()
+    expect(page.get_by_role("button", name="world PNG", exact=True)).to_be_disabled()
+    page.get_by_role("button", name="Pause", exact=True).click()
+    expect(page.get_by_role("button", name="world PNG", exact=True)).to_be_enabled()
+    assert problems == []
+
+
 # --- The run viewer ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -917,4 +970,32 @@ def test_runs_of_two_games_side_by_side_have_their_own_round_axes(page, problems
             shown = view.locator(f'.plots svg[aria-label="{plot.title}"] '
                                  "text[text-anchor=middle]")
             assert shown.all_inner_texts() == ticks, (run.game.name, plot.title)
+    assert problems == []
+
+
+def test_a_recorded_runs_rows_and_round_are_taken_as_files(page, problems, recorded):
+    """Issue 45 item 1, the run viewer: the stored rows and the world at the round shown."""
+    import io
+
+    import pandas as pd
+    from PIL import Image
+
+    run = recorded["runs"]["bb"][0]
+    a, _ = open_viewer(page, recorded)
+    open_study_run(page, a, run)
+    view = page.locator(".run-view")
+    expect(view.locator(".run-verdict")).to_contain_text("identical to its")
+    for _ in range(3):
+        page.locator(".scrub-forward").click()
+    expect(view.locator(".run-caption")).to_contain_text(f"night 3 of {run.rounds}")
+    view.get_by_text("Export: the data, the world and the plots as files").click()
+    stem = f"bucket_brigade_run-{run.run_id}_seed{run.seed}"
+    name, content = download(page, "agent data Parquet")
+    assert name == f"{stem}_agents.parquet"
+    pd.testing.assert_frame_equal(pd.read_parquet(io.BytesIO(content)), run.agent_rows)
+    name, content = download(page, "world PNG")
+    assert name == f"{stem}_night3_world.png"
+    scene = run.game.view.scene(runs.model_at(run, 3))
+    assert Image.open(io.BytesIO(content)).size == (round(scene.width * scene.scale),
+                                                    round(scene.height * scene.scale))
     assert problems == []

@@ -164,3 +164,28 @@ def _line(values, series: Series, x, y) -> list[str]:
                    f'fill="{series.colour}"><title>{html.escape(series.label)}: '
                    f'{_number(last[1])}</title></circle>')
     return out
+
+
+def figure(plot: Plot, data: Mapping[str, Sequence], rounds: str, *, high=None,
+           current: int | None = None):
+    """``plot`` of ``data`` as a matplotlib ``Figure`` (for an image file): the series,
+    axes, range and marked round of ``chart``, at its size."""
+    from matplotlib.figure import Figure
+
+    shown = Figure(figsize=(WIDTH / 100 * 1.4, HEIGHT / 100 * 1.4), dpi=100,
+                   layout="constrained")
+    ax = shown.add_subplot()
+    bottom, top = span(plot, data, high)
+    for series in plot.series:
+        values = [float("nan") if missing(v) else float(v) for v in data.get(series.column, ())]
+        ax.plot(range(len(values)), values, color=series.colour, lw=2, label=series.label,
+                linestyle="--" if series.dashed else "-")
+    if current is not None:
+        ax.axvline(current, color=INK, lw=0.8, linestyle=":")
+    count = max((len(data.get(c, ())) for c in plot.columns), default=0)
+    ax.set(title=plot.title, xlabel=rounds, ylabel=plot.axis, xlim=(0, max(count - 1, 10)),
+           ylim=(bottom, top))
+    ax.xaxis.set_major_locator(MaxNLocator(6, integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(4, integer=plot.counts))
+    ax.legend(loc="best", fontsize=8, frameon=False)
+    return shown

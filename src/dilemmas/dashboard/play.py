@@ -18,8 +18,9 @@ import time
 
 import solara
 
-from dilemmas.dashboard import address
+from dilemmas.dashboard import address, export
 from dilemmas.dashboard.address import Address
+from dilemmas.dashboard.export import Exports
 from dilemmas.dashboard.controls import Controls, as_text, blame, from_text, problem
 from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
@@ -183,12 +184,23 @@ def PlayPage(game, shown: Address, go):
     Board(game, session, tick, playing, rate, reset, step, play_or_pause)
 
 
+def shown(game, session: Session, model) -> export.Shown:
+    """The files of ``model`` as the board shows it (``dilemmas.dashboard.export``): its
+    rows so far, its world and its plots, read under the session's lock."""
+    return export.Shown(
+        game, export.stem(game.name, session.given, session.seed), model.steps,
+        lambda: export.model_frame(model),
+        (lambda: export.agent_frame(model)) if model.datacollector.agent_reporters else None,
+        lambda: model, lambda: dict(model.datacollector.model_vars), lock=session.lock)
+
+
 @solara.component
 def Board(game, session: Session, tick, playing, rate, reset, step, play_or_pause):
     """What changes each round (the only part of the page drawn again then): the buttons and
     the round counter, the world, the plots and, when shown, one agent's story."""
     model, version = session.model, tick.value
     show_agent = solara.use_reactive(False)
+    show_exports = solara.use_reactive(False)
     with solara.Column(gap="8px", classes=["play-page"]):
         with solara.Row(gap="8px", style={"align-items": "center", "flex-wrap": "wrap"}):
             solara.Button("Reset", on_click=reset, outlined=True)
@@ -212,3 +224,8 @@ def Board(game, session: Session, tick, playing, rate, reset, step, play_or_paus
                       value=show_agent, classes=["agent-switch"])
         if show_agent.value:
             AgentPanel(game, model, version, lock=session.lock)
+        solara.Switch(label="Export: the data, the world and the plots as files",
+                      value=show_exports, classes=["export-switch"])
+        if show_exports.value:
+            Exports(shown(game, session, model), disabled="Pause to take the files of a round"
+                    if playing.value else None)

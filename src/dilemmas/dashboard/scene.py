@@ -294,3 +294,14 @@ def draw_on(ax, scene: Scene) -> None:
                         va="center", fontweight="bold" if shape.bold else "normal")
     ax.set(xlim=(0, scene.width), ylim=(scene.height, 0), aspect="equal")
     ax.axis("off")
+
+
+def figure(scene: Scene):
+    """A matplotlib ``Figure`` of the scene at its size in pixels (100 dpi), for an image
+    file of the world or an RGB array (``render()``)."""
+    from matplotlib.figure import Figure
+
+    shown = Figure(figsize=(scene.width * scene.scale / 100, scene.height * scene.scale / 100),
+                   dpi=100)
+    draw_on(shown.add_axes((0, 0, 1, 1)), scene)
+    return shown

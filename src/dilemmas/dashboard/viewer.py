@@ -15,9 +15,10 @@ from pathlib import Path
 
 import solara
 
-from dilemmas.dashboard import runs
+from dilemmas.dashboard import export, runs
 from dilemmas.dashboard.charts import shared, span
 from dilemmas.dashboard.controls import as_text, from_text
+from dilemmas.dashboard.export import Exports
 from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
 from dilemmas.dashboard.panels import AgentPanel, Charts, World
@@ -191,6 +192,21 @@ def RunView(recording, round_: int, name: str, axes: dict | None = None,
         if model is not None:
             with solara.Details("One agent: its behaviour, reward and last rounds"):
                 AgentPanel(game, model, shown)
+        with solara.Details("Export: the data, the world and the plots as files"):
+            Exports(exported(recording, shown, model, data))
+
+
+def exported(recording, shown: int, model, data) -> export.Shown:
+    """The files of a run at round ``shown`` (``dilemmas.dashboard.export``): its stored
+    rows, its world then (if it is rebuilt) and its plots with the round marked; named by
+    its swept values and run id (a replay: its file's name) and its seed."""
+    named = ({**recording.swept, "run": recording.run_id} if recording.replicate is not None
+             else {"replay": Path(recording.source).stem})
+    return export.Shown(
+        recording.game, export.stem(recording.game.name, named, recording.seed), shown,
+        lambda: recording.rows,
+        (lambda: recording.agent_rows) if recording.agent_rows is not None else None,
+        (lambda: model) if model is not None else None, lambda: data, current=shown)
 
 
 def _verdict(recording):

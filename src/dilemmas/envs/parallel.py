@@ -222,14 +222,10 @@ class DilemmaEnv(ParallelEnv):
 def drawn(game, model) -> np.ndarray:
     """The RGB array of ``model``'s world as the dashboard draws it (``game.view``)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
-    from dilemmas.dashboard.scene import draw_on
+    from dilemmas.dashboard.scene import figure as world_figure
 
-    scene = game.view.scene(model)
-    size = (scene.width * scene.scale / 100, scene.height * scene.scale / 100)
-    figure = Figure(figsize=size, dpi=100)
-    draw_on(figure.add_axes((0, 0, 1, 1)), scene)
+    figure = world_figure(game.view.scene(model))
     canvas = FigureCanvasAgg(figure)
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()
