@@ -12,6 +12,7 @@ import io
 import math
 import re
 import time
+from pathlib import Path
 
 import ipyvue
 import ipyvuetify as v
@@ -26,7 +27,8 @@ from dilemmas import GAMES
 from dilemmas.analysis.figures.colours import behaviour_colour
 from dilemmas.dashboard import address, app, key_html
 from dilemmas.dashboard.charts import Plot, Series, chart
-from dilemmas.dashboard.controls import blame, from_text, mixes, shown_value, shown_values
+from dilemmas.dashboard.controls import (as_text, blame, from_text, mixes, shown_value,
+                                         shown_values)
 from dilemmas.dashboard.play import SEED
 from dilemmas.dashboard.scene import (MANY_CELLS, Cells, Circle, Marks, Polygon, Rect, Scene, Text,
                                       draw_on, to_svg)
@@ -444,11 +446,103 @@ def test_pause_stops_play(page):
     assert caption(rc) != paused
 
 
-def policy_file(tmp_path, shown, mix, kind):
-    """A saved policy for ``shown`` of the right shape: linear, a deep learner's recurrent
-    actor (untrained), or a tabular learner's file after one episode of learning."""
+def until(condition, seconds: float = 60):
+    """Wait for ``condition()`` to hold (a state, polled), at most ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the page never reached the state"
+        time.sleep(0.01)
+
+
+def after(title, rounds: int, **parameters):
+    model = game(title).model(**parameters, rng=1)
+    for _ in range(rounds):
+        model.step()
+    return model
+
+
+def round_of(rc) -> int:
+    return int(caption(rc).split(" ")[1])
+
+
+def buttons(rc) -> dict:
+    return {w.children[0]: w.disabled for w in rc.find(v.Btn).widgets if w.children}
+
+
+def test_drawn_every_fifth_round_the_caption_and_world_show_one_round(page):
+    """Issue 45 item 2: with "draw every" 5 the page shows only every fifth round (and the
+    last), each with the world of that round, never a caption ahead of its world."""
+    box, rc = page
+    pick(rc, "Firefighting Graph")
+    set_control(box, "max_steps", 23)
+    rc.find(v.Select, label="draw every").widget.v_model = 5
+    rc.find(v.Slider, label="speed = 10 draws/s (50 rounds/s)").widget.v_model = 30
+    click(rc, "Play")
+    seen = {}
+    def ended():
+        seen[caption(rc)] = world(box)
+        return "episode over" in caption(rc) and buttons(rc).get("Play") is not None
+    until(ended)
+    for shown, drawn in seen.items():
+        k = int(shown.split(" ")[1])
+        assert k % 5 == 0 or k == 23, shown
+        assert drawn == world_of(after("Firefighting Graph", k, max_steps=23)), shown
+
+
+def test_run_to_end_plays_the_episode_and_shows_its_end(page):
+    box, rc = page
+    pick(rc, "Bucket Brigade")
+    final = after("Bucket Brigade", 0)
+    final.run_model()
+    click(rc, "Run to end")
+    until(lambda: "episode over" in caption(rc) and buttons(rc).get("Play") is not None)
+    assert caption(rc) == opening("Bucket Brigade").replace(
+        " 0 ·", f" {final.steps} · episode over ·")
+    assert world(box) == world_of(final)
+    assert buttons(rc)["Run to end"] and buttons(rc)["Step"]  # nothing left to play
+
+
+def test_go_to_a_round_forward_and_back(page):
+    """Issue 45 item 2: round k of the episode, played on to or played again from the seed."""
+    box, rc = page
+    pick(rc, "Stag Hunt Physical")
+    for k in (7, 3, 3, 12, 0):
+        set_control(box, "go to round", k)
+        until(lambda: round_of(rc) == k and buttons(rc).get("Play") is not None)
+        assert world(box) == world_of(after("Stag Hunt Physical", k)), k
+    set_control(box, "go to round", "seven")
+    until(lambda: any("go to round: 'seven' is not a round" in m for m in messages(box)))
+    assert round_of(rc) == 0
+    click(rc, "Step")
+    assert world(box) == world_of(after("Stag Hunt Physical", 1))
+
+
+def test_play_and_pause_pressed_quickly_twice_stop_within_a_round(page):
+    """Issue 45 item 3: Play, Pause, Play, Pause clicked at once leave the page paused, the
+    button on Play, the caption and the world of one round, and no round playing: Step
+    then plays exactly one."""
+    box, rc = page
+    pick(rc, "Firefighting Graph")
+    rc.find(v.Slider, label="speed = 10 rounds/s").widget.v_model = 30
+    for _ in range(2):
+        play = rc.find(v.Btn, class_="play-pause").widget
+        play.click()
+        play.click()
+    until(lambda: buttons(rc).get("Play") is False)
+    k = round_of(rc)
+    assert world(box) == world_of(after("Firefighting Graph", k))
+    click(rc, "Step")
+    assert round_of(rc) == k + 1
+    assert world(box) == world_of(after("Firefighting Graph", k + 1))
+
+
+def policy_file(folder, shown, mix, kind):
+    """A saved policy for ``shown`` of the right shape, in ``folder``: linear, a deep
+    learner's recurrent actor (untrained), or a tabular learner's file after one episode of
+    learning."""
     from dilemmas.models.policies import LinearPolicy, NetworkPolicy, save_policy
 
+    folder.mkdir(parents=True, exist_ok=True)
     if kind == "network":
         import jax
 
@@ -457,37 +551,119 @@ def policy_file(tmp_path, shown, mix, kind):
         model = shown.model(rng=0)
         actor = network(jax.random.PRNGKey(0), shown.interface.observation_length(model),
                         shown.interface.actions(model), Settings(network="gru", hidden=8), 1.0)
-        return save_policy(tmp_path / "policy.npz",
+        return save_policy(folder / "policy.npz",
                            NetworkPolicy(network_arrays(actor), shown.name))
     if kind == "tabular":
         model = shown.model(population=mix.replace("policy", "q_learning"), rng=0)
         model.run_model()
-        return model.learners["q_learning"].save(tmp_path / "learner.npz")
+        return model.learners["q_learning"].save(folder / "learner.npz")
     model = shown.model(rng=0)
     shape = (shown.interface.actions(model), shown.interface.observation_length(model))
     weights = np.random.default_rng(5).normal(size=shape)
-    return save_policy(tmp_path / "policy.npz", LinearPolicy(weights, np.zeros(shape[0]),
-                                                            shown.name))
+    return save_policy(folder / "policy.npz", LinearPolicy(weights, np.zeros(shape[0]),
+                                                          shown.name))
+
+
+@pytest.fixture
+def trainings(tmp_path, monkeypatch):
+    """A working folder with ``results/training``: ``seed(game, index)`` makes a training
+    folder of ``game`` (its ``training.json``) and returns its seed's folder."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+
+    def seed(name, index=0, training="t"):
+        folder = tmp_path / "results" / "training" / f"{training}-{name}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "training.json").write_text(json.dumps({"game": name}))
+        return folder / f"seed-{index}"
+
+    return seed
 
 
 @pytest.mark.parametrize("title, kind", [
     (title, kind) for title in TITLES if game(title).interface is not None
     for kind in ("linear", "tabular", "network")
     if kind == "linear" or "q_learning" in game(title).behaviours])
-def test_a_saved_policy_plays_in_the_dashboard(page, title, tmp_path, kind):
+def test_a_trained_policy_picked_from_the_list_plays_in_the_dashboard(page, title, kind,
+                                                                       trainings):
+    """Issue 45 item 6: a training seed's file under results/training is offered for
+    ``policy`` (after the packaged bots of the game) and plays once picked."""
+    from dilemmas.models.policies import BOTS
+
+    shown = game(title)
     box, rc = page
     pick(rc, title)
     mix = next(m for m in control(box, MIXES).items if m.startswith("policy"))
-    path = str(policy_file(tmp_path, game(title), mix, kind))
+    path = str(policy_file(trainings(shown.name), shown, mix, kind).relative_to(Path.cwd()))
     set_control(box, "population", mix)  # refused until the policy is given
     assert any("policy" in m for m in messages(box))
     assert caption(rc) == opening(title)
-    set_control(box, "policy", path)
+    files = control(box, "policy: a file listed").items
+    bots = sorted(str(b) for b in BOTS.glob(f"{shown.name}_*.npz"))
+    assert files == bots + [path]
+    set_control(box, "policy: a file listed", path)
     assert messages(box) == []
     assert caption(rc) == opening(title, population=mix)
     assert "policy (behaviour)" in html_of(box, "key-box")
     click(rc, "Step")
     assert caption(rc) == opening(title, population=mix).replace(" 0 ·", " 1 ·", 1)
+
+
+@pytest.mark.parametrize("name", ["bucket_brigade", "state_punishment", "stag_hunt",
+                                  "firefighting_graph"])
+def test_the_packaged_bots_of_each_game_play_on_their_substrate(name):
+    """Each packaged bot (``dilemmas.scenarios``) is listed for ``policy`` and plays every
+    seat on the parameters it was trained on (its catalogue's substrate)."""
+    from urllib.parse import urlencode
+
+    from dilemmas.scenarios.catalogue import catalogues
+
+    catalogue = catalogues()[name]
+    shown = GAMES[name]
+    for bot in catalogue.bots.values():
+        link = urlencode({"game": name, "population": "policy", **{
+            key: as_text(value) for key, value in catalogue.substrate.items()}})
+        box, rc = solara.render(DashboardAt(f"/?{link}"), handle_error=False)
+        try:
+            assert str(bot.path) in control(box, "policy: a file listed").items
+            set_control(box, "policy: a file listed", str(bot.path))
+            assert messages(box) == [], bot.name
+            model = shown.model(**catalogue.substrate, population="policy",
+                                policy=str(bot.path), rng=1)
+            assert world(box) == world_of(model)
+            click(rc, "Step")
+            model.step()
+            assert world(box) == world_of(model)
+        finally:
+            rc.close()
+
+
+@pytest.mark.parametrize("name", ["policy", "learner"])
+def test_a_policy_file_not_listed_is_refused_unread(name, trainings, monkeypatch):
+    """Issue 45 item 7: a link's ``policy`` or ``learner`` reads only a file the page lists:
+    another (even a real policy file, or a server's file) is refused before it is read."""
+    import pathlib
+
+    shown = GAMES["firefighting_graph"]
+    outside = policy_file(pathlib.Path("elsewhere"), shown, "policy", "linear")
+    for path in ("/etc/passwd", str(outside)):
+        opened = []
+        real_open = pathlib.Path.open
+        monkeypatch.setattr(pathlib.Path, "open",
+                            lambda self, *a, **k: opened.append(self) or real_open(self, *a, **k))
+        monkeypatch.setattr(np, "load", lambda *a, **k: opened.append(a) or 1 / 0)
+        box, rc = solara.render(DashboardAt(
+            f"/?game=firefighting_graph&population=policy&{name}={path}"), handle_error=False)
+        try:
+            said = messages(box)
+            assert any(m.startswith(f"{name}={path!r} is refused: the page reads only the "
+                                    "files it lists") for m in said), said
+            assert opened == []
+        finally:
+            rc.close()
+            monkeypatch.undo()
+            monkeypatch.chdir(Path.cwd())
 
 
 # --- dilemmas.dashboard.controls -----------------------------------------------------------------------

@@ -384,6 +384,74 @@ def test_step_play_and_pause(url, page, problems, game):
 
 
 @by_game()
+def test_play_and_pause_clicked_twice_quickly_stop_within_a_round(url, page, problems, game):
+    """Issue 45 item 3: Play, Pause, Play, Pause clicked as fast as the browser can (each
+    before the page has redrawn) leave it paused on Play, the caption and the world of one
+    round, and no round playing: Step then plays exactly one."""
+    open_game(page, url, game)
+    caption, status = page.locator(".world-caption"), page.locator(".world-status")
+    button = page.locator(".play-pause")
+    for _ in range(2):
+        button.click()
+        button.click()
+    # the page's messages are handled in the order sent: once the switch clicked after them
+    # has shown the agent panel, the server has handled all four clicks
+    page.get_by_text("One agent: its behaviour, reward and last rounds").click()
+    expect(page.locator(".agent-picker")).to_be_visible()
+    expect(button).to_have_text("Play")
+    expect(page.get_by_role("button", name="Step", exact=True)).to_be_enabled()
+    paused = caption_round(page)
+    expect(status).to_have_text(status_after(game, paused))
+    page.get_by_role("button", name="Step", exact=True).click()
+    expect(caption).to_have_text(re.compile(f"^{game.round} {paused + 1} · "))
+    expect(status).to_have_text(status_after(game, paused + 1))
+    assert problems == []
+
+
+#: Every caption the page shows from now on, in order (``window.captions``).
+WATCH_CAPTIONS = """() => {
+  window.captions = [];
+  const note = () => {
+    const shown = document.querySelector('.world-caption');
+    const text = shown ? shown.textContent : null;
+    if (text && window.captions[window.captions.length - 1] !== text) window.captions.push(text);
+  };
+  new MutationObserver(note).observe(document.body,
+                                     {childList: true, characterData: true, subtree: true});
+}"""
+
+
+def test_go_to_a_round_run_to_end_and_draw_every_fifth_round(url, page, problems):
+    """Issue 45 item 2: round k forward and back, the episode's end at once, and Play
+    drawing every fifth round only; the caption and the world always of one round."""
+    game = GAMES["firefighting_graph"]
+    open_game(page, url, game, max_steps=23)
+    caption, status = page.locator(".world-caption"), page.locator(".world-status")
+    field = page.locator(".go-to-round input")
+    for k in (6, 2, 17):
+        field.fill(str(k))
+        field.press("Enter")
+        expect(caption).to_have_text(re.compile(f"^{game.round} {k} · "))
+        expect(status).to_have_text(status_after(game, k, max_steps=23))
+    page.locator(".run-to-end").click()
+    expect(caption).to_have_text(re.compile(f"^{game.round} 23 · episode over"))
+    expect(status).to_have_text(status_after(game, 23, max_steps=23))
+    expect(page.locator(".run-to-end")).to_be_disabled()
+    page.get_by_role("button", name="Reset", exact=True).click()
+    expect(caption).to_have_text(re.compile(f"^{game.round} 0 · "))
+    choose(page, page.locator(".draw-every"), "5")
+    expect(page.locator(".speed")).to_contain_text("speed = 10 draws/s (50 rounds/s)")
+    page.evaluate(WATCH_CAPTIONS)
+    page.locator(".play-pause").click()
+    expect(caption).to_have_text(re.compile(f"^{game.round} 23 · episode over"))
+    expect(page.locator(".play-pause")).to_have_text("Play")
+    shown = [int(text.split(" ")[1]) for text in page.evaluate("window.captions")]
+    assert shown and all(k % 5 == 0 or k == 23 for k in shown), shown
+    expect(status).to_have_text(status_after(game, 23, max_steps=23))
+    assert problems == []
+
+
+@by_game()
 def test_a_refused_value_is_said_beside_its_field_and_fixing_it_clears_it(
         url, page, problems, game):
     name, bad, good = REFUSED[game.name]
@@ -754,6 +822,15 @@ def test_a_study_run_verifies_identical_and_scrubs_both_ways(page, problems, rec
     expect(status_of).to_have_text(world_status(run, 0))
     page.locator(".scrub-back").click()  # not before round 0
     expect(page.locator(".scrub")).to_contain_text(f"round = 0 of {run.rounds}")
+    field = page.locator(".scrubber .go-to-round input")  # a round typed: that round
+    for typed, k in ((str(run.rounds - 1), run.rounds - 1), ("100000", run.rounds)):
+        field.fill(typed)
+        field.press("Enter")
+        expect(caption_of).to_contain_text(f"night {k} of {run.rounds}")
+        expect(status_of).to_have_text(world_status(run, k))
+    field.fill("-3")
+    field.press("Enter")
+    expect(page.locator(".scrubber .inline-message")).to_contain_text("'-3' is not a round")
     no_traceback(page)
     screenshot(page, tmp_path, "viewer_study_run")
     assert problems == []
@@ -777,7 +854,8 @@ def test_two_runs_side_by_side_move_together(page, problems, recorded, tmp_path)
     for plot in first.game.view.plots:
         ticks = [view.locator(f'.plots svg[aria-label="{plot.title}"] text[text-anchor=end]')
                  for view in (views.nth(0), views.nth(1))]
-        assert ticks[0].all_inner_texts() == ticks[1].all_inner_texts(), plot.title
+        shown = [t.all_text_contents() for t in ticks]  # (SVG text has no innerText)
+        assert shown[0] and shown[0] == shown[1], plot.title
 
     for k in (1, 2):
         page.locator(".scrub-forward").click()
@@ -969,7 +1047,7 @@ def test_runs_of_two_games_side_by_side_have_their_own_round_axes(page, problems
             ticks = re.findall(r'text-anchor="middle">([^<]*)<', alone)
             shown = view.locator(f'.plots svg[aria-label="{plot.title}"] '
                                  "text[text-anchor=middle]")
-            assert shown.all_inner_texts() == ticks, (run.game.name, plot.title)
+            assert shown.all_text_contents() == ticks, (run.game.name, plot.title)
     assert problems == []
 
 

@@ -5,8 +5,11 @@ A parameter's control is the one it declares (``Slider``, ``Select``, ``Text``) 
 declares none, the one its kind calls for: a slider for a probability, a check box for a
 boolean, a drop-down for a choice, and a text field (``dilemmas.dashboard.field``) for
 anything else: a number, a list, a set of letters or a structured value, read as a Python
-literal (``12``, ``(1, 2, 1, 1, 1)``); text that is no literal is kept as text (a map file's
-path); an empty field is None. A behaviour mix is typed (any mix the game takes) or picked from the
+literal (``12``, ``(1, 2, 1, 1, 1)``); text that is no literal is kept as text; an empty
+field is None. A text field that takes a file (``policy``, ``learner``) offers the files it
+may read (``Text.files``: the packaged bots, the trained seeds' files under
+``results/training``) and refuses any other path before anything reads it, so that no
+link makes the server read a file of its choosing. A behaviour mix is typed (any mix the game takes) or picked from the
 declared mixes that fit. Parameters with a declared control come first; the rest are under
 "All parameters". Under each control, a line says what the parameter means and allows (its
 declaration); one the model does not use with the other values now (``When``) is greyed and
@@ -53,18 +56,33 @@ def shown_values(game, given: Mapping) -> dict:
     return {name: shown_value(game, given, name) for name in game.parameters.names}
 
 
+def offered_files(game, parameter) -> list[str]:
+    """The files a text field offers and the page may read for it (``Text.files``)."""
+    control = parameter.control
+    if not isinstance(control, Text) or control.files is None:
+        return []
+    try:
+        return list(control.files(game.name))
+    except OSError:  # a folder that cannot be read offers nothing
+        return []
+
+
 def problem(game, given: Mapping) -> tuple[str | None, str] | None:
     """``(parameter name or None, message)`` for the first thing the declaration refuses
     in ``given``, or None. The message is the model's own ``ValueError``, or says that a
-    text field that takes no file's path (``Text(paths=False)``) was given one: such a
-    value is refused before anything reads it."""
+    text field was given a file's path (a ``str`` with no line break) that is not one of
+    the files it offers (``Text.files``): such a value is refused before anything reads it."""
     for name, value in given.items():
-        control = game.parameters[name].control if name in game.parameters else None
-        if isinstance(control, Text) and not control.paths and isinstance(value, str) \
-                and "\n" not in value:
-            return name, (f"{name}={value!r} is refused: the page reads no file named in "
-                          "its address or fields; give the value itself, as text with "
-                          "its line breaks")
+        parameter = game.parameters[name] if name in game.parameters else None
+        control = parameter.control if parameter is not None else None
+        if isinstance(control, Text) and isinstance(value, str) and "\n" not in value \
+                and value not in offered_files(game, parameter):
+            if control.files is None:
+                return name, (f"{name}={value!r} is refused: the page reads no file named "
+                              "in its address or fields; give the value itself, as text "
+                              "with its line breaks")
+            return name, (f"{name}={value!r} is refused: the page reads only the files it "
+                          f"lists for {name} ({control.listed}); pick one of them")
     try:
         game.parameters.check(given, behaviours=game.behaviours, game=game.name)
     except Exception as error:  # whatever a check raises is said, never shown as a traceback
@@ -181,6 +199,11 @@ def Control(game, parameter, given: Mapping, change, fault: str | None):
     else:
         Field(name, as_text(value), lambda text: set_to(from_text(text)), disabled=unused,
               classes=[f"control-{name}"])
+        files = offered_files(game, parameter)
+        if files:
+            solara.Select(f"{name}: a file listed", values=files,
+                          value=value if value in files else None, on_value=set_to,
+                          classes=[f"files-{name}"], dense=True, disabled=unused)
     if fault:
         message(fault, "control-message")
     solara.Text(help_text(parameter, values), classes=["control-help"])

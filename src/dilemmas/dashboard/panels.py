@@ -22,19 +22,27 @@ def _held(lock):
     return lock if lock is not None else contextlib.nullcontext()
 
 
+def drawing(game, model) -> tuple[str, str, str]:
+    """``(status line, world's SVG, key's HTML)`` of ``model``."""
+    view = game.view
+    return (view.status(model), to_svg(view.scene(model), label=f"{game.title}: the world"),
+            key_html(view.key(model)))
+
+
 @solara.component
-def World(game, model, version: int = 0, lock=None):
+def World(game, model, version: int = 0, lock=None, drawn: tuple | None = None):
     """The world's drawing, the line on the state of play above it, and its key;
     ``version`` changes whenever the model has (a new round), ``lock`` is held while it is
-    read."""
-    view = game.view
+    read; ``drawn``: the ``drawing`` already made (so that it is of the same round as the
+    rest of the board)."""
     try:
-        with _held(lock):
-            svg = to_svg(view.scene(model), label=f"{game.title}: the world")
-            status, key = view.status(model), key_html(view.key(model))
+        if drawn is None:
+            with _held(lock):
+                drawn = drawing(game, model)
     except Exception as error:  # drawing a model must never take the page down
         message(f"could not draw the world: {one_line(error)}")
         return
+    status, svg, key = drawn
     with solara.Column(gap="4px", classes=["world-panel"]):
         solara.Text(status, classes=["world-status"],
                     style={"font-size": "15px"})
@@ -57,23 +65,33 @@ def plot_high(plot: Plot, model):
     return plot.high(model) if callable(plot.high) and model is not None else None
 
 
-@solara.component
-def Charts(game, data, model=None, version: int = 0, current: int | None = None, lock=None,
-           axes: dict | None = None, last_round: int | None = None):
-    """The game's plots of ``data`` (column -> values by round); ``model`` evaluates axis
-    ranges that depend on it; ``current`` marks a round; ``axes`` (plot title -> y axis
-    ``(bottom, top)``) and ``last_round`` are the ranges charts side by side share."""
+def plots_html(game, data, model=None, current: int | None = None, axes: dict | None = None,
+               last_round: int | None = None) -> str:
+    """The game's plots of ``data`` as HTML (``Charts``); a plot that cannot be drawn says
+    so in its place."""
     out = []
     for plot in game.view.plots:
         try:
-            with _held(lock):
-                out.append(chart(plot, data, f"{game.round} (rounds played)",
-                                 high=plot_high(plot, model), current=current,
-                                 y_span=(axes or {}).get(plot.title), last_round=last_round))
+            out.append(chart(plot, data, f"{game.round} (rounds played)",
+                             high=plot_high(plot, model), current=current,
+                             y_span=(axes or {}).get(plot.title), last_round=last_round))
         except Exception as error:  # a plot that fails says so and the page goes on
             out.append(f"<p>could not draw {html.escape(plot.title)}: "
                        f"{html.escape(one_line(error))}</p>")
-    solara.HTML(tag="div", unsafe_innerHTML="".join(out), classes=["plots"],
+    return "".join(out)
+
+
+@solara.component
+def Charts(game, data, model=None, version: int = 0, current: int | None = None, lock=None,
+           axes: dict | None = None, last_round: int | None = None, drawn: str | None = None):
+    """The game's plots of ``data`` (column -> values by round); ``model`` evaluates axis
+    ranges that depend on it; ``current`` marks a round; ``axes`` (plot title -> y axis
+    ``(bottom, top)``) and ``last_round`` are the ranges charts side by side share;
+    ``drawn``: the ``plots_html`` already made."""
+    if drawn is None:
+        with _held(lock):
+            drawn = plots_html(game, data, model, current, axes, last_round)
+    solara.HTML(tag="div", unsafe_innerHTML=drawn, classes=["plots"],
                 style="display: flex; flex-wrap: wrap; gap: 12px")
 
 

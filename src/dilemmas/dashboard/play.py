@@ -15,6 +15,7 @@ agent's story (SVG, ``dilemmas.dashboard.scene``).
 
 import threading
 import time
+from dataclasses import dataclass
 
 import solara
 
@@ -24,10 +25,14 @@ from dilemmas.dashboard.export import Exports
 from dilemmas.dashboard.controls import Controls, as_text, blame, from_text, problem
 from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
-from dilemmas.dashboard.panels import About, AgentPanel, Charts, World
+from dilemmas.dashboard.panels import About, AgentPanel, Charts, World, drawing, plots_html
 from dilemmas.models import validation as check
 
 SEED = "seed (rng)"
+#: The name the "go to round" field's message goes by.
+ROUND = "go to round"
+#: The draw intervals offered: draw every k-th round while playing.
+EVERY = (1, 2, 5, 10, 25, 100)
 
 
 def build(game, given: dict, seed):
@@ -76,15 +81,60 @@ def build_usable(game, given: dict, seed):
                                 "(left at its default): " + "; ".join(refused))
 
 
+@dataclass(frozen=True)
+class Frame:
+    """One round of a model as the board shows it: the caption, the world's ``drawing``
+    (or the error drawing it raised) and the plots' HTML, made together."""
+
+    round: int
+    caption: str
+    drawn: object
+    plots: str
+
+
+def frame_of(game, model) -> Frame:
+    caption = (f"{game.round} {model.steps}" + ("" if model.running else " · episode over")
+               + f" · population {model.population} · seed {model.seed}")
+    try:
+        drawn = drawing(game, model)
+    except Exception as error:  # drawing a model must never take the page down
+        drawn = error
+    return Frame(model.steps, caption, drawn,
+                 plots_html(game, model.datacollector.model_vars, model))
+
+
 class Session:
     """One page's game in play: the model, the parameters and seed it was built with, what
-    of the address's values it could not use (``refused``, one line or None), and a lock
-    that steps and draws it one at a time."""
+    of the address's values it could not use (``refused``, one line or None), the round
+    the board shows (``frame``), and a lock that steps and draws it one at a time."""
 
     def __init__(self, game, given: dict, seed):
+        self.game = game
         self.model, self.given, self.seed, self.refused = build_usable(game, given, seed)
         self.lock = threading.Lock()
-        self.paused = False
+        self.going = None  # the serial number of the Run whose rounds may be played
+        self.serial = 0
+        self.draw()
+
+    def draw(self):
+        """The board's frame of the model now (called with the lock held, or before any
+        other thread knows the session)."""
+        self.frame = frame_of(self.game, self.model)
+
+
+@dataclass(frozen=True)
+class Run:
+    """Rounds played by the page's thread: Play (drawn every ``every`` rounds, at the speed
+    chosen) or a run unpaced to round ``until`` (None: the episode's end; ``every`` None:
+    drawn there only). ``serial`` tells one run from the next."""
+
+    serial: int
+    until: int | None = None
+    every: int | None = 1
+
+    def wants(self, model) -> bool:
+        """Whether ``model`` has a round left to play in this run."""
+        return model.running and (self.until is None or model.steps < self.until)
 
 
 @solara.component
@@ -95,17 +145,26 @@ def PlayPage(game, shown: Address, go):
     session = solara.use_memo(lambda: Session(game, given, seed), [])
     fault = solara.use_reactive(None)
     tick = solara.use_reactive(0)
-    playing = solara.use_reactive(False)
+    going = solara.use_reactive(None)  # the Run being played, or None
     rate = solara.use_reactive(10)
+    every = solara.use_reactive(1)
+
+    def stop():
+        """No round starts after this; one being played finishes first (the lock)."""
+        session.going = None
+        with session.lock:  # (no state is set while it is held: a render takes it too)
+            pass
+        going.set(None)
 
     def rebuild(parameters: dict, seed):
         model, problem_met = build(game, parameters, seed)
         fault.set(problem_met)
         if model is not None:
-            playing.set(False)
+            stop()
             with session.lock:
                 session.model, session.given, session.seed = model, parameters, seed
                 session.refused = None
+                session.draw()
             tick.set(tick.value + 1)
 
     def follow():
@@ -124,47 +183,93 @@ def PlayPage(game, shown: Address, go):
         if refused:
             fault.set(refused)
 
-    def step(model=None):
-        """Play a round of ``model`` (default: the one shown), if it is still the one shown,
-        its episode has not ended and, for Play's thread (which names its model), Play is
-        still on: a Play thread that Reset or Pause has overtaken steps nothing, and neither
-        does a Step clicked before the page drew the end."""
+    def step():
+        """Step: a round of the model shown, unless its episode has ended or a run is going
+        (a Step clicked before the page drew the end, or Play, plays nothing)."""
         try:
             with session.lock:
-                shown = session.model
-                if shown.running and (model is None or (shown is model and not session.paused)):
-                    shown.step()
+                if session.model.running and session.going is None:
+                    session.model.step()
+                    session.draw()
         except Exception as error:
-            playing.set(False)
             fault.set((None, f"the model raised while stepping: {one_line(error)}"))
         tick.set(tick.value + 1)
 
-    def play(cancel: threading.Event):
-        while playing.value and not cancel.is_set():
-            start, model = time.perf_counter(), session.model
-            if not model.running:
-                playing.set(False)
-                break
-            step(model)
-            # pause at least as long as the round took to play and draw, so the server's own
-            # thread has the time to send it (else a large world piles up unsent rounds)
-            took = time.perf_counter() - start
-            cancel.wait(max(took, 1 / rate.value - took))
+    def start(until: int | None = None, paced: bool = True):
+        """Play (``paced``: at the speed chosen, drawing every ``every`` rounds), or play
+        unpaced to round ``until`` (None: the episode's end) and draw there."""
+        session.serial += 1
+        run = Run(session.serial, until, every.value if paced else None)
+        session.going = run.serial
+        going.set(run)
 
-    solara.use_thread(play, dependencies=[playing.value], intrusive_cancel=False)
+    def play(cancel: threading.Event):
+        """The rounds of the run going, each begun only while it is still the one going
+        (Pause, Reset or another run stop it within a round), the board's frame made in
+        the same hold of the lock as the round it shows: every ``every``-th round, once a
+        second if unpaced, and the last round played."""
+        run = going.value
+        if run is None:
+            return
+        played, drawn, model = 0, time.perf_counter(), None
+        try:
+            while not cancel.is_set():
+                with session.lock:
+                    model = session.model
+                    if session.going != run.serial or not run.wants(model):
+                        break
+                    model.step()
+                    played += 1
+                    show = (not run.wants(model) or
+                            (played % run.every == 0 if run.every is not None
+                             else time.perf_counter() - drawn > 1))
+                    if show:
+                        session.draw()
+                if show:
+                    tick.set(tick.value + 1)
+                    if run.every is not None:
+                        # pause at least as long as the rounds took to play and draw, so the
+                        # server's own thread has the time to send them (else a large world
+                        # piles up rounds)
+                        took = time.perf_counter() - drawn
+                        cancel.wait(max(took, 1 / rate.value - took))
+                    drawn = time.perf_counter()
+        except Exception as error:
+            fault.set((None, f"the model raised while stepping: {one_line(error)}"))
+        with session.lock:
+            if session.model is model:
+                session.draw()
+        if session.going == run.serial:  # ended by itself (the end, its round, an error)
+            session.going = None
+            going.set(None)
+        tick.set(tick.value + 1)
+
+    solara.use_thread(play, dependencies=[going.value], intrusive_cancel=False)
 
     def play_or_pause():
         """Play starts, or stops: after Pause no round starts, a round being played
         finishes, and the page then shows the last round with the button that says Play."""
-        if not playing.value:
-            session.paused = False
-            playing.set(True)
+        if going.value is None:
+            start()
+        else:
+            stop()
+            tick.set(tick.value + 1)
+
+    def go_to(text: str):
+        """Round ``text`` of this episode: played on to it, or (an earlier round) the episode
+        played again from its seed to it; beyond the episode's end, its end."""
+        target = from_text(text)
+        if type(target) is not int or target < 0:
+            fault.set((ROUND, f"go to round: {text!r} is not a round (an integer >= 0)"))
             return
-        session.paused = True
-        with session.lock:  # (no state is set while it is held: a render takes it too)
-            pass
-        playing.set(False)
-        tick.set(tick.value + 1)
+        if fault.value and fault.value[0] == ROUND:
+            fault.set(None)
+        stop()
+        if target < session.model.steps:
+            with session.lock:
+                session.model = game.model(**session.given, rng=session.seed)
+                session.draw()
+        start(until=target, paced=False)
 
     def change(name: str, value):
         go(lambda a: a.with_(given={**a.given, name: value}))
@@ -181,7 +286,8 @@ def PlayPage(game, shown: Address, go):
         message(session.refused, "address-message")
     if fault.value and fault.value[0] is None:
         message(fault.value[1])
-    Board(game, session, tick, playing, rate, reset, step, play_or_pause)
+    Board(game, session, tick, going.value is not None, rate, every, reset, step,
+          play_or_pause, lambda: (stop(), start(paced=False)), go_to, fault.value)
 
 
 def shown(game, session: Session, model) -> export.Shown:
@@ -195,31 +301,42 @@ def shown(game, session: Session, model) -> export.Shown:
 
 
 @solara.component
-def Board(game, session: Session, tick, playing, rate, reset, step, play_or_pause):
+def Board(game, session: Session, tick, playing: bool, rate, every, reset, step,
+          play_or_pause, run_to_end, go_to, fault):
     """What changes each round (the only part of the page drawn again then): the buttons and
-    the round counter, the world, the plots and, when shown, one agent's story."""
-    model, version = session.model, tick.value
+    the round counter, the world, the plots and, when shown, one agent's story. The caption,
+    the world and the plots are the session's ``frame``: one round, made together."""
+    model, version, frame = session.model, tick.value, session.frame
     show_agent = solara.use_reactive(False)
     show_exports = solara.use_reactive(False)
     with solara.Column(gap="8px", classes=["play-page"]):
         with solara.Row(gap="8px", style={"align-items": "center", "flex-wrap": "wrap"}):
             solara.Button("Reset", on_click=reset, outlined=True)
-            solara.Button("Step", on_click=lambda: step(), outlined=True,
-                          disabled=playing.value or not model.running)
-            solara.Button("Pause" if playing.value else "Play",
-                          on_click=play_or_pause,
-                          color="primary",
-                          disabled=not model.running and not playing.value)
+            solara.Button("Step", on_click=step, outlined=True,
+                          disabled=playing or not model.running)
+            solara.Button("Pause" if playing else "Play", on_click=play_or_pause,
+                          color="primary", disabled=not model.running and not playing,
+                          classes=["play-pause"])
+            solara.Button("Run to end", on_click=run_to_end, outlined=True,
+                          disabled=not model.running, classes=["run-to-end"])
             with solara.Column(classes=["speed"], style={"min-width": "220px"}):
-                solara.SliderInt(f"speed = {rate.value} rounds/s", value=rate, min=1, max=30,
-                                 thumb_label=True)
-            solara.Text(f"{game.round} {model.steps}"
-                        + ("" if model.running else " · episode over")
-                        + f" · population {model.population} · seed {model.seed}",
-                        classes=["world-caption"], style={"font-size": "15px"})
+                solara.SliderInt(f"speed = {rate.value} rounds/s" if every.value == 1 else
+                                 f"speed = {rate.value} draws/s "
+                                 f"({rate.value * every.value} rounds/s)",
+                                 value=rate, min=1, max=30, thumb_label=True)
+            solara.Select("draw every", values=list(EVERY), value=every, dense=True,
+                          classes=["draw-every"], style={"max-width": "120px"})
+            with solara.Column(style={"max-width": "150px"}):
+                Field(ROUND, "", go_to, classes=["go-to-round"])
+            solara.Text(frame.caption, classes=["world-caption"], style={"font-size": "15px"})
+        if fault and fault[0] == ROUND:
+            message(fault[1])
         About(game)
-        World(game, model, version, lock=session.lock)
-        Charts(game, model.datacollector.model_vars, model, version, lock=session.lock)
+        if isinstance(frame.drawn, Exception):
+            message(f"could not draw the world: {one_line(frame.drawn)}")
+        else:
+            World(game, model, version, drawn=frame.drawn)
+        Charts(game, None, drawn=frame.plots)
         solara.Switch(label="One agent: its behaviour, reward and last rounds",
                       value=show_agent, classes=["agent-switch"])
         if show_agent.value:
@@ -228,4 +345,4 @@ def Board(game, session: Session, tick, playing, rate, reset, step, play_or_paus
                       value=show_exports, classes=["export-switch"])
         if show_exports.value:
             Exports(shown(game, session, model), disabled="Pause to take the files of a round"
-                    if playing.value else None)
+                    if playing else None)

@@ -237,6 +237,17 @@ def Runs(first, second, round_, last: int):
     """The scrubber and the opened runs side by side."""
     opened = [r for r in (first, second) if r is not None]
     axes = solara.use_memo(lambda: shared_axes(opened), [id(first), id(second)])
+    wrong = solara.use_reactive("")
+
+    def go_to(text: str):
+        """Round ``text`` (beyond the last: the last)."""
+        target = from_text(text)
+        if type(target) is not int or target < 0:
+            wrong.set(f"go to round: {text!r} is not a round (an integer >= 0)")
+            return
+        wrong.set("")
+        round_.set(min(target, last))
+
     if not opened:
         solara.Markdown("Open a run of a study folder (by its run id) or a Bucket Brigade "
                         "replay file in the sidebar; open a second to compare them side by "
@@ -250,6 +261,10 @@ def Runs(first, second, round_, last: int):
                              max=last, thumb_label=True)
         solara.Button("forward ▶", on_click=lambda: round_.set(min(last, round_.value + 1)),
                       outlined=True, classes=["scrub-forward"])
+        with solara.Column(style={"max-width": "150px"}):
+            Field("go to round", "", go_to, classes=["go-to-round"])
+        if wrong.value:
+            message(wrong.value)
     with solara.Row(gap="24px", classes=["run-views"],
                     style={"flex-wrap": "nowrap", "align-items": "flex-start"}):
         for name, recording in (("A", first), ("B", second)):

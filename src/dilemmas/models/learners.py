@@ -188,6 +188,7 @@ def check_learner(name, value, values):
 def learner_parameter():
     """The declaration of a game's ``learner`` parameter (``dilemmas.models.parameters``)."""
     from dilemmas.models.parameters import Custom, Parameter, Text
+    from dilemmas.models.policies import trained_files
 
     return Parameter(
         "learner", None,
@@ -195,4 +196,5 @@ def learner_parameter():
                              "of a learner file for this game",
                invalid=(5, "no_such_learner.npz")),
         "the learner of the `q_learning` or `linear_q` seats (docs/learning.md); None: a fresh "
-        "one", control=Text())
+        "one", control=Text(files=lambda game: trained_files(game, ("learner.npz",)),
+                            listed="the trained seeds' learner.npz under results/training"))

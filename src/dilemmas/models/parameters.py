@@ -221,11 +221,14 @@ class Select:
 
 @dataclass(frozen=True)
 class Text:
-    """A text field (left empty: None). ``paths=False``: the dashboard refuses a value that
-    the model would read as a file's path (a ``str`` with no line break), so that no link
-    makes the server read one of its files (Stag Hunt's ``ascii_map`` takes the map's text)."""
+    """A text field (left empty: None). A value the model would read as a file's path (a
+    ``str`` with no line break) is one of ``files(game)`` (the files the dashboard offers
+    for it, ``listed`` saying which they are) or refused by the dashboard before anything
+    reads it, so that no link makes the server read a file of its choosing; with ``files``
+    None (Stag Hunt's ``ascii_map``, given as the map's text) every such value is refused."""
 
-    paths: bool = True
+    files: Callable | None = None
+    listed: str = ""
 
 
 @dataclass(frozen=True)

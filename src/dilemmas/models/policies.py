@@ -443,6 +443,31 @@ def check_action(action, count: int, who: str) -> int:
     return int(action)
 
 
+#: The trained co-players shipped with the package (``dilemmas.scenarios``), ``<game>_*.npz``.
+BOTS = Path(__file__).resolve().parents[1] / "scenarios" / "bots"
+#: Where ``dilemmas train`` writes its trainings by default, from the working folder.
+TRAININGS = Path("results") / "training"
+
+
+def trained_files(game: str, names=("policy.npz", "learner.npz")) -> list[str]:
+    """The files of ``game`` that a page offers and reads for a policy: the packaged bots,
+    then every training seed's ``names`` under ``results/training/<training>/seed-<i>/``
+    (a training whose ``training.json`` names the game), sorted."""
+    import json
+
+    bots = sorted(str(path) for path in BOTS.glob(f"{game}_*.npz")) if "policy.npz" in names         else []
+    found = []
+    for definition in sorted(TRAININGS.glob("*/training.json")):
+        try:
+            if json.loads(definition.read_text()).get("game") != game:
+                continue
+        except (OSError, ValueError, AttributeError):  # not a training's folder
+            continue
+        found += [str(path) for name in names
+                  for path in sorted(definition.parent.glob(f"seed-*/{name}"))]
+    return bots + found
+
+
 def policy_parameter():
     """The declaration of a game's ``policy`` parameter (``dilemmas.models.parameters``)."""
     from dilemmas.models.parameters import Custom, Parameter, Text
@@ -453,7 +478,8 @@ def policy_parameter():
                "policy file for this game", invalid=(5, "no_such_policy.npz")),
         "decision rule of the seats whose behaviour is `policy` (docs/policies.md); required "
         "when `population` seats `policy`",
-        control=Text())
+        control=Text(files=trained_files, listed="the packaged bots and the trained seeds' "
+                     "policy.npz and learner.npz under results/training"))
 
 
 def check_policy(name, value, values):

@@ -74,7 +74,7 @@ PARAMETERS = Parameters((
                                         "the map must be valid (see World)",
                                         invalid=("WWW\nWPW\nW?W\nWWW",)),
               "the map; None for a random map (the dashboard takes the map's text only, "
-              "never a file's path)", optional=True, control=Text(paths=False)),
+              "never a file's path)", optional=True, control=Text()),
     Parameter("num_agents", 3, Integer(low=1, high=100), "configured agents (seats)"),
     Parameter("num_agents_to_spawn", 2, Integer(low=1, high="num_agents"),
               "agents that play the episode, drawn from the seats",
