@@ -867,6 +867,30 @@ def test_each_games_world_draws_as_svg_and_on_matplotlib(name):
     FigureCanvasAgg(figure).draw()
 
 
+@pytest.mark.parametrize("agent_config, said", [
+    (None, "A: hunts stags and hares; B: harms hares only"),
+    ([{"kind": "A"}, {"kind": "B", "can_hunt": False}, {"kind": "B", "can_hunt": True}],
+     "A: hunts stags and hares; B: some hunt stags, some harm hares only"),
+])
+def test_the_stag_hunt_key_says_what_each_kind_can_do(agent_config, said):
+    """Issue 45 item 5: "kind (A, B)" explained: each kind and what its hunters can hunt
+    (``can_hunt``, docs/rules/stag_hunt.md)."""
+    shown = GAMES["stag_hunt"]
+    model = shown.model(num_agents=3, agent_config=agent_config, rng=1)
+    key = key_html(shown.view.key(model))
+    assert f"inside: its seat and kind ({said})" in key
+
+
+def test_every_agent_disc_is_ringed_in_white_to_stand_apart_from_its_cell():
+    for name in ("bucket_brigade", "state_punishment", "stag_hunt", "firefighting_graph"):
+        shown = GAMES[name]
+        model = shown.model(rng=1)
+        discs = [s for s in shown.view.scene(model).shapes if isinstance(s, Circle)]
+        assert discs and all(d.halo > 0 for d in discs), shown.name
+        svg = world_of(model)
+        assert svg.count('fill="none" stroke="#FFFFFF"') >= len(discs)
+
+
 @pytest.mark.parametrize("orientation", range(4))
 def test_a_hunters_wedge_points_the_way_it_faces(orientation):
     row, col = 5, 7

@@ -384,6 +384,20 @@ def test_step_play_and_pause(url, page, problems, game):
 
 
 @by_game()
+def test_a_played_games_first_plot_is_whole_above_the_fold_at_1280_by_800(
+        url, page, problems, game):
+    """Issue 45 item 5: the key and the plots stand beside the world, the first plot whole
+    within the window at 1280 x 800."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_game(page, url, game)
+    first = page.locator(".plots svg").first.bounding_box()
+    assert first["y"] + first["height"] <= 800 and first["x"] + first["width"] <= 1280, first
+    world = page.locator(".world svg").bounding_box()
+    assert first["x"] >= world["x"] + world["width"], (first, world)
+    assert problems == []
+
+
+@by_game()
 def test_play_and_pause_clicked_twice_quickly_stop_within_a_round(url, page, problems, game):
     """Issue 45 item 3: Play, Pause, Play, Pause clicked as fast as the browser can (each
     before the page has redrawn) leave it paused on Play, the caption and the world of one

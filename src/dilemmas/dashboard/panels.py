@@ -30,11 +30,13 @@ def drawing(game, model) -> tuple[str, str, str]:
 
 
 @solara.component
-def World(game, model, version: int = 0, lock=None, drawn: tuple | None = None):
+def World(game, model, version: int = 0, lock=None, drawn: tuple | None = None,
+          plots: str | None = None):
     """The world's drawing, the line on the state of play above it, and its key;
     ``version`` changes whenever the model has (a new round), ``lock`` is held while it is
     read; ``drawn``: the ``drawing`` already made (so that it is of the same round as the
-    rest of the board)."""
+    rest of the board); ``plots``: the plots' HTML (``plots_html``) to stand under the key,
+    beside the world (a game played: its plots above the fold at 1280 x 800)."""
     try:
         if drawn is None:
             with _held(lock):
@@ -48,8 +50,12 @@ def World(game, model, version: int = 0, lock=None, drawn: tuple | None = None):
                     style={"font-size": "15px"})
         with solara.Row(gap="16px", style={"flex-wrap": "wrap", "align-items": "flex-start"}):
             solara.HTML(tag="div", unsafe_innerHTML=svg, classes=["world"])
-            solara.HTML(tag="div", unsafe_innerHTML=key, classes=["key-box"],
-                        style="max-width: 340px; font-size: 14px")
+            with solara.Column(gap="12px", classes=["beside-world"]):
+                solara.HTML(tag="div", unsafe_innerHTML=key, classes=["key-box"],
+                            style="max-width: 340px; font-size: 14px")
+                if plots is not None:
+                    solara.HTML(tag="div", unsafe_innerHTML=plots, classes=["plots"],
+                                style="display: flex; flex-direction: column; gap: 12px")
 
 
 @solara.component

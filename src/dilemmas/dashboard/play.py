@@ -331,12 +331,12 @@ def Board(game, session: Session, tick, playing: bool, rate, every, reset, step,
             solara.Text(frame.caption, classes=["world-caption"], style={"font-size": "15px"})
         if fault and fault[0] == ROUND:
             message(fault[1])
-        About(game)
         if isinstance(frame.drawn, Exception):
             message(f"could not draw the world: {one_line(frame.drawn)}")
+            Charts(game, None, drawn=frame.plots)
         else:
-            World(game, model, version, drawn=frame.drawn)
-        Charts(game, None, drawn=frame.plots)
+            World(game, model, version, drawn=frame.drawn, plots=frame.plots)
+        About(game)
         solara.Switch(label="One agent: its behaviour, reward and last rounds",
                       value=show_agent, classes=["agent-switch"])
         if show_agent.value:

@@ -46,6 +46,9 @@ class Rect:
 
 @dataclass(frozen=True)
 class Circle:
+    """A disc; ``halo``: pixels of white ring around its outline, so that it stands apart
+    from a cell of any colour (a dark outline on light cells, white on dark ones)."""
+
     x: float
     y: float
     r: float
@@ -53,6 +56,7 @@ class Circle:
     stroke: str = "white"
     stroke_width: float = 1.0
     tip: str = ""
+    halo: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -159,12 +163,13 @@ def agent_radius(units: float, scale: float) -> float:
 
 def disc(x: float, y: float, r: float, fill: str, label: str, scale: float, *,
          stroke: str = "#333333", stroke_width: float = 1.0, tip: str = "") -> list:
-    """An agent: a disc of radius ``r`` units and ``label`` in its middle, in black or white
+    """An agent: a disc of radius ``r`` units, outlined and ringed in white (``halo``) so
+    that it stands apart from every cell colour, and ``label`` in its middle, in black or white
     by contrast with ``fill``, at most ``DISC_TEXT`` pixels and small enough to lie within
     1.7 radii across and 1.2 radii high."""
     pixels = r * scale
     size = min(DISC_TEXT, 1.2 * pixels, 1.7 * pixels / max(text_width(label, 1.0), 0.7))
-    return [Circle(x, y, r, fill, stroke=stroke, stroke_width=stroke_width, tip=tip),
+    return [Circle(x, y, r, fill, stroke=stroke, stroke_width=stroke_width, tip=tip, halo=2.0),
             Text(x, y, label, size=size, fill=ink_on(fill), bold=True)]
 
 
@@ -221,7 +226,11 @@ def _svg(shape, scale: float) -> list[str]:
                     f'height="{shape.h:.3f}" fill="{shape.fill}" '
                     f'fill-opacity="{shape.opacity}"{stroke}>{_tip(shape.tip)}</rect>']
         case Circle():
-            return [f'<circle cx="{shape.x:.3f}" cy="{shape.y:.3f}" r="{shape.r:.3f}" '
+            halo = ([f'<circle cx="{shape.x:.3f}" cy="{shape.y:.3f}" '
+                     f'r="{shape.r + (shape.stroke_width / 2 + shape.halo / 2) / scale:.3f}" '
+                     f'fill="none" stroke="#FFFFFF" stroke-width="{shape.halo / scale:.3f}"/>']
+                    if shape.halo else [])
+            return halo + [f'<circle cx="{shape.x:.3f}" cy="{shape.y:.3f}" r="{shape.r:.3f}" '
                     f'fill="{shape.fill}" stroke="{shape.stroke}" '
                     f'stroke-width="{shape.stroke_width / scale:.3f}">'
                     f'{_tip(shape.tip)}</circle>']
@@ -283,6 +292,11 @@ def draw_on(ax, scene: Scene) -> None:
                                                facecolor=shape.fill, alpha=shape.opacity,
                                                edgecolor=shape.stroke or "none"))
             case Circle():
+                if shape.halo:
+                    ax.add_patch(patches.Circle(
+                        (shape.x, shape.y), shape.r + (shape.stroke_width + shape.halo) / 2
+                        / scene.scale, facecolor="none", edgecolor="#FFFFFF",
+                        lw=shape.halo * points))
                 ax.add_patch(patches.Circle((shape.x, shape.y), shape.r, facecolor=shape.fill,
                                             edgecolor=shape.stroke, lw=shape.stroke_width))
             case Polygon():

@@ -68,7 +68,20 @@ def key(model) -> list:
             Swatch("punish beam (this turn)", BEAMS["punish"], opacity=BEAM_OPACITY),
             *behaviour_swatches(model),
             Swatch("black wedge on a hunter: the way it faces; inside: its seat and kind "
-                   f"({', '.join(model.kinds)})", INK, "triangle")]
+                   f"({kinds_text(model)})", INK, "triangle")]
+
+
+def kinds_text(model) -> str:
+    """Each kind seated and what its hunters can do (their configuration,
+    docs/rules/stag_hunt.md): "A: hunts stags and hares; B: harms hares only"."""
+    said = []
+    for kind in model.kinds:
+        hunters = [agent for agent in model.seats if agent.kind == kind]
+        able = {agent.can_hunt for agent in hunters}
+        does = ("hunts stags and hares" if able == {True} else "harms hares only"
+                if able == {False} else "some hunt stags, some harm hares only")
+        said.append(f"{kind}: {does}")
+    return "; ".join(said)
 
 
 def status(model) -> str:
