@@ -1091,3 +1091,24 @@ def test_a_recorded_runs_rows_and_round_are_taken_as_files(page, problems, recor
     assert Image.open(io.BytesIO(content)).size == (round(scene.width * scene.scale),
                                                     round(scene.height * scene.scale))
     assert problems == []
+
+
+def test_a_trainings_learning_curve_and_final_returns_are_shown(page, problems, recorded):
+    """Issue 45 item 6: a training folder's curve and its seeds' final returns in the page."""
+    from dilemmas.analysis.learning.training import Training, train
+
+    root = recorded["root"]
+    (root / "tiny.toml").write_text(
+        'game = "firefighting_graph"\npopulation = "q_learning:3"\nepisodes = 20\nseeds = 2\n'
+        'checkpoint_every = 10\n[parameters]\nlayout = "row"\nn_agents = 3\nmax_steps = 8\n')
+    train(Training.from_file(root / "tiny.toml"), root / "results" / "training",
+          backend="serial", progress=False)
+    open_viewer(page, recorded)
+    page.get_by_text("A training: its learning curve and its seeds' final returns").click()
+    choose(page, page.locator(".training-picker"), "results/training/tiny")
+    view = page.locator(".training-view")
+    expect(view.locator('svg[aria-label="tiny: return per seat, mean over 2 seeds"]')
+           ).to_have_count(1)
+    expect(view.locator("table caption")).to_contain_text("over the last tenth of its episodes")
+    expect(view.locator("tr")).to_have_count(4)  # the header, two seeds, the mean
+    assert problems == []

@@ -22,6 +22,7 @@ from dilemmas.dashboard.export import Exports
 from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
 from dilemmas.dashboard.panels import AgentPanel, Charts, World
+from dilemmas.dashboard.trainings import TrainingView
 
 SOURCES = ("study folder", "replay file")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -230,6 +231,8 @@ def ViewerPage():
         Picker("Run A", first)
         Picker("Run B (optional, shown beside A)", second)
     Runs(first.value, second.value, round_, last)
+    with solara.Details("A training: its learning curve and its seeds' final returns"):
+        TrainingView()
 
 
 @solara.component
