@@ -489,6 +489,25 @@ def test_drawn_every_fifth_round_the_caption_and_world_show_one_round(page):
         assert drawn == world_of(after("Firefighting Graph", k, max_steps=23)), shown
 
 
+def test_a_zoomed_world_is_drawn_larger_in_a_box_that_scrolls(page):
+    """Issue 45 item 5: zoom k draws the world k times its size (the page's box around it
+    scrolls: pan), the same drawing otherwise, and Step keeps the zoom."""
+    from dilemmas.dashboard.panels import zoomed
+
+    box, rc = page
+    pick(rc, "Firefighting Graph")
+    plain = world(box)
+    rc.find(v.Select, label="zoom").widget.v_model = 4
+    found = [w for w in widgets_under(box) if isinstance(w, HTML)
+             and "zoomed" in (w.attributes or {}).get("class", "").split()]
+    assert len(found) == 1 and found[0].unsafe_innerHTML == zoomed(plain, 4)
+    width = re.search(r'width="([0-9.]+)"', plain).group(1)
+    assert f'width="{float(width) * 4:.0f}"' in zoomed(plain, 4).split(">", 1)[0]
+    assert zoomed(plain, 4).split(">", 1)[1] == plain.split(">", 1)[1]
+    click(rc, "Step")
+    assert world(box) == zoomed(world_of(after("Firefighting Graph", 1)), 4)
+
+
 def test_run_to_end_plays_the_episode_and_shows_its_end(page):
     box, rc = page
     pick(rc, "Bucket Brigade")

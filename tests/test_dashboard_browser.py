@@ -1112,3 +1112,25 @@ def test_a_trainings_learning_curve_and_final_returns_are_shown(page, problems, 
     expect(view.locator("table caption")).to_contain_text("over the last tenth of its episodes")
     expect(view.locator("tr")).to_have_count(4)  # the header, two seeds, the mean
     assert problems == []
+
+
+def test_a_large_world_zoomed_is_panned_by_scrolling(url, page, problems):
+    """Issue 45 item 5: a 100 x 100 Firefighting Graph at zoom 8 is drawn eight times its
+    size in a box that scrolls both ways; scrolled, it shows another part."""
+    game = GAMES["firefighting_graph"]
+    open_game(page, url, game, layout="grid", n_width=100, n_height=100)
+    shown = page.locator(".world svg")
+    before = shown.bounding_box()
+    choose(page, page.locator(".zoom"), "8")
+    expect(page.locator(".world.zoomed svg")).to_have_count(1)
+    zoomed = page.locator(".world.zoomed")
+    inner = page.locator(".world.zoomed svg").bounding_box()
+    assert inner["width"] >= 7 * before["width"], (inner, before)
+    sizes = zoomed.evaluate("b => [b.scrollWidth, b.clientWidth, b.scrollHeight, b.clientHeight]")
+    assert sizes[0] > sizes[1] and sizes[2] > sizes[3], sizes
+    zoomed.evaluate("b => { b.scrollLeft = 500; b.scrollTop = 300; }")
+    assert zoomed.evaluate("b => [b.scrollLeft, b.scrollTop]") == [500, 300]
+    page.get_by_role("button", name="Step", exact=True).click()
+    expect(page.locator(".world-caption")).to_have_text(re.compile(f"^{game.round} 1 · "))
+    expect(page.locator(".world.zoomed svg")).to_have_count(1)
+    assert problems == []

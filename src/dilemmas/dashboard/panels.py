@@ -9,6 +9,7 @@ shows a traceback.
 import contextlib
 import functools
 import html
+import re
 
 import pandas as pd
 import solara
@@ -22,6 +23,25 @@ def _held(lock):
     return lock if lock is not None else contextlib.nullcontext()
 
 
+#: The world's zoom factors offered (a game played): the drawing that many times its size,
+#: in a box that scrolls (pans) over it.
+ZOOMS = (1, 2, 4, 8)
+
+
+def zoomed(svg: str, zoom: int) -> str:
+    """The world's ``<svg>`` drawn ``zoom`` times its size (its width and height; no longer
+    shrunk to the page: the box around it scrolls)."""
+    if zoom == 1:
+        return svg
+
+    def scaled(match):
+        return f'{match.group(1)}="{float(match.group(2)) * zoom:.0f}"'
+
+    head, rest = svg.split(">", 1)
+    head = re.sub(r'\b(width|height)="([0-9.]+)"', scaled, head, count=2)
+    return head.replace('style="max-width:100%;height:auto" ', "") + ">" + rest
+
+
 def drawing(game, model) -> tuple[str, str, str]:
     """``(status line, world's SVG, key's HTML)`` of ``model``."""
     view = game.view
@@ -31,12 +51,13 @@ def drawing(game, model) -> tuple[str, str, str]:
 
 @solara.component
 def World(game, model, version: int = 0, lock=None, drawn: tuple | None = None,
-          plots: str | None = None):
+          plots: str | None = None, zoom: int = 1):
     """The world's drawing, the line on the state of play above it, and its key;
     ``version`` changes whenever the model has (a new round), ``lock`` is held while it is
     read; ``drawn``: the ``drawing`` already made (so that it is of the same round as the
     rest of the board); ``plots``: the plots' HTML (``plots_html``) to stand under the key,
-    beside the world (a game played: its plots above the fold at 1280 x 800)."""
+    beside the world (a game played: its plots above the fold at 1280 x 800); ``zoom``:
+    the world drawn that many times its size in a box that scrolls (``zoomed``)."""
     try:
         if drawn is None:
             with _held(lock):
@@ -49,7 +70,11 @@ def World(game, model, version: int = 0, lock=None, drawn: tuple | None = None,
         solara.Text(status, classes=["world-status"],
                     style={"font-size": "15px"})
         with solara.Row(gap="16px", style={"flex-wrap": "wrap", "align-items": "flex-start"}):
-            solara.HTML(tag="div", unsafe_innerHTML=svg, classes=["world"])
+            if zoom == 1:
+                solara.HTML(tag="div", unsafe_innerHTML=svg, classes=["world"])
+            else:
+                solara.HTML(tag="div", unsafe_innerHTML=zoomed(svg, zoom),
+                            classes=["world", "zoomed"])
             with solara.Column(gap="12px", classes=["beside-world"]):
                 solara.HTML(tag="div", unsafe_innerHTML=key, classes=["key-box"],
                             style="max-width: 340px; font-size: 14px")

@@ -25,7 +25,8 @@ from dilemmas.dashboard.export import Exports
 from dilemmas.dashboard.controls import Controls, as_text, blame, from_text, problem
 from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
-from dilemmas.dashboard.panels import About, AgentPanel, Charts, World, drawing, plots_html
+from dilemmas.dashboard.panels import (ZOOMS, About, AgentPanel, Charts, World, drawing,
+                                      plots_html)
 from dilemmas.models import validation as check
 
 SEED = "seed (rng)"
@@ -309,6 +310,7 @@ def Board(game, session: Session, tick, playing: bool, rate, every, reset, step,
     model, version, frame = session.model, tick.value, session.frame
     show_agent = solara.use_reactive(False)
     show_exports = solara.use_reactive(False)
+    zoom = solara.use_reactive(1)
     with solara.Column(gap="8px", classes=["play-page"]):
         with solara.Row(gap="8px", style={"align-items": "center", "flex-wrap": "wrap"}):
             solara.Button("Reset", on_click=reset, outlined=True)
@@ -326,6 +328,8 @@ def Board(game, session: Session, tick, playing: bool, rate, every, reset, step,
                                  value=rate, min=1, max=30, thumb_label=True)
             solara.Select("draw every", values=list(EVERY), value=every, dense=True,
                           classes=["draw-every"], style={"max-width": "120px"})
+            solara.Select("zoom", values=list(ZOOMS), value=zoom, dense=True,
+                          classes=["zoom"], style={"max-width": "90px"})
             with solara.Column(style={"max-width": "150px"}):
                 Field(ROUND, "", go_to, classes=["go-to-round"])
             solara.Text(frame.caption, classes=["world-caption"], style={"font-size": "15px"})
@@ -335,7 +339,8 @@ def Board(game, session: Session, tick, playing: bool, rate, every, reset, step,
             message(f"could not draw the world: {one_line(frame.drawn)}")
             Charts(game, None, drawn=frame.plots)
         else:
-            World(game, model, version, drawn=frame.drawn, plots=frame.plots)
+            World(game, model, version, drawn=frame.drawn, plots=frame.plots,
+                  zoom=zoom.value)
         About(game)
         solara.Switch(label="One agent: its behaviour, reward and last rounds",
                       value=show_agent, classes=["agent-switch"])
