@@ -57,11 +57,19 @@ def behaviours_in(mix: str) -> set[str]:
 # --- reading and working the rendered page --------------------------------------------------
 
 def html_of(box, name: str) -> str:
-    """The inner HTML of the page's one ``solara.HTML`` of class ``name``."""
+    """The inner HTML of the page's one ``solara.HTML`` of class ``name`` (or the world
+    that can be clicked, ``panels._Clickable``: its ``svg``)."""
     found = [w.unsafe_innerHTML for w in widgets_under(box)
              if isinstance(w, HTML) and name in (w.attributes or {}).get("class", "").split()]
+    found += [w.svg for w in widgets_under(box)
+              if w.has_trait("svg") and name in (w.classes or [])]
     assert len(found) == 1, (name, len(found))
     return found[0]
+
+
+def clickable_world(box):
+    (found,) = [w for w in widgets_under(box) if w.has_trait("svg")]
+    return found
 
 
 def world(box) -> str:
@@ -498,14 +506,38 @@ def test_a_zoomed_world_is_drawn_larger_in_a_box_that_scrolls(page):
     pick(rc, "Firefighting Graph")
     plain = world(box)
     rc.find(v.Select, label="zoom").widget.v_model = 4
-    found = [w for w in widgets_under(box) if isinstance(w, HTML)
-             and "zoomed" in (w.attributes or {}).get("class", "").split()]
-    assert len(found) == 1 and found[0].unsafe_innerHTML == zoomed(plain, 4)
+    assert "zoomed" in clickable_world(box).classes
+    assert world(box) == zoomed(plain, 4)
     width = re.search(r'width="([0-9.]+)"', plain).group(1)
     assert f'width="{float(width) * 4:.0f}"' in zoomed(plain, 4).split(">", 1)[0]
     assert zoomed(plain, 4).split(">", 1)[1] == plain.split(">", 1)[1]
     click(rc, "Step")
     assert world(box) == zoomed(world_of(after("Firefighting Graph", 1)), 4)
+
+
+@pytest.mark.parametrize("title, clicked, said, seat", [
+    ("Bucket Brigade", {"tip": "agent 2 (random) at house 2", "x": 8.6, "y": 5.2},
+     "agent 2 (random) at house 2", 2),
+    ("Firefighting Graph", {"tip": "firefighter 1 (random)", "x": 1.5, "y": 0.5},
+     "firefighter 1 (random)", 1),
+    ("State Punishment", {"tip": "resource B", "x": 4, "y": 3},
+     "resource B: cell at row 3, column 4", None),
+    ("Bucket Brigade", {"tip": "house 7: safe", "x": 1.6, "y": 6.7}, "house 7: safe", None),
+])
+def test_a_click_on_the_world_names_what_was_clicked_and_opens_an_agent(
+        page, title, clicked, said, seat):
+    """Issue 45 item 5: a click on an agent or a cell says what it is; an agent's click
+    opens its story (behaviour, reward, last rounds' decisions) at its seat."""
+    box, rc = page
+    pick(rc, title)
+    clickable_world(box).vue_inspect(clicked)
+    assert rc.find(v.Html, class_="inspected").widget.children[0] == f"clicked: {said}"
+    panels = rc.find(v.Select, label="agent (seat: behaviour)")
+    if seat is None:
+        assert not panels.widgets
+    else:
+        agent = game(title).model(rng=1).seats[seat]
+        assert panels.widget.v_model == f"{seat}: {agent.behaviour}"
 
 
 def test_run_to_end_plays_the_episode_and_shows_its_end(page):

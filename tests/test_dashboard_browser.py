@@ -1134,3 +1134,26 @@ def test_a_large_world_zoomed_is_panned_by_scrolling(url, page, problems):
     expect(page.locator(".world-caption")).to_have_text(re.compile(f"^{game.round} 1 · "))
     expect(page.locator(".world.zoomed svg")).to_have_count(1)
     assert problems == []
+
+
+@by_game()
+def test_a_click_on_an_agent_opens_its_story_and_a_cell_is_named(url, page, problems, game):
+    """Issue 45 item 5: an agent clicked in the world opens its seat's story; a cell or
+    house clicked is named with where it is."""
+    open_game(page, url, game)
+    discs = page.locator(".world svg circle:has(title)")
+    last = discs.count() - 1
+    tip = discs.nth(last).locator("title").text_content()
+    seat = int(re.match(r"^\w+ (\d+) \(", tip).group(1))
+    discs.nth(last).click()
+    expect(page.locator(".inspected")).to_have_text(f"clicked: {tip}")
+    behaviour = game.model(rng=1).seats[seat].behaviour
+    expect(page.locator(".agent-picker")).to_contain_text(f"{seat}: {behaviour}")
+    expect(page.locator(f'.agent-panel svg[aria-label^="Agent {seat} ("]')).to_be_visible()
+    cells = page.locator(".world svg rect:has(title)")
+    if cells.count():
+        cell = cells.first
+        tip = cell.locator("title").text_content()
+        cell.click(position={"x": 2, "y": 2})
+        expect(page.locator(".inspected")).to_contain_text(f"clicked: {tip}")
+    assert problems == []

@@ -10,6 +10,7 @@ import contextlib
 import functools
 import html
 import re
+from collections.abc import Callable
 
 import pandas as pd
 import solara
@@ -49,15 +50,38 @@ def drawing(game, model) -> tuple[str, str, str]:
             key_html(view.key(model)))
 
 
+@solara.component_vue("world.vue")
+def _Clickable(svg: str, classes: list, event_inspect: Callable[[dict], None]):
+    pass
+
+
+def inspected_text(clicked: dict) -> str:
+    """What a click on the world names: the shape's tooltip and, for a grid's cell (a tip
+    without a number), its row and column."""
+    tip = str(clicked.get("tip", ""))
+    x, y = clicked.get("x"), clicked.get("y")
+    if not any(ch.isdigit() for ch in tip) and isinstance(x, (int, float)) \
+            and isinstance(y, (int, float)):
+        return f"{tip}: cell at row {int(y)}, column {int(x)}"
+    return tip
+
+
+def inspected_seat(text: str) -> int | None:
+    """The seat a clicked agent's tooltip names ("agent 3 (...)", "firefighter 3 (...)")."""
+    match = re.match(r"^(?:agent|firefighter) (\d+) \(", text)
+    return int(match.group(1)) if match else None
+
+
 @solara.component
 def World(game, model, version: int = 0, lock=None, drawn: tuple | None = None,
-          plots: str | None = None, zoom: int = 1):
+          plots: str | None = None, zoom: int = 1, on_inspect: Callable | None = None):
     """The world's drawing, the line on the state of play above it, and its key;
     ``version`` changes whenever the model has (a new round), ``lock`` is held while it is
     read; ``drawn``: the ``drawing`` already made (so that it is of the same round as the
     rest of the board); ``plots``: the plots' HTML (``plots_html``) to stand under the key,
     beside the world (a game played: its plots above the fold at 1280 x 800); ``zoom``:
-    the world drawn that many times its size in a box that scrolls (``zoomed``)."""
+    the world drawn that many times its size in a box that scrolls (``zoomed``);
+    ``on_inspect(text)``: called with what a click on the world names (``inspected_text``)."""
     try:
         if drawn is None:
             with _held(lock):
@@ -70,11 +94,12 @@ def World(game, model, version: int = 0, lock=None, drawn: tuple | None = None,
         solara.Text(status, classes=["world-status"],
                     style={"font-size": "15px"})
         with solara.Row(gap="16px", style={"flex-wrap": "wrap", "align-items": "flex-start"}):
-            if zoom == 1:
-                solara.HTML(tag="div", unsafe_innerHTML=svg, classes=["world"])
+            classes = ["world"] if zoom == 1 else ["world", "zoomed"]
+            if on_inspect is None:
+                solara.HTML(tag="div", unsafe_innerHTML=zoomed(svg, zoom), classes=classes)
             else:
-                solara.HTML(tag="div", unsafe_innerHTML=zoomed(svg, zoom),
-                            classes=["world", "zoomed"])
+                _Clickable(svg=zoomed(svg, zoom), classes=classes,
+                           event_inspect=lambda clicked: on_inspect(inspected_text(clicked)))
             with solara.Column(gap="12px", classes=["beside-world"]):
                 solara.HTML(tag="div", unsafe_innerHTML=key, classes=["key-box"],
                             style="max-width: 340px; font-size: 14px")
@@ -172,11 +197,13 @@ def _cell(value) -> str:
 
 
 @solara.component
-def AgentPanel(game, model, version: int = 0, lock=None):
-    """Pick a seat: its behaviour, its reward over the rounds and its last rounds' columns
-    (signals and lies, votes, health or observations: whatever its game records)."""
+def AgentPanel(game, model, version: int = 0, lock=None, seat: int | None = None):
+    """Pick a seat (first: ``seat``, e.g. the agent clicked in the world): its behaviour,
+    its reward over the rounds and its last rounds' columns (signals and lies, votes,
+    health or observations: whatever its game records)."""
     seats = [f"{agent.seat}: {agent.behaviour}" for agent in model.seats]
-    chosen = solara.use_reactive(seats[0] if seats else None)
+    first = seat if seat is not None and 0 <= seat < len(seats) else 0
+    chosen = solara.use_reactive(seats[first] if seats else None)
     if not seats:
         return
     if chosen.value not in seats:

@@ -26,7 +26,7 @@ from dilemmas.dashboard.controls import Controls, as_text, blame, from_text, pro
 from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
 from dilemmas.dashboard.panels import (ZOOMS, About, AgentPanel, Charts, World, drawing,
-                                      plots_html)
+                                      inspected_seat, plots_html)
 from dilemmas.models import validation as check
 
 SEED = "seed (rng)"
@@ -311,6 +311,17 @@ def Board(game, session: Session, tick, playing: bool, rate, every, reset, step,
     show_agent = solara.use_reactive(False)
     show_exports = solara.use_reactive(False)
     zoom = solara.use_reactive(1)
+    inspected = solara.use_reactive("")
+    seat = solara.use_reactive(None)
+
+    def inspect(text: str):
+        """A click on the world: what it names, and a clicked agent's story opened."""
+        inspected.set(text)
+        clicked = inspected_seat(text)
+        if clicked is not None:
+            seat.set(clicked)
+            show_agent.set(True)
+
     with solara.Column(gap="8px", classes=["play-page"]):
         with solara.Row(gap="8px", style={"align-items": "center", "flex-wrap": "wrap"}):
             solara.Button("Reset", on_click=reset, outlined=True)
@@ -340,12 +351,16 @@ def Board(game, session: Session, tick, playing: bool, rate, every, reset, step,
             Charts(game, None, drawn=frame.plots)
         else:
             World(game, model, version, drawn=frame.drawn, plots=frame.plots,
-                  zoom=zoom.value)
+                  zoom=zoom.value, on_inspect=inspect)
+        if inspected.value:
+            solara.Text(f"clicked: {inspected.value}", classes=["inspected"],
+                        style={"font-size": "14px"})
         About(game)
         solara.Switch(label="One agent: its behaviour, reward and last rounds",
                       value=show_agent, classes=["agent-switch"])
         if show_agent.value:
-            AgentPanel(game, model, version, lock=session.lock)
+            AgentPanel(game, model, version, lock=session.lock, seat=seat.value).key(
+                f"agent-{seat.value}")
         solara.Switch(label="Export: the data, the world and the plots as files",
                       value=show_exports, classes=["export-switch"])
         if show_exports.value:
