@@ -1157,3 +1157,26 @@ def test_a_click_on_an_agent_opens_its_story_and_a_cell_is_named(url, page, prob
         cell.click(position={"x": 2, "y": 2})
         expect(page.locator(".inspected")).to_contain_text(f"clicked: {tip}")
     assert problems == []
+
+
+def test_a_packaged_bot_picked_from_the_list_is_watched_playing(url, page, problems):
+    """Issue 45 item 6: Bucket Brigade's packaged bot, picked from the policy's list on its
+    substrate (the defaults), plays every seat: Step and Play move it as the model does."""
+    from dilemmas.models.policies import BOTS
+
+    game = GAMES["bucket_brigade"]
+    (bot,) = sorted(BOTS.glob("bucket_brigade_*.npz"))
+    open_game(page, url, game, population="policy")
+    expect(page.locator(".control-message").first).to_contain_text("policy")
+    choose(page, page.locator(".files-policy"), str(bot))
+    caption, status = page.locator(".world-caption"), page.locator(".world-status")
+    expect(caption).to_have_text(re.compile(f"^{game.round} 0 · population policy · seed 1$"))
+    expect(page.locator(".control-message")).to_have_count(0)
+    page.get_by_role("button", name="Step", exact=True).click()
+    expect(status).to_have_text(status_after(game, 1, population="policy", policy=str(bot)))
+    page.locator(".run-to-end").click()
+    expect(caption).to_contain_text("episode over")
+    model = game.model(population="policy", policy=str(bot), rng=1)
+    model.run_model()
+    expect(status).to_have_text(game.view.status(model))
+    assert problems == []
