@@ -1180,3 +1180,21 @@ def test_a_packaged_bot_picked_from_the_list_is_watched_playing(url, page, probl
     model.run_model()
     expect(status).to_have_text(game.view.status(model))
     assert problems == []
+
+
+def test_a_studys_summary_and_figures_are_shown(page, problems, recorded):
+    """Issue 45 item 6: a study's summary table and, asked for, its figures (or why one
+    is not drawn) in the run viewer's mode."""
+    from dilemmas.analysis.studies.results import summary
+
+    open_viewer(page, recorded)
+    page.get_by_text("A study: its summary").click()
+    choose(page, page.locator(".summary-picker"), "results/sweep")
+    table = page.locator(".study-summary-box table")
+    expect(table).to_be_visible()
+    expected = summary(recorded["sweep"], ci=True)
+    expect(table.locator("tbody tr")).to_have_count(len(expected))
+    assert table.locator("th").all_text_contents() == list(expected.columns)
+    page.locator(".draw-figures").click()
+    expect(page.locator(".study-figures img").first).to_be_visible()
+    assert problems == []

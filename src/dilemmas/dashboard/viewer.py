@@ -22,6 +22,7 @@ from dilemmas.dashboard.export import Exports
 from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
 from dilemmas.dashboard.panels import AgentPanel, Charts, World
+from dilemmas.dashboard.summaries import StudySummary
 from dilemmas.dashboard.trainings import TrainingView
 
 SOURCES = ("study folder", "replay file")
@@ -231,6 +232,9 @@ def ViewerPage():
         Picker("Run A", first)
         Picker("Run B (optional, shown beside A)", second)
     Runs(first.value, second.value, round_, last)
+    with solara.Details("A study: its summary (every combination's means and 95% "
+                        "intervals) and its figures"):
+        StudySummary()
     with solara.Details("A training: its learning curve and its seeds' final returns"):
         TrainingView()
 
