@@ -540,6 +540,26 @@ def test_a_click_on_the_world_names_what_was_clicked_and_opens_an_agent(
         assert panels.widget.v_model == f"{seat}: {agent.behaviour}"
 
 
+def test_a_click_on_a_grid_drawn_as_one_image_names_its_cell(page):
+    """Issue 45 item 5: a grid of more than ``MANY_CELLS`` cells is one image; a click on it
+    names the cell under the point from the model's own drawing."""
+    from dilemmas.dashboard.firefighting_graph import shade_of, shades
+
+    box, rc = page
+    pick(rc, "Firefighting Graph")
+    go = GO_TO[0]
+    go("/?game=firefighting_graph&layout=grid&n_width=30&n_height=30&seed=2")
+    until(lambda: "<image" in world(box))
+    model = game("Firefighting Graph").model(layout="grid", n_width=30, n_height=30, rng=2)
+    _, _, ranges = shades(model)
+    for row, col in ((2, 3), (29, 0), (17, 25)):
+        clickable_world(box).vue_inspect({"tip": "", "x": col + 0.4, "y": row + 0.7,
+                                          "grid": True})
+        code = shade_of(model.levels, model.max_fire_level, len(ranges))[row, col]
+        assert rc.find(v.Html, class_="inspected").widget.children[0] == (
+            f"clicked: house, fire level {ranges[code]}: cell at row {row}, column {col}")
+
+
 def test_run_to_end_plays_the_episode_and_shows_its_end(page):
     box, rc = page
     pick(rc, "Bucket Brigade")

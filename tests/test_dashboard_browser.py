@@ -1198,3 +1198,16 @@ def test_a_studys_summary_and_figures_are_shown(page, problems, recorded):
     page.locator(".draw-figures").click()
     expect(page.locator(".study-figures img").first).to_be_visible()
     assert problems == []
+
+
+def test_a_click_on_a_large_grid_names_the_cell_under_it(url, page, problems):
+    """Issue 45 item 5: a 30 x 30 Firefighting Graph (one image): the cell clicked is named
+    with its row and column, those of the point clicked."""
+    game = GAMES["firefighting_graph"]
+    open_game(page, url, game, layout="grid", n_width=30, n_height=30)
+    image = page.locator(".world svg image")
+    box = image.bounding_box()
+    image.click(position={"x": box["width"] * 3.5 / 30, "y": box["height"] * 2.5 / 30})
+    expect(page.locator(".inspected")).to_have_text(re.compile(
+        r"^clicked: house, fire level [0-9-]+: cell at row 2, column 3$"))
+    assert problems == []

@@ -100,9 +100,9 @@ def scene(model) -> Scene:
     smaller houses a square of ``MARK`` in that colour per visiting firefighter."""
     levels = model.levels
     out = Scene(levels.shape[1], scene_height(model), scale=house_scale(model))
-    colours, _, _ = shades(model)
+    colours, _, ranges = shades(model)
     codes = shade_of(levels, model.max_fire_level, len(colours))
-    out.add(Cells(codes, tuple(colours)))
+    out.add(Cells(codes, tuple(colours), tips=tuple(f"house, fire level {r}" for r in ranges)))
     places, visiting = spots(model)
     if out.scale < BIG:
         marks: dict[str, list] = {}

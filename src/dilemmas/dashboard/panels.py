@@ -18,7 +18,7 @@ import solara
 from dilemmas.dashboard import agent_colour, key_html
 from dilemmas.dashboard.charts import Plot, Series, chart, missing
 from dilemmas.dashboard.messages import message, one_line
-from dilemmas.dashboard.scene import to_svg
+from dilemmas.dashboard.scene import Cells, to_svg
 
 def _held(lock):
     return lock if lock is not None else contextlib.nullcontext()
@@ -55,15 +55,31 @@ def _Clickable(svg: str, classes: list, event_inspect: Callable[[dict], None]):
     pass
 
 
-def inspected_text(clicked: dict) -> str:
+def inspected_text(clicked: dict, scene=None) -> str:
     """What a click on the world names: the shape's tooltip and, for a grid's cell (a tip
-    without a number), its row and column."""
+    without a number), its row and column; a click on a grid drawn as one image
+    (``grid``) names the cell of ``scene``'s ``Cells`` under the point."""
     tip = str(clicked.get("tip", ""))
     x, y = clicked.get("x"), clicked.get("y")
-    if not any(ch.isdigit() for ch in tip) and isinstance(x, (int, float)) \
-            and isinstance(y, (int, float)):
+    if clicked.get("grid") and scene is not None:
+        tip = cell_tip(scene, x, y)
+    grid = bool(clicked.get("grid")) or not any(ch.isdigit() for ch in tip)
+    if grid and isinstance(x, (int, float)) and isinstance(y, (int, float)):
         return f"{tip}: cell at row {int(y)}, column {int(x)}"
     return tip
+
+
+def cell_tip(scene, x, y) -> str:
+    """The tip of the cell of ``scene``'s grids at the point (x, y), or "" if none."""
+    for shape in scene.shapes:
+        if isinstance(shape, Cells) and isinstance(x, (int, float)) \
+                and isinstance(y, (int, float)):
+            row, col = int(y - shape.y), int(x - shape.x)
+            rows, cols = shape.codes.shape
+            if 0 <= row < rows and 0 <= col < cols:
+                code = int(shape.codes[row, col])
+                return shape.tips[code] if code < len(shape.tips) else f"cell code {code}"
+    return ""
 
 
 def inspected_seat(text: str) -> int | None:
@@ -81,7 +97,8 @@ def World(game, model, version: int = 0, lock=None, drawn: tuple | None = None,
     rest of the board); ``plots``: the plots' HTML (``plots_html``) to stand under the key,
     beside the world (a game played: its plots above the fold at 1280 x 800); ``zoom``:
     the world drawn that many times its size in a box that scrolls (``zoomed``);
-    ``on_inspect(text)``: called with what a click on the world names (``inspected_text``)."""
+    ``on_inspect(clicked)``: called with what a click on the world hit (its tip and
+    where it is: ``inspected_text``)."""
     try:
         if drawn is None:
             with _held(lock):
@@ -98,8 +115,7 @@ def World(game, model, version: int = 0, lock=None, drawn: tuple | None = None,
             if on_inspect is None:
                 solara.HTML(tag="div", unsafe_innerHTML=zoomed(svg, zoom), classes=classes)
             else:
-                _Clickable(svg=zoomed(svg, zoom), classes=classes,
-                           event_inspect=lambda clicked: on_inspect(inspected_text(clicked)))
+                _Clickable(svg=zoomed(svg, zoom), classes=classes, event_inspect=on_inspect)
             with solara.Column(gap="12px", classes=["beside-world"]):
                 solara.HTML(tag="div", unsafe_innerHTML=key, classes=["key-box"],
                             style="max-width: 340px; font-size: 14px")

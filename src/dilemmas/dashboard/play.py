@@ -26,7 +26,7 @@ from dilemmas.dashboard.controls import Controls, as_text, blame, from_text, pro
 from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
 from dilemmas.dashboard.panels import (ZOOMS, About, AgentPanel, Charts, World, drawing,
-                                      inspected_seat, plots_html)
+                                      inspected_seat, inspected_text, plots_html)
 from dilemmas.models import validation as check
 
 SEED = "seed (rng)"
@@ -314,8 +314,11 @@ def Board(game, session: Session, tick, playing: bool, rate, every, reset, step,
     inspected = solara.use_reactive("")
     seat = solara.use_reactive(None)
 
-    def inspect(text: str):
+    def inspect(clicked: dict):
         """A click on the world: what it names, and a clicked agent's story opened."""
+        with session.lock:
+            text = inspected_text(clicked, game.view.scene(session.model)
+                                  if clicked.get("grid") else None)
         inspected.set(text)
         clicked = inspected_seat(text)
         if clicked is not None:
