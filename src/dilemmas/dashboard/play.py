@@ -1,16 +1,20 @@
-"""A game played live: its controls in the sidebar; Reset, Step and Play with a speed; the
-world, its key, its plots and one agent's story.
+"""A game played live: its controls in the sidebar; Reset, Step, Play with a speed, "draw
+every", "Run to end", "go to round" and zoom; the world (a click names what it hits and
+opens a clicked agent's story), its key and plots beside it, one agent's story, and its
+files (``dilemmas.dashboard.export``).
 
 The model is rebuilt whenever the parameters change and the model accepts them (as Mesa's
 SolaraViz does). A value the model refuses leaves the last accepted model in place and says
-why beside its control (``dilemmas.dashboard.controls``); a page opened from a link
-plays the link's usable values, with each refused one at its default and named at the top
-(``build_usable``). Reset restarts the episode with the last
-accepted parameters and the seed. Play steps the model in a thread of the page at the chosen
-rounds per second, at most half the time busy (a round that takes longer to play and draw
-than its share is followed by as long a pause), and stops at the episode's end. Each round
-draws again only the board: buttons, round counter, world, plots and, when shown, one
-agent's story (SVG, ``dilemmas.dashboard.scene``).
+why beside its control (``dilemmas.dashboard.controls``); a page opened from a link plays
+the link's usable values, with each refused one at its default and named at the top
+(``build_usable``). Reset restarts the episode with the last accepted parameters and the
+seed. Rounds are played by a ``Run`` in a thread of the page: Play at the chosen speed,
+drawn every k-th round, at most half the time busy (rounds that take longer to play and
+draw than their share are followed by as long a pause); "Run to end" and "go to round" k
+unpaced (an earlier round: the episode played again from its seed). A round begins only
+while its run is the one going, so Pause, Reset or a new run stop it within a round. Each
+drawn round is a ``Frame`` (caption, world, plots) made in the same hold of the lock as
+the round, and only the board is drawn again (SVG, ``dilemmas.dashboard.scene``).
 """
 
 import threading
