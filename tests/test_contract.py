@@ -334,9 +334,11 @@ def test_the_dashboard_page_renders_and_steps(game):
 
     box, rc = solara.render(Root(), handle_error=False)
     try:
-        def shown(name):
+        def shown(name):  # (the world is a widget that can be clicked: its ``svg``)
             return [w.unsafe_innerHTML for w in widgets_under(box) if isinstance(w, HTML)
-                    and name in (w.attributes or {}).get("class", "").split()]
+                    and name in (w.attributes or {}).get("class", "").split()] + [
+                w.svg for w in widgets_under(box) if w.has_trait("svg")
+                and name in (w.classes or [])]
 
         before = shown("world")
         assert len(before) == 1 and before[0].startswith("<svg")

@@ -710,6 +710,31 @@ def test_the_packaged_bots_of_each_game_play_on_their_substrate(name):
             rc.close()
 
 
+def test_a_bot_is_watched_greedy_or_sampled(page):
+    """Issue 45 item 6: ``policy_play`` beside the policy: the bot's seats play sampled from
+    the model's rng when it says so, as the model does."""
+    from dilemmas.scenarios.catalogue import catalogues
+
+    catalogue = catalogues()["stag_hunt"]
+    (bot,) = catalogue.bots.values()
+    box, rc = page
+    pick(rc, "Stag Hunt Physical")
+    for name, value in catalogue.substrate.items():
+        set_control(box, name, value)
+    set_control(box, "population", "policy")
+    set_control(box, "policy: a file listed", str(bot.path))
+    assert control(box, "policy_play").items == ["greedy", "sampled"]
+    set_control(box, "policy_play", "sampled")
+    assert messages(box) == []
+    model = game("Stag Hunt Physical").model(**catalogue.substrate, population="policy",
+                                             policy=str(bot.path), policy_play="sampled",
+                                             rng=1)
+    for _ in range(5):
+        click(rc, "Step")
+        model.step()
+        assert world(box) == world_of(model)
+
+
 @pytest.mark.parametrize("name", ["policy", "learner"])
 def test_a_policy_file_not_listed_is_refused_unread(name, trainings, monkeypatch):
     """Issue 45 item 7: a link's ``policy`` or ``learner`` reads only a file the page lists:

@@ -46,10 +46,10 @@ def curve_of(folder) -> tuple[str, pd.DataFrame]:
         from dilemmas.analysis.learning.training import episode_returns
 
         return "episode", episode_returns(folder)
-    if any(folder.glob("curve-*.parquet")):
-        from dilemmas.learning.deep import curves
-
-        return "update", curves(folder)
+    files = sorted(folder.glob("curve-*.parquet"))  # a deep training's (the learning
+    if files:                                          # layer is above this one)
+        rows = pd.concat([pd.read_parquet(path) for path in files], ignore_index=True)
+        return "update", rows.sort_values(["replicate", "update"], ignore_index=True)
     raise ValueError(f"{folder}: a training of {game} with no curve rows yet "
                      "(curve-*.parquet)")
 

@@ -63,7 +63,7 @@ from dilemmas.registry import registration_of
 from dilemmas.models import validation as check
 from dilemmas.models.learners import LEARNERS
 from dilemmas.models.parameters import Parameters
-from dilemmas.models.policies import check_action
+from dilemmas.models.policies import check_action, check_play
 
 ORDERS = ("seat", "shuffled", "simultaneous", "in turn")
 
@@ -419,6 +419,7 @@ class PhasedModel(mesa.Model):
                     value.check_fits(self)
                 except ValueError as error:
                     raise ValueError(f"{parameter}: {error}") from None
+        check_play(self)
         for behaviour in sorted({agent.behaviour for agent in self.learning_seats()}):
             kind = LEARNERS[behaviour]
             self.learners[behaviour] = given if isinstance(given, kind) else kind.fresh(self)

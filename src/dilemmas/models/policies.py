@@ -147,8 +147,9 @@ class TabularPolicy:
 
 
 class NetworkPolicy:
-    """A deep learner's greedy actor, in numpy (float32, as it was trained); ``arrays`` the
-    file's fields (module docstring)."""
+    """A deep learner's actor, in numpy (float32, as it was trained), played greedy or, in
+    a model with ``policy_play='sampled'``, sampled; ``arrays`` the file's fields (module
+    docstring)."""
 
     kind = "network"
 
@@ -215,8 +216,12 @@ class NetworkPolicy:
         return best(self.forward(observation["observation"])[0], observation["action_mask"])
 
     def decide(self, model, agent, observation) -> int:
+        """The seat's action: greedy, or drawn from ``model.rng`` with
+        ``policy_play='sampled'``."""
         outputs, self.memories[agent] = self.forward(observation["observation"],
                                                      self.memories.get(agent))
+        if getattr(model, "policy_play", "greedy") == "sampled":
+            return drawn(outputs, observation["action_mask"], model.rng)
         return best(outputs, observation["action_mask"])
 
     def arrays(self) -> dict:
@@ -317,6 +322,49 @@ def _sigmoid(x):
 def best(values, mask) -> int:
     """The allowed action (``mask``) of the highest value, ties to the lowest."""
     return int(np.argmax(np.where(np.asarray(mask).astype(bool), values, -np.inf)))
+
+
+def drawn(logits, mask, rng) -> int:
+    """An allowed action (``mask``) drawn with ``rng`` from the softmax of ``logits`` over
+    the allowed actions (a network's action distribution, as it was trained to sample)."""
+    allowed = np.asarray(mask).astype(bool)
+    scores = np.where(allowed, np.asarray(logits, dtype=np.float64), -np.inf)
+    weights = np.exp(scores - scores[allowed].max())
+    return int(rng.choice(len(weights), p=weights / weights.sum()))
+
+
+#: How a network policy's seats play (the model parameter ``policy_play``).
+PLAYS = ("greedy", "sampled")
+
+
+def samples(policy) -> bool:
+    """Whether ``policy`` has an action distribution to draw from (a network, or seated
+    networks only)."""
+    if isinstance(policy, SeatedPolicy):
+        return all(samples(part) for part, _ in policy.parts)
+    return isinstance(policy, NetworkPolicy)
+
+
+def check_play(model) -> None:
+    """A ValueError if ``policy_play='sampled'`` asks a policy with no action distribution
+    to sample (a callable, a linear or tabular policy): it would play greedy unsaid."""
+    if getattr(model, "policy_play", "greedy") == "sampled" and model.policy_seats() \
+            and not samples(model.policy):
+        kind = getattr(model.policy, "kind", "a callable")
+        raise ValueError(f"policy_play='sampled' draws from a network policy's action "
+                         f"distribution, but the policy ({kind}) has none: play it with "
+                         "policy_play='greedy'")
+
+
+def play_parameter():
+    """The declaration of a game's ``policy_play`` parameter."""
+    from dilemmas.models.parameters import Choice, Parameter, Select
+
+    return Parameter(
+        "policy_play", "greedy", Choice(PLAYS),
+        "how the `policy` seats play a network policy: `greedy`, its highest allowed "
+        "output; `sampled`, an action drawn from its softmax over the allowed actions with "
+        "the model's `rng` (docs/policies.md)", control=Select())
 
 
 KINDS = {"linear": LinearPolicy, "tabular": TabularPolicy, "network": NetworkPolicy,

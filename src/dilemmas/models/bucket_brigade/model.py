@@ -80,6 +80,7 @@ class BucketBrigadeModel(PhasedModel):
         self.num_agents = p.num_agents
         self.population = p.population
         self.policy = p.policy
+        self.policy_play = p.policy_play
         self.learner = p.learner
         self.beta = p.beta
         self.kappa = p.kappa

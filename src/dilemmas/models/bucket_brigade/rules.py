@@ -11,7 +11,7 @@ from dilemmas.models.bucket_brigade import arrays
 from dilemmas.models.learners import learner_parameter
 from dilemmas.models.parameters import (MAX_STEPS, Choice, Integer, Parameter, Parameters,
                                         Population, Probability, Real, Reals, Select, Slider)
-from dilemmas.models.policies import policy_parameter
+from dilemmas.models.policies import play_parameter, policy_parameter
 
 WORK, REST = "WORK", "REST"  # signals and modes
 SAFE, BURNING, RUINED = arrays.SAFE, arrays.BURNING, arrays.RUINED  # house states
@@ -68,6 +68,7 @@ PARAMETERS = Parameters((
     Parameter("population", "random", Population(count="num_agents"),
               "behaviour of each seat, seats filled in the order written", control=Select(MIXES)),
     policy_parameter(),
+    play_parameter(),
     learner_parameter(),
     _from_scenario("beta", Probability(), "probability that a spreading house ignites one SAFE "
                                           "neighbour"),

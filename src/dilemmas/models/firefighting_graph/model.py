@@ -66,6 +66,7 @@ class FirefightingGraphModel(PhasedModel):
         self.n_height = p.n_height
         self.population = p.population
         self.policy = p.policy
+        self.policy_play = p.policy_play
         self.learner = p.learner
         self.preset = p.preset
         self.max_fire_level = p.max_fire_level

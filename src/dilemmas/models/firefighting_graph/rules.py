@@ -8,7 +8,7 @@ from dilemmas.models import validation as check
 from dilemmas.models.learners import learner_parameter
 from dilemmas.models.parameters import (MAX_STEPS, Boolean, Choice, Custom, Integer, Parameter,
                                         Parameters, Population, Probability, Select, Slider, When)
-from dilemmas.models.policies import policy_parameter
+from dilemmas.models.policies import play_parameter, policy_parameter
 
 LAYOUTS = ("row", "grid")
 
@@ -82,6 +82,7 @@ PARAMETERS = Parameters((
         seats="the number of firefighters (`n_agents` for `row`, `n_width * n_height` for `grid`)"),
               "behaviour of each seat, seats filled in the order written", control=Select(MIXES)),
     policy_parameter(),
+    play_parameter(),
     learner_parameter(),
     Parameter("preset", "cognac", Choice(tuple(PRESETS)),
               "named preset that gives every preset parameter (`max_fire_level` ... "

@@ -113,6 +113,7 @@ class StagHuntModel(PhasedModel):
         self.num_agents_to_spawn = p.num_agents_to_spawn
         self.population = p.population
         self.policy = p.policy
+        self.policy_play = p.policy_play
         self.learner = p.learner
         self.agent_config = p.agent_config
         self.random_agent_spawning = p.random_agent_spawning

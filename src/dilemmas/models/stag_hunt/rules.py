@@ -13,7 +13,7 @@ from dilemmas.models.learners import learner_parameter
 from dilemmas.models.parameters import (MAX_STEPS, Boolean, Choice, Custom, Integer, Parameter,
                                         Parameters, Population, Probability, Real, Select, Slider,
                                         Text, When)
-from dilemmas.models.policies import policy_parameter
+from dilemmas.models.policies import play_parameter, policy_parameter
 from dilemmas.models.stag_hunt.maps import HARE, STAG
 
 ACTIONS = ("NOOP", "FORWARD", "BACKWARD", "STEP_LEFT", "STEP_RIGHT", "TURN_LEFT",
@@ -85,6 +85,7 @@ PARAMETERS = Parameters((
     Parameter("population", "random", Population(count="num_agents"),
               "behaviour of each seat, seats filled in the order written", control=Select(MIXES)),
     policy_parameter(),
+    play_parameter(),
     learner_parameter(),
     Parameter("agent_config", None,
               Custom(_agent_configs, "`None` or a sequence (list, tuple; not a string or a "

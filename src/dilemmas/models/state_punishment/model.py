@@ -82,6 +82,7 @@ class StatePunishmentModel(PhasedModel):
         self.num_agents = p.num_agents
         self.population = p.population
         self.policy = p.policy
+        self.policy_play = p.policy_play
         self.learner = p.learner
         self.max_steps = p.max_steps
         self.taboo = p.taboo

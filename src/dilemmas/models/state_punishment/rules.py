@@ -13,7 +13,7 @@ from dilemmas.models.learners import learner_parameter
 from dilemmas.models.parameters import (MAX_STEPS, Boolean, Choice, Custom, Integer, Parameter,
                                         Parameters, Population, Probability, Real, Select, Slider,
                                         Subset)
-from dilemmas.models.policies import policy_parameter
+from dilemmas.models.policies import play_parameter, policy_parameter
 
 #: The resource kinds, each one's value to its collector and harm to every other agent.
 KINDS = ("A", "B", "C", "D", "E")
@@ -77,6 +77,7 @@ PARAMETERS = Parameters((
     Parameter("population", "random", Population(count="num_agents"),
               "behaviour of each seat, seats filled in the order written", control=Select(MIXES)),
     policy_parameter(),
+    play_parameter(),
     learner_parameter(),
     Parameter("max_steps", 100, Integer(low=1, high=MAX_STEPS), "turns in an episode"),
     Parameter("taboo", "ABCDE", Subset("".join(KINDS)),
