@@ -585,6 +585,7 @@ def test_go_to_a_round_forward_and_back(page):
     until(lambda: any("go to round: 'seven' is not a round" in m for m in messages(box)))
     assert round_of(rc) == 0
     click(rc, "Step")
+    until(lambda: round_of(rc) == 1)
     assert world(box) == world_of(after("Stag Hunt Physical", 1))
 
 
@@ -602,7 +603,8 @@ def test_play_and_pause_pressed_quickly_twice_stop_within_a_round(page):
     until(lambda: buttons(rc).get("Play") is False)
     k = round_of(rc)
     assert world(box) == world_of(after("Firefighting Graph", k))
-    click(rc, "Step")
+    click(rc, "Step")  # (drawn once the page's other threads let it: waited for)
+    until(lambda: round_of(rc) > k)
     assert round_of(rc) == k + 1
     assert world(box) == world_of(after("Firefighting Graph", k + 1))
 

@@ -17,6 +17,7 @@ drawn round is a ``Frame`` (caption, world, plots) made in the same hold of the 
 the round, and only the board is drawn again (SVG, ``dilemmas.dashboard.scene``).
 """
 
+import itertools
 import threading
 import time
 from dataclasses import dataclass
@@ -119,7 +120,14 @@ class Session:
         self.lock = threading.Lock()
         self.going = None  # the serial number of the Run whose rounds may be played
         self.serial = 0
+        self.ticks = itertools.count(1)
         self.draw()
+
+    def next_tick(self) -> int:
+        """A number no other call returns: the page's ``tick`` set to it always changes, so
+        two threads that both ask for a redraw are never taken for one (``tick.value + 1``
+        read by both would be)."""
+        return next(self.ticks)
 
     def draw(self):
         """The board's frame of the model now (called with the lock held, or before any
@@ -170,7 +178,7 @@ def PlayPage(game, shown: Address, go):
                 session.model, session.given, session.seed = model, parameters, seed
                 session.refused = None
                 session.draw()
-            tick.set(tick.value + 1)
+            tick.set(session.next_tick())
 
     def follow():
         if repr((given, seed)) != repr((session.given, session.seed)):
@@ -198,7 +206,7 @@ def PlayPage(game, shown: Address, go):
                     session.draw()
         except Exception as error:
             fault.set((None, f"the model raised while stepping: {one_line(error)}"))
-        tick.set(tick.value + 1)
+        tick.set(session.next_tick())
 
     def start(until: int | None = None, paced: bool = True):
         """Play (``paced``: at the speed chosen, drawing every ``every`` rounds), or play
@@ -231,7 +239,7 @@ def PlayPage(game, shown: Address, go):
                     if show:
                         session.draw()
                 if show:
-                    tick.set(tick.value + 1)
+                    tick.set(session.next_tick())
                     if run.every is not None:
                         # pause at least as long as the rounds took to play and draw, so the
                         # server's own thread has the time to send them (else a large world
@@ -247,7 +255,7 @@ def PlayPage(game, shown: Address, go):
         if session.going == run.serial:  # ended by itself (the end, its round, an error)
             session.going = None
             going.set(None)
-        tick.set(tick.value + 1)
+        tick.set(session.next_tick())
 
     solara.use_thread(play, dependencies=[going.value], intrusive_cancel=False)
 
@@ -258,7 +266,7 @@ def PlayPage(game, shown: Address, go):
             start()
         else:
             stop()
-            tick.set(tick.value + 1)
+            tick.set(session.next_tick())
 
     def go_to(text: str):
         """Round ``text`` of this episode: played on to it, or (an earlier round) the episode

@@ -114,7 +114,8 @@ class Scenario:
 
     def definition(self) -> dict:
         """What makes the scenario's scores (its description does not): the rules version,
-        every parameter's value (the game's defaults included), the sizes of the
+        every parameter's value (the game's defaults included; ``policy_play`` only where
+        the scenario sets it, so that definitions from before it are unchanged), the sizes of the
         observations and actions that policies see, the seats, the bots' files, the
         episodes and the metrics."""
         game = GAMES[self.game]
@@ -122,7 +123,8 @@ class Scenario:
         resolved = {**game.parameters.defaults(), **self.parameters}
         return {"game": self.game, "rules_version": self.rules_version,
                 "parameters": {key: value for key, value in resolved.items()
-                               if key not in ("population", "policy", "learner")},
+                               if key not in ("population", "policy", "learner")
+                               and (key != "policy_play" or key in self.parameters)},
                 "observations": game.interface.observation_length(model),
                 "actions": game.interface.actions(model), "focal": self.focal,
                 "background": self.background, "episodes": self.episodes,
