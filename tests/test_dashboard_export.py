@@ -42,7 +42,7 @@ def as_bytes(content) -> bytes:
     return content.encode("utf-8") if isinstance(content, str) else content
 
 
-def check_pictures(game, files: dict, model, round_: int, data: dict, current=None):
+def check_pictures(game, files: dict, model, round_: int, current=None):
     prefix = f"_{game.round}{round_}_"
     pictures = {n: c for n, c in files.items() if n.endswith((".png", ".svg"))}
     assert len(pictures) == 2 * ((model is not None) + len(game.view.plots))
@@ -93,7 +93,7 @@ def test_a_live_games_files_hold_its_rows_world_and_plots(name, tmp_path):
         pd.testing.assert_frame_equal(read.set_index(["Step", "AgentID"]), agents)
         from_csv = pd.read_csv(io.BytesIO(files[f"{stem}_agents.csv"]))
         assert len(from_csv) == len(agents)
-    check_pictures(game, files, model, model.steps, dict(model.datacollector.model_vars))
+    check_pictures(game, files, model, model.steps)
 
 
 def test_a_live_games_name_follows_its_accepted_values_not_a_refused_one():
@@ -123,6 +123,6 @@ def test_a_recorded_runs_files_hold_its_stored_rows_and_the_round_shown(tmp_path
                                   recording.rows)
     pd.testing.assert_frame_equal(
         pd.read_parquet(io.BytesIO(files[f"{stem}_agents.parquet"])), recording.agent_rows)
-    check_pictures(recording.game, files, model, 5, data, current=5)
+    check_pictures(recording.game, files, model, 5, current=5)
     unbuilt = files_of(exported(recording, 5, None, data))  # no world: none exported
     assert not any("_world." in name for name in unbuilt)

@@ -89,11 +89,10 @@ def inspected_seat(text: str) -> int | None:
 
 
 @solara.component
-def World(game, model, version: int = 0, lock=None, drawn: tuple | None = None,
+def World(game, model, version: int = 0, drawn: tuple | None = None,
           plots: str | None = None, zoom: int = 1, on_inspect: Callable | None = None):
     """The world's drawing, the line on the state of play above it, and its key;
-    ``version`` changes whenever the model has (a new round), ``lock`` is held while it is
-    read; ``drawn``: the ``drawing`` already made (so that it is of the same round as the
+    ``version`` changes whenever the model has (a new round); ``drawn``: the ``drawing`` already made (so that it is of the same round as the
     rest of the board); ``plots``: the plots' HTML (``plots_html``) to stand under the key,
     beside the world (a game played: its plots above the fold at 1280 x 800); ``zoom``:
     the world drawn that many times its size in a box that scrolls (``zoomed``);
@@ -101,8 +100,7 @@ def World(game, model, version: int = 0, lock=None, drawn: tuple | None = None,
     where it is: ``inspected_text``)."""
     try:
         if drawn is None:
-            with _held(lock):
-                drawn = drawing(game, model)
+            drawn = drawing(game, model)
     except Exception as error:  # drawing a model must never take the page down
         message(f"could not draw the world: {one_line(error)}")
         return
@@ -154,15 +152,14 @@ def plots_html(game, data, model=None, current: int | None = None, axes: dict | 
 
 
 @solara.component
-def Charts(game, data, model=None, version: int = 0, current: int | None = None, lock=None,
+def Charts(game, data, model=None, version: int = 0, current: int | None = None,
            axes: dict | None = None, last_round: int | None = None, drawn: str | None = None):
     """The game's plots of ``data`` (column -> values by round); ``model`` evaluates axis
     ranges that depend on it; ``current`` marks a round; ``axes`` (plot title -> y axis
     ``(bottom, top)``) and ``last_round`` are the ranges charts side by side share;
     ``drawn``: the ``plots_html`` already made."""
     if drawn is None:
-        with _held(lock):
-            drawn = plots_html(game, data, model, current, axes, last_round)
+        drawn = plots_html(game, data, model, current, axes, last_round)
     solara.HTML(tag="div", unsafe_innerHTML=drawn, classes=["plots"],
                 style="display: flex; flex-wrap: wrap; gap: 12px")
 

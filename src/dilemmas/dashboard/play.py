@@ -92,7 +92,6 @@ class Frame:
     """One round of a model as the board shows it: the caption, the world's ``drawing``
     (or the error drawing it raised) and the plots' HTML, made together."""
 
-    round: int
     caption: str
     drawn: object
     plots: str
@@ -105,8 +104,7 @@ def frame_of(game, model) -> Frame:
         drawn = drawing(game, model)
     except Exception as error:  # drawing a model must never take the page down
         drawn = error
-    return Frame(model.steps, caption, drawn,
-                 plots_html(game, model.datacollector.model_vars, model))
+    return Frame(caption, drawn, plots_html(game, model.datacollector.model_vars, model))
 
 
 class Session:

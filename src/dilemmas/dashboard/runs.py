@@ -130,6 +130,20 @@ class Verdict(NamedTuple):
 
 # --- Study folders ---------------------------------------------------------------------
 
+def studies_under(folder: str) -> list[str] | str:
+    """``folder`` if it holds a study, else its subfolders that do, sorted; or why the
+    folder cannot be read."""
+    try:
+        path = Path(folder).expanduser()
+        if (path / "study.json").is_file():
+            return [str(path)]
+        if not path.is_dir():
+            return []
+        return sorted(str(p.parent) for p in path.glob("*/study.json"))
+    except Exception as problem:  # a name too long, a folder not readable, "~nobody"
+        return f"{folder!r} cannot be read: {' '.join(str(problem).split())}"
+
+
 def list_runs(folder) -> list[dict]:
     """One dict per stored run of a study folder, by run id: ``run_id``, ``replicate``,
     ``seed``, ``engine`` ("model" or "batch"), ``name`` (``run_name``) and the run's

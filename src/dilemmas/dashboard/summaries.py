@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 import solara
 
+from dilemmas.dashboard import runs
 from dilemmas.dashboard.messages import message, one_line
 
 
@@ -43,9 +44,7 @@ def figures_html(folder) -> tuple[str, list[str]]:
 @solara.component
 def StudySummary(default_folder: str = "results"):
     """Pick a study: its summary table, and its figures when asked for."""
-    from dilemmas.dashboard.viewer import studies_under
-
-    found = studies_under(default_folder)
+    found = runs.studies_under(default_folder)
     chosen = solara.use_reactive(None)
     drawn = solara.use_reactive(None)
     if isinstance(found, str) or not found:

@@ -61,20 +61,6 @@ def matching(entries: list[dict], text: str) -> list[dict]:
     return kept
 
 
-def studies_under(folder: str) -> list[str] | str:
-    """``folder`` if it holds a study, else its subfolders that do, sorted; or why the
-    folder cannot be read."""
-    try:
-        path = Path(folder).expanduser()
-        if (path / "study.json").is_file():
-            return [str(path)]
-        if not path.is_dir():
-            return []
-        return sorted(str(p.parent) for p in path.glob("*/study.json"))
-    except Exception as problem:  # a name too long, a folder not readable, "~nobody"
-        return f"{folder!r} cannot be read: {one_line(problem)}"
-
-
 @solara.component
 def Picker(label: str, recording: solara.Reactive, default_folder: str = "results"):
     """Where a run comes from: a study folder and a run (picked from its list, which names
@@ -86,7 +72,7 @@ def Picker(label: str, recording: solara.Reactive, default_folder: str = "result
     folder = solara.use_reactive(default_folder)
     study = solara.use_reactive(None)
     error = solara.use_reactive("")
-    found = solara.use_memo(lambda: studies_under(folder.value), [folder.value])
+    found = solara.use_memo(lambda: runs.studies_under(folder.value), [folder.value])
     offered = found if isinstance(found, list) else []
     chosen = (study.value if study.value in offered
               else offered[0] if len(offered) == 1 else None)
