@@ -1211,3 +1211,58 @@ def test_a_click_on_a_large_grid_names_the_cell_under_it(url, page, problems):
     expect(page.locator(".inspected")).to_have_text(re.compile(
         r"^clicked: house, fire level [0-9-]+: cell at row 2, column 3$"))
     assert problems == []
+
+
+def test_ctrl_and_the_wheel_zoom_and_a_drag_pans(url, page, problems):
+    """Issue 45 item 5: Ctrl and the wheel over the world zoom in (the picker follows) and
+    out again; on a zoomed world a drag pans it, and is not taken for a click."""
+    game = GAMES["firefighting_graph"]
+    open_game(page, url, game, layout="grid", n_width=40, n_height=40)
+    world = page.locator(".world")
+    before = page.locator(".world svg").bounding_box()
+    box = world.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, -100)
+    page.keyboard.up("Control")
+    expect(page.locator(".zoom")).to_contain_text("2")
+    expect(page.locator(".world.zoomed svg")).to_have_count(1)
+    assert page.locator(".world.zoomed svg").bounding_box()["width"] >= 1.9 * before["width"]
+    zoomed = page.locator(".world.zoomed")
+    # the point under the pointer stays under it: the middle, so scrolled about halfway
+    expect_scrolled = zoomed.evaluate("b => [b.scrollLeft, b.scrollWidth - b.clientWidth]")
+    assert expect_scrolled[0] > 0.25 * expect_scrolled[1], expect_scrolled
+    left = zoomed.evaluate("b => b.scrollLeft")
+    box = zoomed.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x - 60, y, steps=6)
+    page.mouse.up()
+    assert zoomed.evaluate("b => b.scrollLeft") == pytest.approx(left + 60, abs=2)
+    expect(page.locator(".inspected")).to_have_count(0)  # the drag named nothing
+    page.mouse.move(x, y)
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, 100)
+    page.keyboard.up("Control")
+    expect(page.locator(".world.zoomed")).to_have_count(0)
+    assert problems == []
+
+
+def test_a_recorded_runs_world_zooms_and_names_what_is_clicked(page, problems, recorded):
+    """Issue 45 item 5 in the viewer: a run's world zooms from its picker (twice its
+    size, in a box that scrolls) and a click on a house names it."""
+    first, _ = recorded["runs"]["bb"]
+    a, _ = open_viewer(page, recorded)
+    open_study_run(page, a, first)
+    view = page.locator(".run-view")
+    expect(view.locator(".world svg")).to_have_count(1)
+    before = view.locator(".world svg").bounding_box()
+    choose(page, view.locator(".zoom"), "2")
+    expect(view.locator(".world.zoomed svg")).to_have_count(1)
+    assert view.locator(".world.zoomed svg").bounding_box()["width"] >= 1.9 * before["width"]
+    house = view.locator(".world svg rect:has(title)").first
+    tip = house.locator("title").text_content()
+    house.click()
+    expect(view.locator(".inspected")).to_have_text(f"clicked: {tip}")
+    assert problems == []

@@ -12,6 +12,7 @@ import itertools
 import math
 import re
 
+import numpy as np
 import pytest
 
 from dilemmas import GAMES
@@ -19,8 +20,8 @@ from dilemmas.analysis.figures import colours
 from dilemmas.dashboard import ColourBar, Swatch, key_html
 from dilemmas.dashboard import bucket_brigade as bb
 from dilemmas.dashboard import firefighting_graph as fg
-from dilemmas.dashboard.scene import (MIN_AGENT_RADIUS, Cells, Circle, Line, Marks, Scene, Text,
-                                      draw_on, text_box, text_width, to_svg)
+from dilemmas.dashboard.scene import (MIN_AGENT_RADIUS, Cells, Circle, Line, Marks, Rect, Scene,
+                                      Text, draw_on, text_box, text_width, to_svg)
 
 WCAG_TEXT = 4.5
 #: The games the dashboard draws (the test-only public goods game draws no world).
@@ -150,14 +151,80 @@ def test_bucket_brigade_agents_and_labels_never_overlap(houses, at):
     assert len(lines) == 10
 
 
-def test_agent_angles_keep_the_gap_and_stay_put_when_apart():
+def test_spread_keeps_the_gaps_and_stays_put_when_apart():
     wanted = [0.1, 1.0, 2.5, 4.0]
-    assert bb.agent_angles(wanted, 0.5) == pytest.approx(wanted)
-    crowded = bb.agent_angles([1.0] * 10, bb.GAP)
+    assert bb.spread(wanted, [0.25] * 4) == pytest.approx(wanted)
+    crowded = bb.spread([1.0] * 10, [bb.GAP / 2] * 10)
     gaps = [(b - a) % (2 * math.pi) for a, b in zip(crowded, crowded[1:] + crowded[:1])]
     assert min(gaps) >= bb.GAP - 1e-9
     assert sum(crowded) / 10 == pytest.approx(1.0)  # centred on the house
+    uneven = bb.spread([0.0, 0.1], [1.0, 0.5])  # two wide neighbours: 1.5 apart, centred
+    assert uneven[1] - uneven[0] == pytest.approx(1.5)
+    assert sum(uneven) / 2 == pytest.approx(0.05)
+    assert bb.spread([0.0, 1.0, 2.0], [1.2] * 3) is None  # 7.2 radians do not fit round
     assert bb.increasing([3, 1, 2, 5, 4]) == pytest.approx([2, 2, 2, 4.5, 4.5])
+
+
+def angle_of(x: float, y: float) -> float:
+    """The angle clockwise from the top of a point of the Bucket Brigade scene."""
+    return math.atan2(x - bb.SIZE / 2, bb.SIZE / 2 - y) % (2 * math.pi)
+
+
+def house_offset(turn: float, house: int, houses: int) -> float:
+    return abs(math.remainder(turn - 2 * math.pi * house / houses, 2 * math.pi))
+
+
+@pytest.mark.parametrize("houses, at", [(10, 2), (3, 0), (1000, 999), (12, 7), (8, 1)])
+def test_bucket_brigade_agents_at_one_house_stand_together_in_front_of_it(houses, at):
+    """Ten agents at one house: one block (discs and labels) centred on the house's spoke,
+    inside the ring of houses, every line to that house."""
+    model = GAMES["bucket_brigade"].model(rng=1, num_houses=houses, num_agents=10)
+    model.step()
+    for agent in model.seats:
+        agent.house = at
+    scene = GAMES["bucket_brigade"].view.scene(model)
+    discs, _, _, labels = discs_and_labels(scene)
+    signals = [text_box(t, scene.scale) for t in labels if t.text.endswith(("W", "R"))]
+    assert len(discs) == len(signals) == 10
+    x0 = min(min(d.x - d.r for d in discs), min(box[0] for box in signals))
+    x1 = max(max(d.x + d.r for d in discs), max(box[2] for box in signals))
+    y0 = min(min(d.y - d.r for d in discs), min(box[1] for box in signals))
+    y1 = max(max(d.y + d.r for d in discs), max(box[3] for box in signals))
+    middle = ((x0 + x1) / 2, (y0 + y1) / 2)
+    assert house_offset(angle_of(*middle), at, houses) < 0.01
+    for corner in itertools.product((x0, x1), (y0, y1)):
+        assert math.dist(corner, (bb.SIZE / 2,) * 2) <= bb.INSIDE + 1e-9
+    house = [s for s in scene.shapes if isinstance(s, Rect) and s.tip.startswith(f"house {at}:")]
+    (house,) = house
+    for line in (s for s in scene.shapes if isinstance(s, Line)):
+        assert house.x - 1e-9 <= line.x2 <= house.x + house.w + 1e-9
+        assert house.y - 1e-9 <= line.y2 <= house.y + house.h + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_bucket_brigade_agents_at_houses_apart_stand_in_front_of_their_own(seed):
+    """Agents at different houses, ten houses: each drawn nearest its own house's angle;
+    with two to four agents at a house, the blocks still never overlap."""
+    rng = np.random.default_rng(seed)
+    model = GAMES["bucket_brigade"].model(rng=seed, num_houses=10, num_agents=10)
+    model.step()
+    alone = seed < 6
+    houses = rng.permutation(10) if alone else rng.choice([0, 3, 6], size=10)
+    for agent, house in zip(model.seats, houses):
+        agent.house = int(house)
+    scene = GAMES["bucket_brigade"].view.scene(model)
+    discs, _, _, labels = discs_and_labels(scene)
+    for a, b in itertools.combinations(discs, 2):
+        assert math.dist((a.x, a.y), (b.x, b.y)) >= a.r + b.r
+    boxes = [text_box(text, scene.scale) for text in labels]
+    for a, b in itertools.combinations(boxes, 2):
+        assert not overlap(a, b)
+    for box, disc in itertools.product(boxes, discs):
+        assert not covers(box, disc)
+    if alone:
+        for agent in model.seats:
+            (d,) = [d for d in discs if f"agent {agent.seat} " in d.tip]
+            assert house_offset(angle_of(d.x, d.y), agent.house, 10) < math.pi / 10
 
 
 def house_of(x: float, y: float, cols: int) -> int:

@@ -51,8 +51,15 @@ def drawing(game, model) -> tuple[str, str, str]:
 
 
 @solara.component_vue("world.vue")
-def _Clickable(svg: str, classes: list, event_inspect: Callable[[dict], None]):
+def _Clickable(svg: str, classes: list, event_inspect: Callable[[dict], None],
+               event_zoom: Callable[[dict], None]):
     pass
+
+
+def next_zoom(zoom: int, step: int) -> int:
+    """The zoom factor ``step`` places along ``ZOOMS`` from ``zoom`` (kept within them)."""
+    at = ZOOMS.index(zoom) if zoom in ZOOMS else 0
+    return ZOOMS[min(max(at + step, 0), len(ZOOMS) - 1)]
 
 
 def inspected_text(clicked: dict, scene=None) -> str:
@@ -90,14 +97,16 @@ def inspected_seat(text: str) -> int | None:
 
 @solara.component
 def World(game, model, version: int = 0, drawn: tuple | None = None,
-          plots: str | None = None, zoom: int = 1, on_inspect: Callable | None = None):
+          plots: str | None = None, zoom: int = 1, on_zoom: Callable | None = None,
+          on_inspect: Callable | None = None):
     """The world's drawing, the line on the state of play above it, and its key;
     ``version`` changes whenever the model has (a new round); ``drawn``: the ``drawing`` already made (so that it is of the same round as the
     rest of the board); ``plots``: the plots' HTML (``plots_html``) to stand under the key,
     beside the world (a game played: its plots above the fold at 1280 x 800); ``zoom``:
-    the world drawn that many times its size in a box that scrolls (``zoomed``);
-    ``on_inspect(clicked)``: called with what a click on the world hit (its tip and
-    where it is: ``inspected_text``)."""
+    the world drawn that many times its size in a box that scrolls (``zoomed``) and pans
+    by a drag; ``on_zoom(zoom)``: called with the zoom Ctrl and the wheel over the world
+    ask for (``next_zoom``); ``on_inspect(clicked)``: called with what a click on the
+    world hit (its tip and where it is: ``inspected_text``)."""
     try:
         if drawn is None:
             drawn = drawing(game, model)
@@ -110,10 +119,13 @@ def World(game, model, version: int = 0, drawn: tuple | None = None,
                     style={"font-size": "15px"})
         with solara.Row(gap="16px", style={"flex-wrap": "wrap", "align-items": "flex-start"}):
             classes = ["world"] if zoom == 1 else ["world", "zoomed"]
-            if on_inspect is None:
+            if on_inspect is None and on_zoom is None:
                 solara.HTML(tag="div", unsafe_innerHTML=zoomed(svg, zoom), classes=classes)
             else:
-                _Clickable(svg=zoomed(svg, zoom), classes=classes, event_inspect=on_inspect)
+                _Clickable(svg=zoomed(svg, zoom), classes=classes,
+                           event_inspect=on_inspect or (lambda clicked: None),
+                           event_zoom=lambda asked: on_zoom and on_zoom(
+                               next_zoom(zoom, int(asked.get("step", 0)))))
             with solara.Column(gap="12px", classes=["beside-world"]):
                 solara.HTML(tag="div", unsafe_innerHTML=key, classes=["key-box"],
                             style="max-width: 340px; font-size: 14px")

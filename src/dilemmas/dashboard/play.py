@@ -211,6 +211,11 @@ def PlayPage(game, shown: Address, go):
         unpaced to round ``until`` (None: the episode's end) and draw there."""
         session.serial += 1
         run = Run(session.serial, until, every.value if paced else None)
+        with session.lock:
+            idle = not run.wants(session.model)
+        if idle:  # nothing to play (the round asked is the one shown): no run begins
+            tick.set(session.next_tick())
+            return
         session.going = run.serial
         going.set(run)
 
@@ -218,13 +223,15 @@ def PlayPage(game, shown: Address, go):
         """The rounds of the run going, each begun only while it is still the one going
         (Pause, Reset or another run stop it within a round), the board's frame made in
         the same hold of the lock as the round it shows: every ``every``-th round, once a
-        second if unpaced, and the last round played."""
+        second if unpaced, and the last round played. Only the session's ``going`` stops
+        a run (``cancel`` may come from a quick change of ``going`` that leaves this run
+        the one going; leaving the page stops it, ``left``)."""
         run = going.value
         if run is None:
             return
         played, drawn, model = 0, time.perf_counter(), None
         try:
-            while not cancel.is_set():
+            while True:
                 with session.lock:
                     model = session.model
                     if session.going != run.serial or not run.wants(model):
@@ -256,6 +263,13 @@ def PlayPage(game, shown: Address, go):
         tick.set(session.next_tick())
 
     solara.use_thread(play, dependencies=[going.value], intrusive_cancel=False)
+
+    def left():
+        def leave():
+            session.going = None  # the page is gone: no round of its run starts
+        return leave
+
+    solara.use_effect(left, [])
 
     def play_or_pause():
         """Play starts, or stops: after Pause no round starts, a round being played
@@ -364,7 +378,7 @@ def Board(game, session: Session, tick, playing: bool, rate, every, reset, step,
             Charts(game, None, drawn=frame.plots)
         else:
             World(game, model, version, drawn=frame.drawn, plots=frame.plots,
-                  zoom=zoom.value, on_inspect=inspect)
+                  zoom=zoom.value, on_zoom=zoom.set, on_inspect=inspect)
         if inspected.value:
             solara.Text(f"clicked: {inspected.value}", classes=["inspected"],
                         style={"font-size": "14px"})

@@ -21,7 +21,7 @@ from dilemmas.dashboard.controls import as_text, from_text
 from dilemmas.dashboard.export import Exports
 from dilemmas.dashboard.field import Field
 from dilemmas.dashboard.messages import message, one_line
-from dilemmas.dashboard.panels import AgentPanel, Charts, World
+from dilemmas.dashboard.panels import ZOOMS, AgentPanel, Charts, World, inspected_text
 from dilemmas.dashboard.summaries import StudySummary
 from dilemmas.dashboard.trainings import TrainingView
 
@@ -150,8 +150,11 @@ def RunView(recording, round_: int, name: str, axes: dict | None = None,
     """One opened run at ``round_`` (at most its last): what it is, the verdict of the check
     against its rows, its world, its plots with the round marked (on the axes ``axes`` and
     ``last_round`` it shares with a run of the same game beside it; a run of another game
-    has its own), and one agent's story."""
+    has its own), and one agent's story. Its world zooms (the picker, or Ctrl and the
+    wheel) and a click on it names what it hits."""
     previous = solara.use_ref(None)
+    zoom = solara.use_reactive(1)
+    inspected = solara.use_reactive("")
     verdict = solara.use_memo(lambda: _verdict(recording), [id(recording)])
     data = solara.use_memo(lambda: {c: recording.rows[c].tolist() for c in recording.rows},
                            [id(recording)])
@@ -175,7 +178,14 @@ def RunView(recording, round_: int, name: str, axes: dict | None = None,
             except Exception as problem:
                 message(problem)
         if model is not None:
-            World(game, model, shown)
+            solara.Select("zoom", values=list(ZOOMS), value=zoom, dense=True,
+                          classes=["zoom"], style={"max-width": "90px"})
+            World(game, model, shown, zoom=zoom.value, on_zoom=zoom.set,
+                  on_inspect=lambda clicked: inspected.set(inspected_text(
+                      clicked, game.view.scene(model) if clicked.get("grid") else None)))
+            if inspected.value:
+                solara.Text(f"clicked: {inspected.value}", classes=["inspected"],
+                            style={"font-size": "14px"})
         Charts(game, data, model, shown, current=shown, axes=axes, last_round=last_round)
         if model is not None:
             with solara.Details("One agent: its behaviour, reward and last rounds"):
