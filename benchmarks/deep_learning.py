@@ -174,7 +174,7 @@ def stag_hunt(out: Path) -> None:
     prosocial = training("stag_hunt_ippo.toml", "stag_hunt_ippo_prosocial",
                          {"ppo": {**selfish.ppo, "reward": "prosocial", "prosociality": 1.0}})
     rows = []
-    for label, plan in (("ippo, individual reward", selfish),
+    for label, plan in (("ippo, own reward", selfish),
                         ("ippo, prosocial reward (weight 1)", prosocial)):
         per_seed = deep_seeds(plan, out, 100)
         at_stag = int((per_seed["stags"] > per_seed["hares"]).sum())

@@ -37,7 +37,6 @@ from dilemmas.learning.ppo import (
     network_arrays,
     ppo_loss,
     replay,
-    shaped,
 )
 from dilemmas.analysis.learning.training import TrainingError
 from dilemmas.learning.deep import read_training
@@ -118,7 +117,7 @@ def perturbed(net, seed):
     return eqx.combine(params, static)
 
 
-# --- 1-3. Advantages, the loss, the rewards ----------------------------------------------------
+# --- 1-3. Advantages and the loss (the rewards: tests/test_rewards.py) ----------------------------------------------------
 
 def test_advantages_are_generalised_advantage_estimates_closed_at_episode_ends():
     g, lam = 0.9, 0.8
@@ -202,17 +201,6 @@ def test_ppo_loss_is_the_clipped_surrogate_of_the_allowed_actions():
     normal = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
     assert abs(-(ratio * normal).mean() - expected[0]) > 0.05
     assert abs(0.5 * ((values - target) ** 2).mean() - expected[1]) > 0.05
-
-
-def test_shaped_rewards_individual_shared_and_prosocial():
-    rewards = jnp.array([[1.0, 2.0, 4.0], [0.0, -3.0, 6.0]])
-    np.testing.assert_array_equal(shaped(rewards, Settings()), rewards)
-    np.testing.assert_allclose(shaped(rewards, Settings(reward="shared")),
-                               [[7 / 3] * 3, [1.0] * 3], rtol=RTOL)
-    np.testing.assert_allclose(
-        shaped(rewards, Settings(reward="prosocial", prosociality=0.5)),
-        [[1 + 0.5 * 6, 2 + 0.5 * 5, 4 + 0.5 * 3], [0 + 0.5 * 3, -3 + 0.5 * 6, 6 + 0.5 * -3]],
-        rtol=RTOL)
 
 
 # --- 4-5. Rollouts: masks and recurrent memory ---------------------------------------------------

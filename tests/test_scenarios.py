@@ -405,7 +405,7 @@ def test_the_learned_baselines_train_every_seat_on_the_substrate_and_bots_on_the
         seats = baselines.seats(game)
         assert trainings["q_learning"].population == f"q_learning:{seats}"
         assert trainings["q_learning"].episodes == found.training["episodes"]
-        for algorithm, reward in (("ippo", "individual"), ("mappo", "shared")):
+        for algorithm, reward in (("ippo", "own"), ("mappo", "mean")):
             training = trainings[algorithm]
             assert (training.algorithm, training.ppo["reward"]) == (algorithm, reward)
             assert training.population == f"policy:{seats}"

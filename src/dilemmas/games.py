@@ -44,7 +44,7 @@ register(Game(
     batch="dilemmas.models.bucket_brigade.batch:BucketBrigadeBatch",
     rules_version=bucket_brigade.RULES_VERSION, model_versions=bucket_brigade.MODEL_VERSIONS,
     benchmarks=[Benchmark(f"{n} agents", {"num_agents": n}) for n in (4, 10)],
-    dilemma=("firefighter", "free_rider"),
+    dilemma=("firefighter", "free_rider"), team_reward="team_reward",
     **contributions("bucket_brigade")))
 
 register(Game(

@@ -102,6 +102,8 @@ class Game:
     """Everything a game contributes, reached from its one registration (module docstring).
 
     ``round`` names one ``step()`` of the game ("night", "turn", "step"), for tables.
+    ``team_reward`` names the model column of the team reward where the rules define one
+    (as it would stand if the episode ended now): the deep learners' ``reward = "team"``.
     """
 
     model = _Loaded()
@@ -117,8 +119,10 @@ class Game:
                  figures, view, study, rules, training=None, benchmarks=(),
                  round: str = "round", parameters=None,
                  interface=None, dilemma: tuple[str, str] | None = None, ranges=None,
-                 batch=None, rules_version: int = 1, model_versions=None):
+                 batch=None, rules_version: int = 1, model_versions=None,
+                 team_reward: str | None = None):
         self.name, self.title, self.round = name, title, round
+        self.team_reward = team_reward
         self.references = {"model": model, "behaviours": behaviours, "statistics": statistics,
                            "parameters": parameters,
                            "ranges": {} if ranges is None else ranges,

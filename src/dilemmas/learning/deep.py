@@ -34,8 +34,11 @@ A deep training file is TOML::
     entropy = 0.01
     value = 0.5
     max_grad_norm = 0.5
-    reward = "individual"             # "shared" or "prosocial"
-    prosociality = 0.0                # the weight on the others' rewards, for "prosocial"
+    reward = "own"                    # "team", "mean", "prosocial", "inequity_aversion"
+    prosociality = 0.0                # w of "prosocial": a number or one per learning seat
+    inequity_alpha = 0.0              # alpha, beta and the smoothing of "inequity_aversion"
+    inequity_beta = 0.0
+    inequity_smoothing = 0.0
 
     [evaluate]                        # as for the tabular learners
     seeds = 30
@@ -56,7 +59,8 @@ every seed trains in one compiled program.
 * ``curve-<updates before it>.parquet`` -- one row per seed and update: ``replicate`` (the
   seed), ``update`` (updates done), ``agent_steps`` (the learning seats' decisions so far),
   ``episodes`` (episodes that ended in the update), ``learner_return`` (their mean return
-  per learning seat, the seats' own rewards), ``end_<column>`` (the mean of each model
+  per learning seat, the seats' own rewards), ``objective_return`` (the same of the reward
+  trained on, ``[ppo] reward``), ``end_<column>`` (the mean of each model
   column at those episodes' ends) and the update's mean losses (``ppo.LOSSES``).
 * ``learning_curve.pdf`` / ``.png`` -- the returns per update, a moving average, mean over
   the seeds with a 95% band.
@@ -98,6 +102,7 @@ from dilemmas.learning.ppo import (
     Trainer,
     network_arrays,
 )
+from dilemmas.learning.rewards import WEIGHTS
 from dilemmas.models.files import write_atomic
 from dilemmas.models.policies import NetworkPolicy, read_policy_file, save_policy
 
@@ -105,7 +110,8 @@ KEYS = ("name", "game", "algorithm", "population", "updates", "seeds", "seed",
         "checkpoint_every", "parameters", "network", "ppo", "evaluate")
 NETWORK_KEYS = ("kind", "hidden", "layers", "activation")
 PPO_KEYS = ("envs", "steps", "epochs", "minibatches", "learning_rate", "anneal", "discount",
-            "gae_lambda", "clip", "entropy", "value", "max_grad_norm", "reward", "prosociality")
+            "gae_lambda", "clip", "entropy", "value", "max_grad_norm", "value_norm", "reward",
+            *WEIGHTS)
 
 
 @dataclass(frozen=True)

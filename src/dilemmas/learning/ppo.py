@@ -26,10 +26,21 @@ learning rate falls linearly to zero over the training when ``anneal``) on the c
 surrogate loss: ``actor + value * critic - entropy * H``, the advantages normalised in each
 minibatch, the critic's loss the larger of the plain and the clipped squared error.
 
-Rewards (``reward``) -- what each learning seat maximises: ``individual`` its own reward;
-``shared`` the mean reward of the learning seats (a team reward); ``prosocial`` its own reward
-plus ``prosociality`` times the sum of the other learning seats' rewards (Peysakhovich and
-Lerer 2018). Scripted background seats play their own rules inside the environment.
+Value normalisation (``value_norm``, on by default; Yu et al. 2022's ValueNorm): the critic
+predicts each seat's return in units of that seat's running statistics of its targets, a
+mean ``m`` and a standard deviation ``s`` (exponentially weighted over updates with
+``VALUE_DECAY``, debiased as Adam's moments are), so that ``V = m + s * output`` (``V = 0`` in
+the first update, before any target). Each update computes the advantages with ``V``, folds
+its targets into the statistics, and fits the critic to ``(target - m) / s``, the value clip
+``clip`` applying in those units: a game whose rewards are all multiplied by a constant
+trains the same networks (up to rounding).
+Without it ``m = 0`` and ``s = 1``: the critic predicts returns in the rewards' units.
+
+Rewards (``reward``) -- what each learning seat maximises (``dilemmas.learning.rewards``):
+``own``, ``team`` (where the game's rules define a team reward), ``mean``, ``prosocial`` or
+``inequity_aversion``, with their weights one number or one per learning seat. Each update
+reports the return of the reward trained on (``objective_return``) beside the seats' own
+(``learner_return``). Scripted background seats play their own rules inside the environment.
 
 Randomness comes only from the training seed's JAX key: the same settings and seed give the
 same training on a given backend.
@@ -41,17 +52,18 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from dilemmas.learning import rewards
+
 ALGORITHMS = ("ippo", "mappo")
 NETWORKS = ("mlp", "gru")
 ACTIVATIONS = ("tanh", "relu")
-REWARDS = ("individual", "shared", "prosocial")
 MASKED = -1e9
 
 
 #: The numeric settings' ranges (both ends allowed; ``POSITIVE`` ones must also not be 0).
 RANGES = {"learning_rate": (0, math.inf), "discount": (0, 1), "gae_lambda": (0, 1),
           "clip": (0, math.inf), "entropy": (0, math.inf), "value": (0, math.inf),
-          "max_grad_norm": (0, math.inf), "prosociality": (0, math.inf)}
+          "max_grad_norm": (0, math.inf)}
 POSITIVE = ("learning_rate", "clip", "max_grad_norm")
 
 
@@ -76,12 +88,16 @@ class Settings:
     entropy: float = 0.01
     value: float = 0.5
     max_grad_norm: float = 0.5
-    reward: str = "individual"
-    prosociality: float = 0.0
+    value_norm: bool = True
+    reward: str = "own"
+    prosociality: float | tuple = 0.0
+    inequity_alpha: float | tuple = 0.0
+    inequity_beta: float | tuple = 0.0
+    inequity_smoothing: float | tuple = 0.0
 
     def __post_init__(self):
         for key, allowed in (("algorithm", ALGORITHMS), ("network", NETWORKS),
-                             ("activation", ACTIVATIONS), ("reward", REWARDS)):
+                             ("activation", ACTIVATIONS)):
             if getattr(self, key) not in allowed:
                 raise ValueError(f"{key}={getattr(self, key)!r} is invalid: allowed: "
                                  f"{list(allowed)}")
@@ -98,11 +114,15 @@ class Settings:
                 raise ValueError(f"{key}={value!r} must be a finite number "
                                  + (f"from {low} to {high}" if high < math.inf else
                                     "> 0" if key in POSITIVE else f">= {low}"))
-        if not isinstance(self.anneal, bool):
-            raise ValueError(f"anneal={self.anneal!r} must be true or false")
-        if self.prosociality and self.reward != "prosocial":
-            raise ValueError(f"prosociality={self.prosociality!r} is only for "
-                             "reward='prosocial'")
+        for key in ("anneal", "value_norm"):
+            if not isinstance(getattr(self, key), bool):
+                raise ValueError(f"{key}={getattr(self, key)!r} must be true or false")
+        for key, value in rewards.check(self.reward, self.weights()).items():
+            object.__setattr__(self, key, value)
+
+    def weights(self) -> dict:
+        """The reward's weights (``rewards.WEIGHTS``), by key."""
+        return {key: getattr(self, key) for key in rewards.WEIGHTS}
 
 
 # --- Networks ----------------------------------------------------------------------------
@@ -266,16 +286,39 @@ def ppo_loss(logits, mask, actions, old_log_prob, values, old_values, advantage,
         (actor, critic, entropy, kl, fraction)
 
 
-def shaped(rewards, settings: Settings):
-    """The rewards ``(..., seats)`` each learning seat maximises (``reward``)."""
-    import jax.numpy as jnp
+# --- Value normalisation ------------------------------------------------------------------
+#: The weight of the statistics so far against an update's value targets.
+VALUE_DECAY = 0.99
+#: The smallest variance of the targets a critic's units may have.
+VALUE_FLOOR = 1e-8
 
-    if settings.reward == "individual":
-        return rewards
-    total = rewards.sum(axis=-1, keepdims=True)
-    if settings.reward == "shared":
-        return jnp.broadcast_to(total / rewards.shape[-1], rewards.shape)
-    return rewards + settings.prosociality * (total - rewards)
+
+class ValueStats(NamedTuple):
+    """Running statistics of each seat's value targets (a pytree of ``(seats,)`` arrays)."""
+
+    mean: Any     # the weighted sum of the targets' means
+    square: Any   # ... of their mean squares
+    weight: Any   # the weights' sum: 1 - VALUE_DECAY ** updates (0: none yet)
+
+    def scale(self):
+        """``(m, s)``: the mean and standard deviation the critic's output is in units of;
+        ``(0, 0)`` before any target was seen, so that the first update's values are 0 in
+        every unit of reward."""
+        import jax.numpy as jnp
+
+        seen = self.weight > 0
+        weight = jnp.where(seen, self.weight, 1.0)
+        mean = self.mean / weight
+        deviation = jnp.sqrt(jnp.maximum(self.square / weight - mean ** 2, VALUE_FLOOR))
+        return mean, jnp.where(seen, deviation, 0.0)
+
+    def folded(self, targets):
+        """The statistics with the targets ``(..., seats)`` of one update folded in."""
+        axes = tuple(range(targets.ndim - 1))
+        return ValueStats(VALUE_DECAY * self.mean + (1 - VALUE_DECAY) * targets.mean(axes),
+                          VALUE_DECAY * self.square
+                          + (1 - VALUE_DECAY) * (targets ** 2).mean(axes),
+                          VALUE_DECAY * self.weight + (1 - VALUE_DECAY))
 
 
 # --- Training ------------------------------------------------------------------------------
@@ -293,6 +336,9 @@ class Runner(NamedTuple):
     returns: Any          # (envs, seats) each seat's reward so far this episode
     key: Any
     update: Any
+    shaping: Any          # rewards.Shaping: what the reward trained on carries
+    value_stats: Any      # ValueStats of each seat's value targets
+    objective: Any        # (envs, seats) each seat's reward trained on so far this episode
 
 
 class Rollout(NamedTuple):
@@ -321,6 +367,8 @@ class Trainer:
         self.env, self.settings, self.updates = env, settings, updates
         self.seats = env.num_agents
         self.decisions = len(env.decisions)
+        self.objective = rewards.Objective(settings.reward, settings.weights(), self.seats,
+                                           env.game)
         if settings.steps % self.decisions:
             raise ValueError(f"steps={settings.steps} must be a multiple of the "
                              f"{self.decisions} decisions of a round of {env.game.name}")
@@ -382,9 +430,12 @@ class Trainer:
             jax.random.split(env_key, self.settings.envs))
         memory = jnp.zeros((self.settings.envs, self.seats, memory_size(self.settings)))
         env = jax.tree_util.tree_map(lambda x: x.astype(x.dtype), env)  # weak types, as updates
+        envs = self.settings.envs
         return Runner(actor, critic, optimiser, env, observations,  # leave them: one program
-                      jnp.ones(self.settings.envs, dtype=bool), memory, memory,
-                      jnp.zeros((self.settings.envs, self.seats)), key, jnp.int32(0))
+                      jnp.ones(envs, dtype=bool), memory, memory,
+                      jnp.zeros((envs, self.seats)), key, jnp.int32(0),
+                      self.objective.start(envs), ValueStats(*[jnp.zeros(self.seats)] * 3),
+                      jnp.zeros((envs, self.seats)))
 
     def critic_inputs(self, index: int, env, observations):
         import jax
@@ -416,18 +467,24 @@ class Trainer:
                                        axis=-1)[..., 0]
         decided = jax.vmap(self.env.decide_and_reset, in_axes=(None, 0, 0, 0))(
             index, jax.random.split(env_key, self.settings.envs), runner.env, actions)
-        returns = runner.returns + decided.rewards
         ended = decided.ended
+        trained, shaping = self.objective(decided.rewards, decided.columns, runner.shaping,
+                                          ended)
+        returns = runner.returns + decided.rewards
+        objective = runner.objective + trained
         seen = (ended.sum(), jnp.where(ended[:, None], returns, 0.0).sum(axis=0),
+                jnp.where(ended[:, None], objective, 0.0).sum(axis=0),
                 {name: jnp.where(ended, column, 0).sum()
                  for name, column in decided.columns.items()})
         step = Rollout(runner.observations, critic_in, mask, first, actions, log_prob,
-                       values[..., 0], shaped(decided.rewards, self.settings),
+                       values[..., 0], trained,
                        jnp.broadcast_to(ended[:, None], (self.settings.envs, self.seats)))
         runner = runner._replace(env=decided.state, observations=decided.vectors,
                                  first=ended, actor_memory=actor_memory,
                                  critic_memory=critic_memory,
-                                 returns=jnp.where(ended[:, None], 0.0, returns), key=key)
+                                 returns=jnp.where(ended[:, None], 0.0, returns), key=key,
+                                 shaping=shaping,
+                                 objective=jnp.where(ended[:, None], 0.0, objective))
         return runner, step, seen
 
     def _round(self, runner: Runner, _):
@@ -445,7 +502,8 @@ class Trainer:
 
     def rollout(self, runner: Runner):
         """``steps`` decisions of every episode: ``(runner, Rollout of (steps, envs, seats,
-        ...) arrays, (episodes ended, their returns per seat, their model columns' sums))``."""
+        ...) arrays, (episodes ended, their returns per seat, their returns of the reward
+        trained on per seat, their model columns' sums))``."""
         import jax
 
         s = self.settings
@@ -466,8 +524,16 @@ class Trainer:
         last_in = self.critic_inputs(0, runner.env, runner.observations)  # a round begins
         first = jnp.broadcast_to(runner.first[:, None], (s.envs, self.seats))
         last_value = apply(runner.critic, last_in, runner.critic_memory, first)[0][..., 0]
-        advantage, target = advantages(rollout.rewards, rollout.values, rollout.dones,
-                                       last_value, s.discount, s.gae_lambda)
+        values, stats = rollout.values, runner.value_stats
+        if s.value_norm:  # the critic's outputs in the units of the targets so far
+            mean, scale = stats.scale()
+            values, last_value = mean + scale * values, mean + scale * last_value
+        advantage, target = advantages(rollout.rewards, values, rollout.dones, last_value,
+                                       s.discount, s.gae_lambda)
+        if s.value_norm:
+            stats = stats.folded(target)
+            mean, scale = stats.scale()
+            target = (target - mean) / scale
         arrays, static = eqx.partition((runner.actor, runner.critic), eqx.is_array)
 
         def loss(arrays, batch, actor_memory, critic_memory):
@@ -523,11 +589,12 @@ class Trainer:
                                                 jnp.stack(epoch_keys))
         actor, critic = eqx.combine(arrays, static)
         runner = runner._replace(actor=actor, critic=critic, optimiser=optimiser, key=key,
-                                 update=runner.update + 1)
-        count, returns, columns = seen
+                                 update=runner.update + 1, value_stats=stats)
+        count, returns, objective, columns = seen
         per = jnp.maximum(count, 1)
         metrics = {"episodes": count,
                    "learner_return": jnp.where(count > 0, returns.mean() / per, jnp.nan),
+                   "objective_return": jnp.where(count > 0, objective.mean() / per, jnp.nan),
                    **{f"end_{name}": jnp.where(count > 0, value / per, jnp.nan)
                       for name, value in columns.items()},
                    **dict(zip(LOSSES, (x.mean() for x in aux)))}

@@ -7,7 +7,10 @@ protocol: trained on the substrate, tested on scenarios whose co-players they ne
 * ``q_learning``: the tabular learner (``dilemmas.analysis.learning.training``), its
   ``episodes`` episodes;
 * ``ippo``: IPPO (``dilemmas.learning.deep``) on each seat's own reward, ``updates`` updates;
-* ``mappo``: MAPPO on the learning seats' shared reward.
+* ``mappo``: MAPPO on the mean of the learning seats' rewards (``mean``).
+
+Both deep learners train without value normalisation (``value_norm = false``), as the
+stored baselines and bots were trained before it existed.
 
 Every scenario is then played (``dilemmas.scenarios.scoring``) with its focal seats played by
 ``random``, by each of the game's scripted behaviours, and by each learner (its episodes
@@ -47,7 +50,7 @@ from dilemmas.scenarios import scoring
 
 BASELINES = HERE / "baselines.csv"
 LEARNED = ("q_learning", "ippo", "mappo")
-REWARDS = {"ippo": "individual", "mappo": "shared"}
+REWARDS = {"ippo": "own", "mappo": "mean"}
 
 
 def seats(game: str) -> int:
@@ -88,7 +91,8 @@ def _deep(game, algorithm, name, **common) -> deep.DeepTraining:
         name=name, game=game, algorithm=algorithm, population=f"policy:{seats(game)}",
         updates=setup["updates"], checkpoint_every=max(setup["updates"] // 4, 1),
         network=dict(setup.get("network", {})),
-        ppo={**setup.get("ppo", {}), "reward": REWARDS[algorithm]}, **common)
+        ppo={**setup.get("ppo", {}), "reward": REWARDS[algorithm], "value_norm": False},
+        **common)
 
 
 def train_all(out: Path, progress=True) -> dict:

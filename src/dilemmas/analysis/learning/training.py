@@ -415,7 +415,9 @@ def episode_returns(folder) -> pd.DataFrame:
 def learning_curve_figure(folder, window: int | None = None, returns=None,
                           x: str = "episode"):
     """Per-capita returns of the learning and background seats per episode (or per ``x``,
-    the column of ``returns``, by default the folder's ``episode_returns``): the mean over
+    the column of ``returns``, by default the folder's ``episode_returns``), and of the reward
+    the learning seats trained on where a deep training's curve holds one that differs from
+    their own (``objective_return``): the mean over
     training seeds of a moving average over ``window`` of them (default: a twentieth), with
     a 95% band (t over the seeds' smoothed curves). Saved as ``learning_curve.pdf`` and
     ``.png`` in the folder; returns the PNG's path."""
@@ -435,8 +437,12 @@ def learning_curve_figure(folder, window: int | None = None, returns=None,
     with matplotlib.rc_context(STYLE):
         axis = figure.subplots()
         for column, label, colour in (("learner_return", "learning seats", "C0"),
+                                      ("objective_return", "learning seats, reward trained on",
+                                       "C2"),
                                       ("background_return", "background seats", "C1")):
-            if returns[column].isna().all():
+            if column not in returns or returns[column].isna().all() \
+                    or (column == "objective_return"
+                        and returns[column].equals(returns["learner_return"])):
                 continue
             smooth = returns.assign(**{column: returns.groupby("replicate")[column].transform(
                 lambda values: values.rolling(window, min_periods=1).mean())})
