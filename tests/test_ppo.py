@@ -576,17 +576,20 @@ def test_the_train_and_evaluate_commands_on_a_deep_training_file(tmp_path, capsy
                  str(tmp_path / "evaluation"), "--backend", "serial", "--no-progress"])
     printed = capsys.readouterr().out
     assert code == 0
-    # 2 seeds x (trained, random) x 2 evaluation seeds
-    assert "deep-evaluation: 8 runs, 8 played now" in printed
+    # 2 seeds x (greedy, sampled) x (trained, random) x 2 evaluation seeds
+    assert "deep-evaluation: 16 runs, 16 played now" in printed
     rows = [line.split() for line in printed.splitlines()]
-    # the returns table: a row per training seed, one pooled random baseline; then each seed
-    # against random
-    assert ["policy:2", "seed-0", "2"] in [row[:3] for row in rows]
-    assert ["policy:2", "seed-1", "2"] in [row[:3] for row in rows]
-    assert ["random:2", "(random)", "4"] in [row[:3] for row in rows]
+    # the returns table: a row per training seed and play, one pooled random baseline; then
+    # each seed and play against random
+    for seed in ("seed-0", "seed-1"):
+        for play in ("greedy", "sampled"):
+            assert ["policy:2", seed, play, "2"] in [row[:4] for row in rows]
+    assert ["random:2", "(random)", "8"] in [row[:3] for row in rows]
     assert main(["train", str(path), "--out", str(trained), "--backend", "serial"]) == 2
     assert "--backend, --workers and --scheduler place the tabular" in capsys.readouterr().err
-    assert {"seed-0", "seed-1"} <= {row[1] for row in rows if row[:1] == ["(none)"]}
+    versus = {tuple(row[1:3]) for row in rows if row[:1] == ["(none)"]}
+    assert {(seed, play) for seed in ("seed-0", "seed-1")
+            for play in ("greedy", "sampled")} <= versus
 
 
 

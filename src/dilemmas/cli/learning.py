@@ -44,7 +44,7 @@ def evaluate(args):
     report = run_study(study, args.out, backend=args.backend, workers=args.workers,
                        scheduler=args.scheduler, progress=not args.no_progress)
     table = returns(report.folder, training.learning_seats)
-    shown = table[["population", "policy", "n"]].assign(**{
+    shown = table[["population", "policy", "play", "n"]].assign(**{
         f"{seats} (95% CI)": [interval_text(*values) for values in table[
             [f"{seats}_return", f"{seats}_return_low", f"{seats}_return_high"]].to_numpy()]
         for seats in ("focal", "background")})

@@ -120,6 +120,7 @@ class DeepTraining(Seating):
 
     KEYS: ClassVar = KEYS
     REQUIRED: ClassVar = ("game", "population", "updates")
+    PLAYS: ClassVar = ("greedy", "sampled")  # a network's argmax, and draws as it trained
 
     game: str
     population: str

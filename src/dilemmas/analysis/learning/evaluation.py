@@ -6,14 +6,16 @@ training, the population's first entry -- are played by a trained policy, and th
 backgrounds``). The same scenarios are played with ``random`` in the focal seats, the
 baseline. ``evaluation_study`` makes this a study (``dilemmas.analysis.studies.study``): the game's
 parameters fixed; swept, the population (trained or random focal seats, each background) and
-the policy (the final learner of each training seed); ``[evaluate] seeds`` replicates, with
-agent data. (The policy is swept for the random baseline too, where no seat reads it: its
-runs for every policy value are pooled, so the baseline has ``seeds`` times the number of
-training seeds runs.) The policy files are named relative to the working folder where they
+the policy (the final learner of each training seed) and, for a deep training, how it is
+played (``policy_play``: ``greedy``, its argmax, and ``sampled``, drawn from its action
+distribution as it trained, ``Seating.PLAYS``); ``[evaluate] seeds`` replicates, with
+agent data. (The policy and its play are swept for the random baseline too, where no seat reads
+them: its runs for every value are pooled, so the baseline has ``seeds`` times the number
+of training seeds (and of plays) runs.) The policy files are named relative to the working folder where they
 lie inside it: evaluating from the same folder repeats the same seeds and numbers. The
 runner plays it, so it resumes, runs on Dask and feeds ``dilemmas figures`` like any study.
 
-``returns(folder, focal)`` reads it back: per scenario, the focal and the background
+``returns(folder, focal)`` reads it back: per scenario and play, the focal and the background
 per-capita returns (the mean final reward of those seats in a run, then mean, standard error
 and Student-t 95% interval over the evaluation seeds). ``comparison`` sets each trained policy
 against ``random`` in the same seats: the difference of the focal means and that difference
@@ -56,29 +58,36 @@ def evaluation_study(training: Training, trained="results/training") -> Study:
     backgrounds = training.evaluate.get("backgrounds", [training.background])
     populations = [training.focal_population(focal, background)
                    for background in backgrounds for focal in ("policy", "random")]
+    plays = {"policy_play": list(training.PLAYS)} if len(training.PLAYS) > 1 else {}
     return Study(game=training.game, name=f"{training.name}-evaluation", seed=training.seed,
                  replicates=training.evaluate.get("seeds", 30), collect=("model", "agent"),
                  fixed=dict(training.parameters),
-                 sweep={"population": populations, "policy": policies(training, trained)})
+                 sweep={"population": populations, "policy": policies(training, trained),
+                        **plays})
 
 
 def returns(folder, focal: int) -> pd.DataFrame:
-    """Per policy and population of an evaluation study: the number of runs ``n``, and the
-    focal and background per-capita returns (mean, ``_se``, ``_low``, ``_high``); the first
-    ``focal`` seats are focal."""
+    """Per policy, play and population of an evaluation study: the number of runs ``n``, and
+    the focal and background per-capita returns (mean, ``_se``, ``_low``, ``_high``); the
+    first ``focal`` seats are focal. ``play`` is ``greedy`` or ``sampled``, or ``""`` for
+    the random baseline."""
     agents = results.load(folder, "agent")
     last = agents[agents["Step"] == agents.groupby("run_id")["Step"].transform("max")]
     last = last.assign(focal=(last["AgentID"] - 1) < focal)
     trained = last["population"].str.startswith("policy")
+    play = last["policy_play"] if "policy_play" in last else "greedy"
     last = last.assign(policy=last["policy"].where(trained, "").map(
-        lambda path: Path(path).parent.name if path else "(random)"))
-    per_run = last.groupby(["policy", "population", "run_id", "focal"])["reward"].mean() \
-        .unstack("focal").rename(columns={True: "focal_return", False: "background_return"})
+        lambda path: Path(path).parent.name if path else "(random)"),
+        play=pd.Series(play, index=last.index).where(trained, ""))
+    per_run = last.groupby(["policy", "play", "population", "run_id", "focal"])["reward"] \
+        .mean().unstack("focal").rename(columns={True: "focal_return",
+                                                 False: "background_return"})
     if "background_return" not in per_run:
         per_run["background_return"] = np.nan
     rows = []
-    for (policy, population), group in per_run.groupby(["policy", "population"]):
-        row = {"population": population, "policy": policy, "n": len(group)}
+    for (policy, play, population), group in per_run.groupby(["policy", "play",
+                                                              "population"]):
+        row = {"population": population, "policy": policy, "play": play, "n": len(group)}
         for column in ("focal_return", "background_return"):
             found = results.mean_interval(group[column], CONFIDENCE)
             row.update({column: found["mean"], f"{column}_se": found["se"],
@@ -102,7 +111,8 @@ def comparison(table: pd.DataFrame, training: Training) -> pd.DataFrame:
             difference = row["focal_return"] - random_mean
             se = np.hypot(row["focal_return_se"], random_se)
             rows.append({"background": background or "(none)", "policy": row["policy"],
-                         "trained": row["focal_return"], "random": random_mean,
+                         "play": row["play"], "trained": row["focal_return"],
+                         "random": random_mean,
                          "difference": difference, "standard_errors": difference / se})
     return pd.DataFrame(rows)
 
@@ -137,7 +147,8 @@ def evaluation_figure(folder, table: pd.DataFrame):
                                     here[f"{column}_high"] - here[column]])
                 axis.bar(x + (index - (len(shown) - 1) / 2) * width, here[column], width,
                          yerr=errors, color=colour, label=label, capsize=3)
-            axis.set_xticks(x, [policy.strip("()") for policy in here["policy"]])
+            axis.set_xticks(x, [f"{policy.strip('()')}\n{play}".strip()
+                                for policy, play in zip(here["policy"], here["play"])])
             axis.axhline(0, color="0.5", linewidth=0.8)
             axis.set_title(f"background {background}")
             axis.set_xlabel("focal seats played by")

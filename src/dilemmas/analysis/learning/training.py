@@ -92,7 +92,10 @@ def _integer(where, key, value, low):
 class Seating:
     """Who plays in a training: its ``population``'s first entry the learning seats, the
     rest the background (shared by ``Training`` and the deep learners' ``DeepTraining``,
-    each naming its file's ``KEYS`` and ``REQUIRED`` keys)."""
+    each naming its file's ``KEYS`` and ``REQUIRED`` keys). ``PLAYS``: how its learners'
+    policy files are played in evaluations (``policy_play``): a tabular learner greedily."""
+
+    PLAYS: ClassVar = ("greedy",)
 
     @classmethod
     def from_file(cls, path):
