@@ -17,6 +17,7 @@ A deep training file is TOML::
 
     [network]                         # every key optional (defaults: ppo.Settings)
     kind = "gru"                      # "mlp" or "gru"
+    share = true                      # false: each learning seat its own networks
     hidden = 64
     layers = 2
     activation = "tanh"
@@ -55,7 +56,9 @@ every seed trains in one compiled program.
 * ``checkpoint.npz`` -- every seed's networks, optimiser, episodes in progress, memories and
   key after ``updates`` updates (``updates``, ``leaf<k>``): the training resumes from it.
 * ``seed-<i>/policy.npz`` -- the seed's actor as a policy file (kind ``"network"``,
-  ``dilemmas.models.policies``) with ``updates``: ``policy=`` plays it in any model.
+  ``dilemmas.models.policies``; with ``share = false`` kind ``"seats"``, each learning
+  seat's own network a part of one seat, in seat order) with ``updates``: ``policy=``
+  plays it in any model.
 * ``curve-<updates before it>.parquet`` -- one row per seed and update: ``replicate`` (the
   seed), ``update`` (updates done), ``agent_steps`` (the learning seats' decisions so far),
   ``episodes`` (episodes that ended in the update), ``learner_return`` (their mean return
@@ -104,11 +107,12 @@ from dilemmas.learning.ppo import (
 )
 from dilemmas.learning.rewards import WEIGHTS
 from dilemmas.models.files import write_atomic
-from dilemmas.models.policies import NetworkPolicy, read_policy_file, save_policy
+from dilemmas.models.policies import (NetworkPolicy, SeatedPolicy, read_policy_file,
+                                      save_policy)
 
 KEYS = ("name", "game", "algorithm", "population", "updates", "seeds", "seed",
         "checkpoint_every", "parameters", "network", "ppo", "evaluate")
-NETWORK_KEYS = ("kind", "hidden", "layers", "activation")
+NETWORK_KEYS = ("kind", "share", "hidden", "layers", "activation")
 PPO_KEYS = ("envs", "steps", "epochs", "minibatches", "learning_rate", "anneal", "discount",
             "gae_lambda", "clip", "entropy", "value", "max_grad_norm", "value_norm", "reward",
             *WEIGHTS)
@@ -273,9 +277,21 @@ def save_policies(folder: Path, training: DeepTraining, runners, updates: int) -
     seeds, if any seed's weights are not finite (the training diverged)."""
     import jax
 
-    policies = [NetworkPolicy(network_arrays(jax.tree_util.tree_map(lambda leaf: leaf[index],
-                                                                    runners.actor)),
-                              training.game) for index in range(training.seeds)]
+    def played(actor):
+        return NetworkPolicy(network_arrays(actor), training.game)
+
+    def taken(tree, index):
+        return jax.tree_util.tree_map(lambda leaf: leaf[index], tree)
+
+    policies = []
+    for index in range(training.seeds):
+        actor = taken(runners.actor, index)
+        if training.settings().share:
+            policies.append(played(actor))
+        else:  # the seats' own networks, in seat order
+            policies.append(SeatedPolicy([(played(taken(actor, seat)), 1)
+                                          for seat in range(training.learning_seats)],
+                                         training.game))
     diverged = [index for index, policy in enumerate(policies)
                 if not all(np.isfinite(array).all() for array in policy.arrays().values()
                            if np.asarray(array).dtype.kind == "f")]

@@ -6,7 +6,10 @@ manner of JaxMARL's and PureJaxRL's single-file baselines: the environment
 ``envs`` parallel episodes and over training seeds, and ``lax.scan``-ned over time and updates.
 
 * **IPPO** (independent PPO; de Witt et al. 2020): one actor and one critic shared by the
-  learning seats (parameter sharing), each reading the seat's own observation.
+  learning seats (parameter sharing, ``share``), each reading the seat's own observation;
+  or, with ``share`` false, each seat its own actor, critic and Adam (and gradient clip),
+  moved only by its own transitions (each seat's loss its own, advantages normalised per
+  seat), so that seats with other rewards (``rewards``) learn as separate agents.
 * **MAPPO** (Yu et al. 2022): the same actor; the critic reads the environment's centralised
   ``state`` (``FunctionalEnv.state_at``) with the seat's one-hot index.
 
@@ -73,6 +76,7 @@ class Settings:
 
     algorithm: str = "ippo"
     network: str = "mlp"
+    share: bool = True
     hidden: int = 64
     layers: int = 2
     activation: str = "tanh"
@@ -114,7 +118,7 @@ class Settings:
                 raise ValueError(f"{key}={value!r} must be a finite number "
                                  + (f"from {low} to {high}" if high < math.inf else
                                     "> 0" if key in POSITIVE else f">= {low}"))
-        for key in ("anneal", "value_norm"):
+        for key in ("share", "anneal", "value_norm"):
             if not isinstance(getattr(self, key), bool):
                 raise ValueError(f"{key}={getattr(self, key)!r} must be true or false")
         for key, value in rewards.check(self.reward, self.weights()).items():
@@ -241,6 +245,18 @@ def replay(net, inputs, hidden, first):
         return hidden, out
 
     return jax.lax.scan(one, hidden, (inputs, first))[1]
+
+
+def seatwise(run, share: bool, net, inputs, hidden, first):
+    """``run`` (``apply`` or ``replay``) of one network shared by the seats, or of each
+    seat's own (``net`` stacked over the seats): the seat axis of ``inputs`` and ``hidden``
+    is their second last, of ``first`` its last, as in the results."""
+    import equinox as eqx
+
+    if share:
+        return run(net, inputs, hidden, first)
+    return eqx.filter_vmap(run, in_axes=(eqx.if_array(0), -2, -2, -1), out_axes=-2)(
+        net, inputs, hidden, first)
 
 
 # --- Advantages and the loss ---------------------------------------------------------------
@@ -372,14 +388,19 @@ class Trainer:
         if settings.steps % self.decisions:
             raise ValueError(f"steps={settings.steps} must be a multiple of the "
                              f"{self.decisions} decisions of a round of {env.game.name}")
-        batch = settings.envs * (1 if settings.network == "gru" else settings.steps) \
-            * self.seats
-        if settings.network == "gru" and (settings.envs * self.seats) % settings.minibatches:
+        # a minibatch holds units of K transitions side by side: K = 1 with one network,
+        # K = seats (one of each seat's) with a network per seat
+        self.side = 1 if settings.share else self.seats
+        sequences = settings.envs * self.seats // self.side
+        if settings.network == "gru" and sequences % settings.minibatches:
             raise ValueError(f"minibatches={settings.minibatches} must divide the "
-                             f"{settings.envs * self.seats} sequences (envs x seats)")
+                             f"{sequences} sequences (envs"
+                             + (" x seats)" if settings.share else ", each seat's own)"))
+        batch = sequences * settings.steps
         if batch % settings.minibatches:
             raise ValueError(f"minibatches={settings.minibatches} must divide the batch of "
-                             f"{batch} transitions")
+                             f"{batch} transitions"
+                             + ("" if settings.share else " of each seat"))
         self.observation = env.observation_space(env.agents[0]).shape[0]
         self.actions = int(env.action_space(env.agents[0]).n)
         self.critic_input = self.observation if settings.algorithm == "ippo" \
@@ -394,11 +415,11 @@ class Trainer:
 
     def footprint(self, seeds: int) -> tuple[int, int]:
         """``(networks, rollouts)``: lower bounds of the bytes ``seeds`` seeds hold at once,
-        in float32: each seed's actor and critic four times (weights, gradients and Adam's
+        in float32: each seed's actors and critics (one, or one per seat) four times (weights, gradients and Adam's
         two moments), and its rollout's observations (``envs x steps x agents`` vectors)."""
         settings = self.settings
-        networks = weights(self.observation, self.actions, settings) \
-            + weights(self.critic_input, 1, settings)
+        networks = (weights(self.observation, self.actions, settings)
+                    + weights(self.critic_input, 1, settings)) * self.side
         rollout = settings.envs * settings.steps * self.seats * self.observation
         return seeds * 4 * 4 * networks, seeds * 4 * rollout
 
@@ -416,6 +437,18 @@ class Trainer:
                 f"observations of {self.observation}), more than the {MEMORY // 2 ** 30} GiB "
                 "a training may hold; make them smaller")
 
+    def networks(self, key, inputs: int, outputs: int, head_gain: float):
+        """A fresh network, or one per seat stacked (``share`` false)."""
+        import equinox as eqx
+        import jax
+
+        def one(key):
+            return network(key, inputs, outputs, self.settings, head_gain)
+
+        if self.settings.share:
+            return one(key)
+        return eqx.filter_vmap(one)(jax.random.split(key, self.seats))
+
     # A seed's start.
     def init(self, key):
         import equinox as eqx
@@ -423,9 +456,10 @@ class Trainer:
         import jax.numpy as jnp
 
         key, actor_key, critic_key, env_key = jax.random.split(key, 4)
-        actor = network(actor_key, self.observation, self.actions, self.settings, 0.01)
-        critic = network(critic_key, self.critic_input, 1, self.settings, 1.0)
-        optimiser = self.optimiser.init(eqx.filter((actor, critic), eqx.is_array))
+        actor = self.networks(actor_key, self.observation, self.actions, 0.01)
+        critic = self.networks(critic_key, self.critic_input, 1, 1.0)
+        init = self.optimiser.init if self.settings.share else jax.vmap(self.optimiser.init)
+        optimiser = init(eqx.filter((actor, critic), eqx.is_array))
         observations, env = jax.vmap(self.env.start)(
             jax.random.split(env_key, self.settings.envs))
         memory = jnp.zeros((self.settings.envs, self.seats, memory_size(self.settings)))
@@ -455,11 +489,14 @@ class Trainer:
 
         key, act_key, env_key = jax.random.split(runner.key, 3)
         critic_in = self.critic_inputs(index, runner.env, runner.observations)
-        logits, actor_memory = apply(runner.actor, runner.observations, runner.actor_memory,
+        share = self.settings.share
+        logits, actor_memory = seatwise(apply, share, runner.actor, runner.observations,
+                                        runner.actor_memory,
                                      jnp.broadcast_to(runner.first[:, None],
                                                       (self.settings.envs, self.seats)))
         first = jnp.broadcast_to(runner.first[:, None], (self.settings.envs, self.seats))
-        values, critic_memory = apply(runner.critic, critic_in, runner.critic_memory, first)
+        values, critic_memory = seatwise(apply, share, runner.critic, critic_in,
+                                         runner.critic_memory, first)
         mask = runner.env.mask
         logits = masked_logits(logits, mask)
         actions = jax.random.categorical(act_key, logits)
@@ -523,7 +560,8 @@ class Trainer:
         runner, rollout, seen = self.rollout(runner)
         last_in = self.critic_inputs(0, runner.env, runner.observations)  # a round begins
         first = jnp.broadcast_to(runner.first[:, None], (s.envs, self.seats))
-        last_value = apply(runner.critic, last_in, runner.critic_memory, first)[0][..., 0]
+        last_value = seatwise(apply, s.share, runner.critic, last_in, runner.critic_memory,
+                              first)[0][..., 0]
         values, stats = rollout.values, runner.value_stats
         if s.value_norm:  # the critic's outputs in the units of the targets so far
             mean, scale = stats.scale()
@@ -540,37 +578,52 @@ class Trainer:
             actor, critic = eqx.combine(arrays, static)
             data, advantage, target = batch
             if s.network == "gru":
-                logits = replay(actor, data.observations, actor_memory, data.first)
-                values = replay(critic, data.critic_inputs, critic_memory, data.first)
+                logits = seatwise(replay, s.share, actor, data.observations, actor_memory,
+                                  data.first)
+                values = seatwise(replay, s.share, critic, data.critic_inputs,
+                                  critic_memory, data.first)
             else:
                 none = jnp.zeros(data.first.shape + (0,))
-                logits = apply(actor, data.observations, none, data.first)[0]
-                values = apply(critic, data.critic_inputs, none, data.first)[0]
-            return ppo_loss(logits, data.mask, data.actions, data.log_prob, values[..., 0],
-                            data.values, advantage, target, s.clip, s.value, s.entropy)
+                logits = seatwise(apply, s.share, actor, data.observations, none,
+                                  data.first)[0]
+                values = seatwise(apply, s.share, critic, data.critic_inputs, none,
+                                  data.first)[0]
+            inputs = (logits, data.mask, data.actions, data.log_prob, values[..., 0],
+                      data.values, advantage, target)
+            if s.share:
+                return ppo_loss(*inputs, s.clip, s.value, s.entropy)
+            # each seat's own loss (over the seat axis, the last but the inputs' own), summed:
+            # each seat's network is moved by its own transitions only
+            axes = (-2, -2, -1, -1, -1, -1, -1, -1)
+            total, aux = jax.vmap(lambda *x: ppo_loss(*x, s.clip, s.value, s.entropy),
+                                  in_axes=axes)(*inputs)
+            return total.sum(), tuple(x.mean() for x in aux)
 
         gradient = jax.value_and_grad(loss, has_aux=True)
         batch = (rollout, advantage, target)
 
         def epoch(carry, key):
             arrays, optimiser = carry
-            if s.network == "gru":  # whole sequences: (T, envs*seats, ...) split on axis 1
+            side = self.side  # units of K side by side: (..., units, K, ...)
+            if s.network == "gru":  # whole sequences: (T, units, K, ...) split on axis 1
+                units = s.envs * self.seats // side
                 flat = jax.tree_util.tree_map(
-                    lambda x: x.reshape(x.shape[0], s.envs * self.seats, *x.shape[3:]), batch)
-                memories = (start.actor_memory.reshape(s.envs * self.seats, -1),
-                            start.critic_memory.reshape(s.envs * self.seats, -1))
-                order = jax.random.permutation(key, s.envs * self.seats)
-                size = s.envs * self.seats // s.minibatches
+                    lambda x: x.reshape(x.shape[0], units, side, *x.shape[3:]), batch)
+                memories = (start.actor_memory.reshape(units, side, -1),
+                            start.critic_memory.reshape(units, side, -1))
+                order = jax.random.permutation(key, units)
+                size = units // s.minibatches
                 parts = jax.tree_util.tree_map(
                     lambda x: jnp.swapaxes(x[:, order].reshape(
                         x.shape[0], s.minibatches, size, *x.shape[2:]), 0, 1), flat)
                 mems = jax.tree_util.tree_map(
-                    lambda x: x[order].reshape(s.minibatches, size, -1), memories)
-            else:  # single transitions
+                    lambda x: x[order].reshape(s.minibatches, size, *x.shape[1:]), memories)
+            else:  # single transitions: (units, K, ...)
+                units = s.steps * s.envs * self.seats // side
                 flat = jax.tree_util.tree_map(
-                    lambda x: x.reshape(s.steps * s.envs * self.seats, *x.shape[3:]), batch)
-                order = jax.random.permutation(key, s.steps * s.envs * self.seats)
-                size = s.steps * s.envs * self.seats // s.minibatches
+                    lambda x: x.reshape(units, side, *x.shape[3:]), batch)
+                order = jax.random.permutation(key, units)
+                size = units // s.minibatches
                 parts = jax.tree_util.tree_map(
                     lambda x: x[order].reshape(s.minibatches, size, *x.shape[1:]), flat)
                 mems = (jnp.zeros((s.minibatches, 0)), jnp.zeros((s.minibatches, 0)))
@@ -579,7 +632,8 @@ class Trainer:
                 arrays, optimiser = carry
                 data, mem = part
                 (_, aux), grads = gradient(arrays, data, *mem)
-                change, optimiser = self.optimiser.update(grads, optimiser, arrays)
+                update = self.optimiser.update if s.share else jax.vmap(self.optimiser.update)
+                change, optimiser = update(grads, optimiser, arrays)
                 return (eqx.apply_updates(arrays, change), optimiser), aux
 
             return jax.lax.scan(minibatch, (arrays, optimiser), (parts, mems))
@@ -610,11 +664,12 @@ class Trainer:
 LOSSES = ("actor_loss", "critic_loss", "entropy", "approx_kl", "clipped_fraction")
 
 
-def greedy_episodes(env, actor, episodes: int, key, rounds: int):
+def greedy_episodes(env, actor, episodes: int, key, rounds: int, share: bool = True):
     """``episodes`` whole episodes of ``env`` with every agent playing ``actor``'s greedy
     action (the allowed one of highest logit, as its policy file plays): ``(returns (episodes,
     seats), the model columns at each episode's end, whether it ended within ``rounds``)``.
-    ``rounds`` bounds the episode (its ``max_steps``)."""
+    ``rounds`` bounds the episode (its ``max_steps``); ``share`` false: ``actor`` is each
+    seat's own, stacked."""
     import jax
     import jax.numpy as jnp
 
@@ -634,7 +689,8 @@ def greedy_episodes(env, actor, episodes: int, key, rounds: int):
         def round_(carry, key):
             state, observations, hidden, returns, ended, columns = carry
             for index, step_key in enumerate(jax.random.split(key, decisions)):
-                logits, hidden = apply(actor, observations, hidden, jnp.zeros(seats, bool))
+                logits, hidden = seatwise(apply, share, actor, observations, hidden,
+                                          jnp.zeros(seats, bool))
                 actions = jnp.argmax(masked_logits(logits, state.mask), axis=-1)
                 decided = env.decide(index, step_key, state, actions)
                 live = ~ended
