@@ -585,6 +585,10 @@ def test_the_train_and_evaluate_commands_on_a_deep_training_file(tmp_path, capsy
         for play in ("greedy", "sampled"):
             assert ["policy:2", seed, play, "2"] in [row[:4] for row in rows]
     assert ["random:2", "(random)", "8"] in [row[:3] for row in rows]
+    # the social outcomes: the team's reward per step is minus the fire (never positive, so
+    # equality and sustainability are undefined and left out)
+    social = printed.split("social outcomes of all seats")[1].splitlines()
+    assert social[1].split() == ["population", "policy", "play", "efficiency"]
     assert main(["train", str(path), "--out", str(trained), "--backend", "serial"]) == 2
     assert "--backend, --workers and --scheduler place the tabular" in capsys.readouterr().err
     versus = {tuple(row[1:3]) for row in rows if row[:1] == ["(none)"]}

@@ -52,6 +52,12 @@ def evaluate(args):
     print(f"{study.name}: {report.total} runs, {report.played} played now; focal = the first "
           f"{training.learning_seats} seats; returns per seat\nresults in {report.folder}\n")
     print(shown.to_string(index=False))
+    social = [column for column in ("efficiency", "equality", "sustainability", "peace",
+                                    "signal_information") if column in table]
+    print("\nsocial outcomes of all seats, mean over runs (Perolat et al. 2017; "
+          "docs/learning.md)")
+    print(table[["population", "policy", "play", *social]].to_string(
+        index=False, float_format="{:.4g}".format))
     print("\ntrained focal seats against random in the same seats")
     print(versus.to_string(index=False, float_format="{:.4g}".format))
     print(f"\nfigure: {evaluation_figure(report.folder, table)}")

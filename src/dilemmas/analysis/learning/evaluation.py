@@ -19,7 +19,10 @@ runner plays it, so it resumes, runs on Dask and feeds ``dilemmas figures`` like
 per-capita returns (the mean final reward of those seats in a run, then mean, standard error
 and Student-t 95% interval over the evaluation seeds). ``comparison`` sets each trained policy
 against ``random`` in the same seats: the difference of the focal means and that difference
-in standard errors, ``sqrt(se_policy^2 + se_random^2)``.
+in standard errors, ``sqrt(se_policy^2 + se_random^2)``. Beside the returns each row has
+the mean over its runs of the social outcome metrics of all the seats (``social_outcomes``:
+efficiency, equality, sustainability, peace where they are defined, and Bucket Brigade's
+``signal_information``).
 """
 
 from pathlib import Path
@@ -27,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from dilemmas.analysis import social
 from dilemmas.analysis.studies import results
 from dilemmas.analysis.studies.study import Study
 from dilemmas.analysis.learning.training import Training, folder_of
@@ -84,16 +88,28 @@ def returns(folder, focal: int) -> pd.DataFrame:
                                                  False: "background_return"})
     if "background_return" not in per_run:
         per_run["background_return"] = np.nan
+    per_run = per_run.join(social_outcomes(agents), on="run_id")
     rows = []
     for (policy, play, population), group in per_run.groupby(["policy", "play",
                                                               "population"]):
         row = {"population": population, "policy": policy, "play": play, "n": len(group)}
+        for column in [c for c in per_run if c not in ("focal_return", "background_return")]:
+            row[column] = group[column].mean()
         for column in ("focal_return", "background_return"):
             found = results.mean_interval(group[column], CONFIDENCE)
             row.update({column: found["mean"], f"{column}_se": found["se"],
                         f"{column}_low": found["low"], f"{column}_high": found["high"]})
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def social_outcomes(agents: pd.DataFrame) -> pd.DataFrame:
+    """Per run: the social outcome metrics of all its seats (``dilemmas.analysis.social``),
+    and Bucket Brigade's signal-action information where the agents signal."""
+    found = social.outcomes(agents).dropna(axis=1, how="all")
+    if {"signal", "mode"} <= set(agents.columns):
+        found = found.join(social.signal_information(agents))
+    return found.rename_axis("run_id")
 
 
 def comparison(table: pd.DataFrame, training: Training) -> pd.DataFrame:
