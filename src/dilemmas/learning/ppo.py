@@ -36,8 +36,8 @@ mean ``m`` and a standard deviation ``s`` (exponentially weighted over updates w
 the first update, before any target). Each update computes the advantages with ``V``, folds
 its targets into the statistics, and fits the critic to ``(target - m) / s``, the value clip
 ``clip`` applying in those units: a game whose rewards are all multiplied by a constant
-trains the same networks (up to rounding).
-Without it ``m = 0`` and ``s = 1``: the critic predicts returns in the rewards' units.
+trains the same networks (up to rounding). Without it ``m = 0`` and ``s = 1``: the critic
+predicts returns in the rewards' units.
 
 Rewards (``reward``) -- what each learning seat maximises (``dilemmas.learning.rewards``):
 ``own``, ``team`` (where the game's rules define a team reward), ``mean``, ``prosocial`` or
@@ -415,8 +415,9 @@ class Trainer:
 
     def footprint(self, seeds: int) -> tuple[int, int]:
         """``(networks, rollouts)``: lower bounds of the bytes ``seeds`` seeds hold at once,
-        in float32: each seed's actors and critics (one, or one per seat) four times (weights, gradients and Adam's
-        two moments), and its rollout's observations (``envs x steps x agents`` vectors)."""
+        in float32: each seed's actors and critics (one, or one per seat) four times
+        (weights, gradients and Adam's two moments), and its rollout's observations (``envs x
+        steps x agents`` vectors)."""
         settings = self.settings
         networks = (weights(self.observation, self.actions, settings)
                     + weights(self.critic_input, 1, settings)) * self.side

@@ -9,10 +9,11 @@ parameters fixed; swept, the population (trained or random focal seats, each bac
 the policy (the final learner of each training seed) and, for a deep training, how it is
 played (``policy_play``: ``greedy``, its argmax, and ``sampled``, drawn from its action
 distribution as it trained, ``Seating.PLAYS``); ``[evaluate] seeds`` replicates, with
-agent data. (The policy and its play are swept for the random baseline too, where no seat reads
-them: its runs for every value are pooled, so the baseline has ``seeds`` times the number
-of training seeds (and of plays) runs.) The policy files are named relative to the working folder where they
-lie inside it: evaluating from the same folder repeats the same seeds and numbers. The
+agent data. (The policy and its play are swept for the random baseline too, where no seat
+reads them: its runs for every value are pooled, so the baseline has ``seeds`` times the
+number of training seeds (and of plays) runs.) The policy files are named relative to the
+working folder where they lie inside it: evaluating from the same folder repeats the same
+seeds and numbers. The
 runner plays it, so it resumes, runs on Dask and feeds ``dilemmas figures`` like any study.
 
 ``returns(folder, focal)`` reads it back: per scenario and play, the focal and the background
