@@ -223,3 +223,20 @@ def scripted_actions(env, shadows) -> dict:
         else:
             actions[name] = _as_scripted(agent, cls, memory, lambda a: a.choose_action())
     return actions
+
+
+class RewardsTimes:
+    """A functional environment (``dilemmas.functional_env``) whose rewards are multiplied by
+    ``factors``: one number for every seat, or one per seat."""
+
+    def __init__(self, env, factors):
+        import jax.numpy as jnp
+
+        self._env, self._factors = env, jnp.asarray(factors, jnp.float32)
+
+    def __getattr__(self, name):
+        return getattr(self._env, name)
+
+    def decide_and_reset(self, *args):
+        decided = self._env.decide_and_reset(*args)
+        return decided._replace(rewards=decided.rewards * self._factors)

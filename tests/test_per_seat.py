@@ -7,6 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from env_support import RewardsTimes
 
 from dilemmas import GAMES
 from dilemmas.analysis.learning.training import TrainingError
@@ -19,25 +20,11 @@ from dilemmas.models.policies import NetworkPolicy, SeatedPolicy, load_policy
 HUNT = {"num_agents": 2, "num_agents_to_spawn": 2, "max_steps": 8}
 
 
-class SeatRewards:
-    """A functional environment whose seats' rewards are multiplied by ``factors``."""
-
-    def __init__(self, env, factors):
-        self._env, self._factors = env, jnp.asarray(factors, jnp.float32)
-
-    def __getattr__(self, name):
-        return getattr(self._env, name)
-
-    def decide_and_reset(self, *args):
-        decided = self._env.decide_and_reset(*args)
-        return decided._replace(rewards=decided.rewards * self._factors)
-
-
 def actors_after_one_update(factors, share: bool, network: str):
     env = functional_env("stag_hunt", population="policy:2", **HUNT)
     settings = Settings(network=network, share=share, hidden=8, envs=4, steps=16,
                         minibatches=2, epochs=2, learning_rate=1e-3)
-    trainer = Trainer(SeatRewards(env, factors), settings, 1)
+    trainer = Trainer(RewardsTimes(env, factors), settings, 1)
     runners, metrics = trainer.chunk(trainer.start(jnp.stack([jax.random.PRNGKey(2)])), 1)
     assert float(np.nansum(metrics["learner_return"])) > 0, "no reward: the test shows nothing"
     return [np.asarray(leaf[0]) for leaf in

@@ -6,7 +6,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pytest
+from env_support import RewardsTimes
 
 from dilemmas.envs.functional import functional_env
 from dilemmas.learning.ppo import VALUE_DECAY, Settings, Trainer, ValueStats
@@ -30,20 +30,6 @@ def test_the_statistics_are_the_debiased_weighted_moments_of_the_targets():
     np.testing.assert_allclose(scale, np.sqrt(expected_var), rtol=1e-4)
 
 
-class Scaled:
-    """A functional environment whose rewards are all multiplied by ``factor``."""
-
-    def __init__(self, env, factor):
-        self._env, self._factor = env, factor
-
-    def __getattr__(self, name):
-        return getattr(self._env, name)
-
-    def decide_and_reset(self, *args):
-        decided = self._env.decide_and_reset(*args)
-        return decided._replace(rewards=decided.rewards * self._factor)
-
-
 def actor_change(factor: float, value_norm: bool, updates: int = 4):
     """The change of the actor's weights (one flat vector) over ``updates`` updates of a
     small Stag Hunt training whose rewards are multiplied by ``factor``."""
@@ -51,7 +37,7 @@ def actor_change(factor: float, value_norm: bool, updates: int = 4):
                          num_agents_to_spawn=2, max_steps=8)
     settings = Settings(hidden=16, envs=4, steps=16, minibatches=2, epochs=2,
                         learning_rate=1e-3, value_norm=value_norm)
-    trainer = Trainer(Scaled(env, factor), settings, updates)
+    trainer = Trainer(RewardsTimes(env, factor), settings, updates)
     start = trainer.start(jnp.stack([jax.random.PRNGKey(5)]))
     end, metrics = trainer.chunk(start, updates)
     assert np.nansum(metrics["learner_return"]) > 0, "no reward seen: the test shows nothing"

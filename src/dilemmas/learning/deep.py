@@ -283,15 +283,16 @@ def save_policies(folder: Path, training: DeepTraining, runners, updates: int) -
     def taken(tree, index):
         return jax.tree_util.tree_map(lambda leaf: leaf[index], tree)
 
+    share = training.settings().share
+    seats = 1 if share else training.learning_seats
     policies = []
     for index in range(training.seeds):
         actor = taken(runners.actor, index)
-        if training.settings().share:
+        if share:
             policies.append(played(actor))
         else:  # the seats' own networks, in seat order
             policies.append(SeatedPolicy([(played(taken(actor, seat)), 1)
-                                          for seat in range(training.learning_seats)],
-                                         training.game))
+                                          for seat in range(seats)], training.game))
     diverged = [index for index, policy in enumerate(policies)
                 if not all(np.isfinite(array).all() for array in policy.arrays().values()
                            if np.asarray(array).dtype.kind == "f")]
