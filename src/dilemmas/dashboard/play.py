@@ -250,7 +250,11 @@ def PlayPage(game, shown: Address, go):
                         # server's own thread has the time to send them (else a large world
                         # piles up rounds)
                         took = time.perf_counter() - drawn
-                        cancel.wait(max(took, 1 / rate.value - took))
+                        until = time.perf_counter() + max(took, 1 / rate.value - took)
+                        # paced even where cancel is set (it may leave this run going);
+                        # Pause, Reset or another run end the wait within 10 ms
+                        while session.going == run.serial and time.perf_counter() < until:
+                            time.sleep(0.01)
                     drawn = time.perf_counter()
         except Exception as error:
             fault.set((None, f"the model raised while stepping: {one_line(error)}"))
