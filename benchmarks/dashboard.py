@@ -26,7 +26,8 @@ from dilemmas import GAMES
 from dilemmas.dashboard.serving import chromium, serving, watch
 
 #: In the page: click Step, wait until the counter and the world's status line show the
-#: next round, then for the next painted frame; the time it took, in ms.
+#: next round, then for the next painted frame; the time it took, in ms. After 60 s without
+#: the round it fails, naming what the page shows.
 STEP = """async (round) => {
   const shows = () => {
     const caption = document.querySelector('.world-caption');
@@ -38,8 +39,16 @@ STEP = """async (round) => {
     .find(b => b.textContent.trim() === 'Step');
   const start = performance.now();
   button.click();
-  await new Promise((resolve) => {
-    const check = () => shows() ? resolve() : requestAnimationFrame(check);
+  await new Promise((resolve, reject) => {
+    const check = () => {
+      if (shows()) resolve();
+      else if (performance.now() - start > 60000) {
+        const text = (selector) => (document.querySelector(selector) || {}).textContent;
+        reject(new Error(`round ${round} not shown 60 s after Step: caption `
+          + `${text('.world-caption')}, status ${text('.world-status')}, Step `
+          + (button.disabled ? 'disabled' : 'enabled')));
+      } else requestAnimationFrame(check);
+    };
     check();
   });
   await new Promise(requestAnimationFrame);
@@ -74,12 +83,14 @@ PAUSE = """() => [...document.querySelectorAll('button')]
   .filter(b => b.textContent.trim() === 'Pause' && !b.disabled).forEach(b => b.click())"""
 
 
-def open_game(page, url, title):
-    page.goto(url)
-    page.locator(".game-picker").click()
-    page.locator(".v-menu__content .v-list-item", has_text=title).first.click()
+def open_game(page, url, game):
+    """The game's page at round 0, opened by its address: its own world drawn (the title
+    changes before the world does when a game is picked in the page)."""
+    page.goto(f"{url}?game={game.name}")
     page.wait_for_function(
-        "t => document.title.endsWith(t) && document.querySelector('.world-status')", arg=title)
+        """t => document.querySelector(`.world svg[aria-label="${t}: the world"]`)
+           && document.querySelector('.world-caption').textContent.split(' ')[1] === '0'
+           && document.querySelector('.world-status')""", arg=game.title)
 
 
 def caption_round(page) -> int:
@@ -98,14 +109,15 @@ def step_times(page, steps: int) -> list[float]:
 
 
 def set_speed(page, rate: int):
-    """Move the speed slider to ``rate`` with the keyboard (Home, then Right arrows)."""
+    """Move the speed slider to ``rate`` with the keyboard (Home, then Right arrows), each
+    key pressed once the page shows the last one's speed (a key pressed before the server
+    answered the last can be undone by its answer)."""
     slider = page.locator(".speed [role=slider]")
     slider.focus()
-    slider.press("Home")
-    for _ in range(rate - 1):
-        slider.press("ArrowRight")
-    page.wait_for_function(f"() => document.querySelector('.speed').textContent"
-                           f".includes('speed = {rate} ')")
+    for speed, key in zip(range(1, rate + 1), ["Home"] + ["ArrowRight"] * (rate - 1)):
+        slider.press(key)
+        page.wait_for_function(f"() => document.querySelector('.speed').textContent"
+                               f".includes('speed = {speed} ')")
 
 
 def play_rate(page, rate: int, seconds: float) -> float:
@@ -140,12 +152,12 @@ def main(argv=None):
             if not game.model.__module__.startswith("dilemmas."):
                 continue
             print(f"{game.title} ...", file=sys.stderr, flush=True)
-            open_game(page, url, game.title)
+            open_game(page, url, game)
             times = step_times(page, args.steps)
             rates = [play_rate(page, rate, args.seconds) for rate in (10, 30)]
             rows.append((game.title, statistics.median(times),
                          statistics.quantiles(times, n=10)[-1], *rates))
-        open_game(page, url, GAMES["firefighting_graph"].title)
+        open_game(page, url, GAMES["firefighting_graph"])
         page.locator(".control-layout").click()
         page.locator(".v-menu__content .v-list-item", has_text="grid").first.click()
         page.get_by_text("All parameters").click()
