@@ -2,11 +2,13 @@
 training files with ``dilemmas train`` (every training seed) and prints what they learned
 beside the tabular learners and ``random``.
 
-``firefighting_graph``: ``examples/training/firefighting_graph_ippo.toml`` on two instances
-of the ``oliehoek`` row, 2 firefighters over 3 steps (the file) and 3 over 2 (``n_agents``
-and ``max_steps`` changed); each seed's greedy joint policy is read as a policy tree (flame
+``firefighting_graph``: ``examples/training/firefighting_graph_ippo.toml`` with 20 training
+seeds on three instances of the ``oliehoek`` row (``INSTANCES``): 2 firefighters over 3
+steps (the file), 3 over 2 and 2 over 4 (``n_agents`` and ``max_steps`` changed; the file was
+tuned on neither); each seed's greedy joint policy is read as a policy tree (flame
 history -> action, ``optimal.network_policy``) and valued exactly (``optimal.exact_value``),
-and checked by 100,000 simulated episodes on the batch engine (``ppo.greedy_episodes``);
+and checked by 100,000 simulated episodes on the batch engine (``ppo.greedy_episodes``); its
+sampled play simulated in 2,000 Mesa episodes (``policy_play = "sampled"``);
 the exact optimum, ``random``, ``fixed0`` and the tabular ``q_learning``
 (``optimum.baselines``) beside.
 
@@ -23,10 +25,12 @@ as a whole team. ``state_punishment``: ``state_punishment_ippo.toml``: votes, pu
 and social harm beside three tabular learners and teams of civic voters, greedy foragers
 and random players.
 
+``stag_hunt_fair``: a fair test of Peysakhovich and Lerer 2018 (``stag_hunt_fair``): 20
+training seeds per arm, selfish, prosocial and mixed pairs, each seat its own network.
 ``sampled``: every training in ``--out`` as it played while training, its actions sampled
 from the policy (the last tenth of its updates, from its curves).
 
-Run: ``.venv/bin/python benchmarks/deep_learning.py GAME|sampled [--out results/deep]``; a
+Run: ``.venv/bin/python benchmarks/deep_learning.py GAME|stag_hunt_fair|sampled [--out results/deep]``; a
 training already in ``--out`` resumes (or is reused when finished).
 """
 
@@ -67,6 +71,13 @@ def interval(values) -> str:
     return f"{mean:.4f} [{mean - half:.4f}, {mean + half:.4f}]"
 
 
+#: The Firefighting Graph instances (firefighters, steps): the example's, and two it was not
+#: tuned on; the training seeds of each.
+INSTANCES = ((2, 3), (3, 2), (2, 4))
+SEEDS = 20
+SAMPLED_EPISODES = 2000
+
+
 def firefighting_graph(out: Path) -> None:
     import jax
 
@@ -74,10 +85,10 @@ def firefighting_graph(out: Path) -> None:
     from dilemmas.models.firefighting_graph import optimal
 
     rows = []
-    for firefighters, horizon in ((2, 3), (3, 2)):
+    for firefighters, horizon in INSTANCES:
         plan = training("firefighting_graph_ippo.toml",
                         f"firefighting_graph_ippo_{firefighters}x{horizon}",
-                        {"population": f"policy:{firefighters}"},
+                        {"population": f"policy:{firefighters}", "seeds": SEEDS},
                         n_agents=firefighters, max_steps=horizon)
         start = time.perf_counter()
         deep.train(plan, out, progress=False)
@@ -87,7 +98,7 @@ def firefighting_graph(out: Path) -> None:
         env = plan.env()
         trainer = plan.trainer()
         runners = deep.load_checkpoint(out / plan.name, trainer.start(plan.keys()))
-        exact, simulated = [], []
+        exact, simulated, sampled = [], [], []
         for index in range(plan.seeds):
             policy = load_policy(deep.policy_path(out / plan.name, index))
             exact.append(optimal.exact_value(optimal.network_policy(policy, horizon,
@@ -98,16 +109,27 @@ def firefighting_graph(out: Path) -> None:
                                             horizon)
             team = np.asarray(returns)[:, 0]
             simulated.append((team.mean(), team.std(ddof=1) / np.sqrt(len(team))))
+            rewards = []
+            for e in range(SAMPLED_EPISODES):  # the team reward, every seat's (shared)
+                model = GAMES_["firefighting_graph"].model(
+                    **plan.parameters, population=plan.population,
+                    policy=str(deep.policy_path(out / plan.name, index)),
+                    policy_play="sampled", rng=10_000 + e)
+                model.run_model()
+                rewards.append(min(model.agents, key=lambda agent: agent.unique_id).reward)
+            sampled.append(np.mean(rewards))
         for index, (value, (mean, se)) in enumerate(zip(exact, simulated)):
             print(f"{firefighters}x{horizon} seed {index}: exact {value:.6f} (gap "
                   f"{(best - value) / abs(best):.3%} of the optimum), simulated {mean:.4f} "
-                  f"± {se:.4f} over 100,000 episodes")
+                  f"± {se:.4f} over 100,000 episodes; sampled play {sampled[index]:.4f} "
+                  f"over {SAMPLED_EPISODES:,} Mesa episodes")
         within = np.mean([(best - value) <= 0.01 * abs(best) for value in exact])
         baselines = optimum.baselines(horizon, 10_000, 0, ("random", "fixed0", "q_learning"), 20_000,
                                       **{**parameters, "n_agents": firefighters})
         row = {"instance": f"{firefighters}x{horizon}", "optimum": round(best, 4),
-               "ippo_gru exact (mean [95% CI], 5 seeds)": interval(exact),
-               "seeds within 1%": f"{within:.0%}", "training s": round(seconds)}
+               f"greedy, exact (mean [95% CI], {SEEDS} seeds)": interval(exact),
+               "seeds within 1%": f"{within:.0%}",
+               "sampled, simulated": interval(sampled), "training s": round(seconds)}
         for _, baseline in baselines.iterrows():
             row[baseline["behaviour"]] = f"{baseline['mean']:.3f} ± {baseline['se']:.3f}"
         rows.append(row)
@@ -229,6 +251,72 @@ def state_punishment(out: Path) -> None:
     print(pd.DataFrame(rows).to_string(index=False))
 
 
+#: The three arms of the fair test: (label, [ppo] reward settings); seat 0 first.
+ARMS = (("selfish pair", {"reward": "own"}),
+        ("prosocial pair (w = 1)", {"reward": "prosocial", "prosociality": 1.0}),
+        ("prosocial seat 0 (w = 1) beside selfish seat 1",
+         {"reward": "prosocial", "prosociality": [1.0, 0.0]}))
+
+
+def seat_episodes(plan: DeepTraining, policy: str, play: str, count: int,
+                  seed: int = 10_000) -> pd.DataFrame:
+    """``count`` Mesa episodes of ``policy`` played ``play`` (greedy or sampled): the game's
+    episode statistics and each seat's own return (``return_<seat>``), one row each."""
+    rows = []
+    for e in range(count):
+        model = GAMES_[plan.game].model(**plan.parameters, population=plan.population,
+                                        policy=policy, policy_play=play, rng=seed + e)
+        model.run_model()
+        turns = model.datacollector.get_model_vars_dataframe().assign(run_id=0)
+        row = GAMES_[plan.game].statistics(turns, "run_id").iloc[0].to_dict()
+        row.update({f"return_{agent.seat}": agent.reward
+                    for agent in sorted(model.agents, key=lambda agent: agent.seat)})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def stag_hunt_fair(out: Path, seeds: int = 20, updates: int = 200, count: int = 50) -> None:
+    """A fair test of Peysakhovich and Lerer 2018 (docs/explanation/measured-results.md):
+    two hunters with ``heal_delay = 2`` (a stag still needs both hunters, now within two
+    turns), each seat its own network (``share = false``), ``seeds`` training seeds per arm
+    (``ARMS``): selfish, prosocial, and one prosocial beside one selfish. Per arm, over the
+    seeds (mean and Student-t 95% interval): stag kills (all, and coordinated in one turn),
+    hares, each seat's own return, and the seeds ending at the stag (more stags than hares;
+    Clopper-Pearson 95% interval of the fraction), greedy and sampled, ``count`` Mesa episodes per seed and play; and the curves' last 50
+    updates against the 50 before (flattened?)."""
+    columns = ["stags", "coordinated", "hares", "return_0", "return_1"]
+    rows = []
+    for label, reward in ARMS:
+        name = "stag_hunt_fair_" + ("selfish" if reward["reward"] == "own" else
+                                    "prosocial" if reward["prosociality"] == 1.0 else "mixed")
+        plan = training("stag_hunt_ippo.toml", name,
+                        {"seeds": seeds, "updates": updates, "checkpoint_every": 50,
+                         "network": {"kind": "mlp", "share": False},
+                         "ppo": {"envs": 32, "steps": 128, "learning_rate": 0.0005, **reward}},
+                        heal_delay=2)
+        start = time.perf_counter()
+        deep.train(plan, out, progress=False)
+        print(f"{label}: trained {seeds} seeds x {updates} updates in "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+        curve = deep.curves(out / plan.name)
+        for first, last in ((updates - 99, updates - 50), (updates - 49, updates)):
+            block = curve[curve["update"].between(first, last)].groupby("replicate").mean()
+            print(f"  while training, updates {first}-{last}: stags "
+                  f"{interval(block['end_stags_defeated'])}, hares "
+                  f"{interval(block['end_hares_defeated'])}, objective return "
+                  f"{interval(block['objective_return'])}")
+        for play in DeepTraining.PLAYS:
+            per_seed = pd.DataFrame([seat_episodes(
+                plan, str(deep.policy_path(out / plan.name, index)), play, count).mean()
+                for index in range(seeds)])
+            at_stag = int((per_seed["stags"] > per_seed["hares"]).sum())
+            low, high = stats.binomtest(at_stag, seeds).proportion_ci(method="exact")
+            rows.append({**summary(f"{label}, {play}", per_seed, columns),
+                         "seeds at the stag": f"{at_stag} of {seeds} [{low:.2f}, {high:.2f}]"})
+    with pd.option_context("display.width", 250, "display.max_colwidth", 40):
+        print(pd.DataFrame(rows).to_string(index=False))
+
+
 #: The curves' columns ``sampled`` reports, per game.
 SAMPLED = {"stag_hunt": ["end_coordinated_stag_kills", "end_stags_defeated",
                          "end_hares_defeated"],
@@ -255,6 +343,7 @@ def sampled(out: Path) -> None:
 
 
 GAMES = {"firefighting_graph": firefighting_graph, "stag_hunt": stag_hunt,
+         "stag_hunt_fair": stag_hunt_fair,
          "bucket_brigade": bucket_brigade, "state_punishment": state_punishment,
          "sampled": sampled}
 

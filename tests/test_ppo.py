@@ -31,6 +31,7 @@ from dilemmas.learning.ppo import (
     Trainer,
     advantages,
     apply,
+    greedy_episodes,
     masked_logits,
     memory_size,
     network,
@@ -623,3 +624,94 @@ def test_a_training_killed_before_its_last_policies_resumes_to_them(trained, tmp
         assert int(policy_arrays(deep.policy_path(folder, index))["updates"]) == 2
         assert_same_arrays(policy_arrays(deep.policy_path(folder, index)),
                            policy_arrays(deep.policy_path(trained, index)))
+
+
+# --- Greedy evaluation during training ([evaluate] every) ------------------------------------
+
+def evaluated(**evaluate) -> DeepTraining:
+    """``tiny_training()`` evaluated greedily during training; checkpoints every 2 updates,
+    so the chunks split at each evaluation."""
+    return tiny_training(checkpoint_every=2,
+                         evaluate={"seeds": 2, "backgrounds": [""], **evaluate})
+
+
+def test_evaluating_during_training_changes_nothing_and_plays_the_greedy_actor(trained,
+                                                                             tmp_path):
+    training = evaluated(every=1, episodes=64)
+    folder = deep.train(training, tmp_path, progress=False).folder
+    assert_same_curves(folder, trained)
+    assert_same_arrays(policy_arrays(deep.checkpoint_path(folder)),
+                       policy_arrays(deep.checkpoint_path(trained)))
+    rows = deep.evaluations(folder)
+    assert rows["update"].tolist() == [1, 2, 1, 2] and rows["replicate"].tolist() == [0, 0, 1, 1]
+    assert set(rows["play"]) == {"greedy"} and rows["episodes"].tolist() == [64] * 4
+    # the last evaluation is each seed's final actor played by greedy_episodes from the
+    # evaluation's key: the same episodes, so the same mean return
+    trainer = training.trainer()
+    runners = deep.load_checkpoint(folder, trainer.start(training.keys()))
+    for index, key in enumerate(training.keys()):
+        actor = jax.tree_util.tree_map(lambda leaf: leaf[index], runners.actor)
+        returns, columns, ended = greedy_episodes(trainer.env, actor, 64,
+                                                  jax.random.fold_in(key, 2), 3)
+        assert bool(np.all(ended))
+        last = rows[(rows["replicate"] == index) & (rows["update"] == 2)].iloc[0]
+        np.testing.assert_allclose(last["learner_return"], np.asarray(returns).mean(),
+                                   rtol=RTOL, atol=ATOL)
+        np.testing.assert_allclose(last["objective_return"], last["learner_return"])  # own
+        for name, values in columns.items():
+            np.testing.assert_allclose(last[f"end_{name}"], np.asarray(values).mean(),
+                                       rtol=RTOL, atol=ATOL)
+
+
+def test_the_evaluation_reports_the_reward_trained_on(tmp_path):
+    # prosocial with w = 1 over 2 seats: each seat's objective is the sum of both rewards,
+    # so its mean over the seats is twice the mean own return
+    training = tiny_training(updates=1, ppo={**TINY, "reward": "prosocial",
+                                            "prosociality": 1.0},
+                             evaluate={"seeds": 2, "backgrounds": [""], "every": 1,
+                                       "episodes": 16})
+    rows = deep.evaluations(deep.train(training, tmp_path, progress=False).folder)
+    assert len(rows) == 2
+    np.testing.assert_allclose(rows["objective_return"], 2 * rows["learner_return"],
+                               rtol=RTOL, atol=ATOL)
+
+
+def test_a_killed_training_resumes_to_the_same_evaluations(tmp_path, monkeypatch):
+    whole = deep.train(evaluated(every=1, episodes=8), tmp_path / "whole",
+                       progress=False).folder
+    save = deep.save_checkpoint
+
+    def stopping(folder, runners, updates):  # killed after the second evaluation was written
+        if updates == 2:
+            raise KeyboardInterrupt
+        save(folder, runners, updates)
+
+    monkeypatch.setattr(deep, "save_checkpoint", stopping)
+    with pytest.raises(KeyboardInterrupt):
+        deep.train(evaluated(every=1, episodes=8), tmp_path / "cut", progress=False)
+    monkeypatch.undo()
+    cut = tmp_path / "cut" / "tiny"
+    assert sorted(p.name for p in cut.glob("evaluation-*.parquet")) == [
+        "evaluation-000000001.parquet", "evaluation-000000002.parquet"]
+    deep.train(evaluated(every=1, episodes=8), tmp_path / "cut", progress=False)
+    for name in ("evaluation-000000001.parquet", "evaluation-000000002.parquet"):
+        assert pq.read_table(cut / name).equals(pq.read_table(whole / name)), name
+
+
+@pytest.mark.parametrize("evaluate, said", [
+    ({"every": 0}, r"\[evaluate\] every=0 must be an integer >= 1"),
+    ({"every": 1.5}, r"\[evaluate\] every=1.5 must be an integer >= 1"),
+    ({"every": 1, "episodes": 0}, r"\[evaluate\] episodes=0 must be an integer >= 1"),
+])
+def test_bad_evaluation_settings_are_named(evaluate, said):
+    with pytest.raises(TrainingError, match=said):
+        tiny_training(evaluate={"seeds": 2, "backgrounds": [""], **evaluate})
+
+
+def test_a_tabular_training_refuses_evaluation_during_training():
+    from dilemmas.analysis.learning.training import Training
+
+    with pytest.raises(TrainingError, match=r"\[evaluate\] every: evaluation during training "
+                                            "is for deep learners"):
+        Training(game="firefighting_graph", population="q_learning:2", episodes=2,
+                 name="tabular", parameters=dict(FG), evaluate={"every": 5})

@@ -16,6 +16,7 @@ from dilemmas.cli import main as cli
 from dilemmas.analysis.learning.evaluation import comparison, evaluation_study, returns
 from dilemmas.analysis.studies.runner import run_study
 from dilemmas.analysis.learning.training import Training, TrainingError, curves, episode_returns, train
+from dilemmas.learning.sweeps import TrainingSweep
 from dilemmas.learning.deep import DeepTraining, read_training
 from dilemmas.models.learners import load_learner
 
@@ -59,9 +60,12 @@ def test_the_example_training_files_are_valid():
     games = {"bucket_brigade", "state_punishment", "stag_hunt", "firefighting_graph"}
     deep = {"bucket_brigade_mappo", "state_punishment_ippo", "stag_hunt_ippo",
             "firefighting_graph_ippo"}
-    assert {path.stem for path in files} == games | deep
+    assert {path.stem for path in files} == games | deep | {"stag_hunt_sweep"}
     for path in files:
         training = read_training(path)
+        if path.stem == "stag_hunt_sweep":
+            assert type(training) is TrainingSweep and len(training.trainings()) == 6
+            continue
         assert type(training) is (DeepTraining if path.stem in deep else Training)
         assert training.learning_seats >= 1 and training.evaluate.get("seeds", 30) >= 30
 

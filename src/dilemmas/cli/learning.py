@@ -5,11 +5,26 @@ from dilemmas.cli.arguments import interval_text
 
 
 def train(args):
-    from dilemmas.learning import deep
+    import pandas as pd
+
+    from dilemmas.learning import deep, sweeps
     from dilemmas.analysis.learning.training import train
     from dilemmas.learning.deep import read_training
 
     training = read_training(args.training)
+    if isinstance(training, sweeps.TrainingSweep):  # a training per combination, placed
+        folder = sweeps.train(training, args.out, backend=args.backend, workers=args.workers,
+                              scheduler=args.scheduler, progress=not args.no_progress)
+        table = pd.read_csv(folder / "summary.csv")
+        shown = table[[*training.sweep, "training", "seeds"]].assign(**{
+            f"{column} (95% CI)": [interval_text(*values) for values in table[
+                [column, f"{column}_low", f"{column}_high"]].to_numpy()]
+            for column in ("learner_return", "objective_return", "greedy_learner_return")
+            if column in table})
+        print(f"{training.name}: {len(table)} trainings; final scores (the last tenth of the "
+              f"updates, mean over the training seeds)\n{shown.to_string(index=False)}\n"
+              f"table: {folder / 'summary.csv'}\nfigure: {folder / 'summary.png'}")
+        return
     if isinstance(training, deep.DeepTraining):  # one process: every seed in one program
         if args.backend != "local" or args.workers is not None or args.scheduler is not None:
             raise ValueError("--backend, --workers and --scheduler place the tabular "
@@ -40,6 +55,8 @@ def evaluate(args):
     from dilemmas.learning.deep import read_training
 
     training = read_training(args.training)
+    if args.cross_play:
+        return cross_play(training, args)
     study = evaluation_study(training, args.trained)
     report = run_study(study, args.out, backend=args.backend, workers=args.workers,
                        scheduler=args.scheduler, progress=not args.no_progress)
@@ -64,3 +81,30 @@ def evaluate(args):
     return 1 if report.failed else 0
 
 
+
+
+def cross_play(training, args):
+    """``dilemmas evaluate TRAIN.toml --cross-play``: every training seed beside every other
+    (``dilemmas.analysis.learning.crossplay``)."""
+    from dilemmas.analysis.learning import crossplay
+    from dilemmas.analysis.studies.runner import run_study
+
+    study = crossplay.crossplay_study(training, args.trained, args.out, args.replicates)
+    report = run_study(study, args.out, backend=args.backend, workers=args.workers,
+                       scheduler=args.scheduler, progress=not args.no_progress)
+    table = crossplay.matrix(report.folder, training.learning_seats)
+    table.to_csv(report.folder / "cross_play.csv", index=False)
+    print(f"{study.name}: {report.total} runs, {report.played} played now; seed i in the "
+          f"first learning seat, seed j in the other {training.learning_seats - 1}; returns "
+          f"per seat, mean over {study.replicates} runs\nresults in {report.folder}\n")
+    for play, cells in table.groupby("play"):
+        print(f"{play} play: return per learning seat (rows: i, columns: j)")
+        print(cells.pivot(index="row", columns="column", values="learners_return").to_string(
+            float_format="{:.4g}".format))
+    print("\nself-play (the diagonal) against cross-play (off it), 95% bootstrap intervals "
+          "over the training seeds")
+    print(crossplay.summary(table, training.seed).to_string(
+        index=False, float_format="{:.4g}".format))
+    print(f"\ntable: {report.folder / 'cross_play.csv'}\nfigure: "
+          f"{crossplay.crossplay_figure(report.folder, table)}")
+    return 1 if report.failed else 0

@@ -164,7 +164,9 @@ def _parser():
         "each training seed in parallel (tabular and linear learners on --backend; deep "
         "learners, algorithm = ippo or mappo, every seed in one compiled JAX program), "
         "checkpointed, so an interrupted training resumes; writes learning curves (Parquet) "
-        "and a learning-curve figure.")
+        "and a learning-curve figure. A deep training file with a [sweep] table trains one "
+        "training per combination of the swept values, placed on --backend, and writes a "
+        "table and a figure of their final scores.")
     train.add_argument("training", type=example("training"),
                        help="the training file (TOML), or a game's name for its example "
                        "training file (shipped with the package)")
@@ -185,6 +187,13 @@ def _parser():
                           help="the training file (TOML); with --scenario, a behaviour's "
                           "name or one or more policy files (.npz; several, e.g. one per "
                           "training seed, share each scenario's episodes)")
+    evaluate.add_argument("--cross-play", action="store_true",
+                          help="play every training seed beside every other (seed i in the "
+                          "first learning seat, seed j in the others): a matrix, self-play "
+                          "against cross-play, and a figure")
+    evaluate.add_argument("--replicates", type=int,
+                          help="with --cross-play: runs per pair and play (default: the "
+                          "training's [evaluate] seeds)")
     evaluate.add_argument("--scenario", metavar="ID|GAME|all",
                           help="score on this scenario, a game's scenarios, or all of them")
     evaluate.add_argument("--trained", type=Path,
@@ -418,7 +427,14 @@ def _sensitivity(args):
 
 
 def _evaluate(args):
+    if args.replicates is not None and not args.cross_play:
+        raise ValueError("--replicates is for --cross-play; an evaluation takes its runs from "
+                         "the training file's [evaluate] seeds")
+    if args.replicates is not None and args.replicates < 1:
+        raise ValueError(f"--replicates {args.replicates} is invalid: must be an integer >= 1")
     if args.scenario is not None:
+        if args.cross_play:
+            raise ValueError("--cross-play is for a training file, not --scenario")
         if args.trained is not None:
             raise ValueError("--trained is for a training file; with --scenario, give the "
                              "policy file itself")

@@ -41,9 +41,11 @@ A deep training file is TOML::
     inequity_beta = 0.0
     inequity_smoothing = 0.0
 
-    [evaluate]                        # as for the tabular learners
+    [evaluate]                        # as for the tabular learners, and:
     seeds = 30
     backgrounds = [""]
+    every = 10                        # greedy play every 10 updates (default: none) ...
+    episodes = 100                    # ... of 100 episodes per seed (default 100)
 
 The population's first entry seats ``policy``: those seats are the environment's agents,
 played by the network being trained; the other entries are scripted behaviours that can play
@@ -65,8 +67,17 @@ every seed trains in one compiled program.
   per learning seat, the seats' own rewards), ``objective_return`` (the same of the reward
   trained on, ``[ppo] reward``), ``end_<column>`` (the mean of each model
   column at those episodes' ends) and the update's mean losses (``ppo.LOSSES``).
+* ``evaluation-<update>.parquet`` (with ``[evaluate] every``) -- after every ``every``-th
+  update, each seed's actor played greedily (``ppo.Trainer.evaluate``: its argmax, as its
+  policy file plays by default) in ``episodes`` episodes of the functional environment, one
+  row per seed: ``replicate``, ``update``, ``play`` (``"greedy"``), ``episodes`` (those that
+  ended within ``max_steps``), ``learner_return``, ``objective_return`` and ``end_<column>``
+  as in the curves, whose rows are the sampled play the training learns from. Its keys are
+  ``fold_in(the seed's key, update)``, apart from the training's: a training evaluated or not
+  gives the same networks and curves. The updates are done in chunks that end at every
+  ``every``-th update.
 * ``learning_curve.pdf`` / ``.png`` -- the returns per update, a moving average, mean over
-  the seeds with a 95% band.
+  the seeds with a 95% band; with evaluations, their greedy return beside.
 
 Every ``checkpoint_every`` updates the curve rows are written, then the checkpoint, then the
 policy files, each atomically; a training killed at any moment resumes from the last
@@ -86,11 +97,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from dilemmas import GAMES
 from dilemmas.analysis.learning.training import (
+    DURING,
     Seating,
     Training,
     TrainingError,
     TrainingReport,
+    check_integer,
     folder_of,
     learning_curve_figure,
     write_definition,
@@ -160,6 +174,9 @@ class DeepTraining(Seating):
             table = "[network]" if key in NETWORK_KEYS else "[ppo]"
             raise TrainingError(f"{where}: {table} {error}") from None
         self.check_evaluate(where)
+        for key in DURING:
+            if key in self.evaluate:
+                check_integer(where, f"[evaluate] {key}", self.evaluate[key], 1)
         try:
             trainer = self.trainer()
         except ValueError as error:  # the batch does not split as [ppo] asks
@@ -326,20 +343,28 @@ def _train(training: DeepTraining, folder: Path, progress: bool) -> TrainingRepo
     for curve in folder.glob("curve-*.parquet"):  # beyond the checkpoint
         if int(curve.stem.split("-")[1]) >= done:
             curve.unlink()
+    for evaluation in folder.glob("evaluation-*.parquet"):
+        if int(evaluation.stem.split("-")[1]) > done:
+            evaluation.unlink()
     trainer = training.trainer()
     runners = trainer.start(training.keys())
     if done:
         runners = load_checkpoint(folder, runners)
+    every = training.evaluate.get("every")
     report = TrainingReport(folder, training.seeds, episodes_before=done)
     bar = Progress(total=training.updates, initial=done, unit="update", desc=training.name,
                    disable=not progress)
     try:
         while done < training.updates:
-            count = min(training.checkpoint_every, training.updates - done)
+            count = min(training.checkpoint_every, training.updates - done,
+                        every - done % every if every else training.updates)
             runners, metrics = trainer.chunk(runners, count)
             write_atomic(folder / f"curve-{done:09d}.parquet",
                          parquet_bytes(_curve_rows(training, trainer, metrics, done)))
             done += count
+            if every and done % every == 0:
+                write_atomic(folder / f"evaluation-{done:09d}.parquet",
+                             parquet_bytes(evaluate(training, trainer, runners, done)))
             save_checkpoint(folder, runners, done)
             save_policies(folder, training, runners, done)
             bar.update(count)
@@ -347,8 +372,36 @@ def _train(training: DeepTraining, folder: Path, progress: bool) -> TrainingRepo
     finally:
         bar.close()
     save_policies(folder, training, runners, done)  # again: a kill may have come before them
-    learning_curve_figure(folder, returns=curves(folder), x="update")
+    learning_curve_figure(folder, returns=curves(folder), x="update",
+                          greedy=evaluations(folder))
     return report
+
+
+def evaluate(training: DeepTraining, trainer, runners, update: int) -> pa.Table:
+    """Every seed's actor after ``update`` updates played greedily (module docstring,
+    ``evaluation-<update>.parquet``), one row per seed."""
+    import jax
+
+    keys = np.stack([np.asarray(jax.random.fold_in(key, update)) for key in training.keys()])
+    defaults = GAMES[training.game].parameters.defaults()
+    rounds = {**defaults, **training.parameters}["max_steps"]
+    metrics = trainer.evaluate(runners, keys, training.evaluate.get("episodes", 100), rounds)
+    columns = {"replicate": np.arange(training.seeds),
+               "update": np.full(training.seeds, update),
+               "play": np.full(training.seeds, "greedy")}
+    columns.update({name: np.asarray(value) for name, value in metrics.items()})
+    return pa.table(columns)
+
+
+def evaluations(folder) -> pd.DataFrame:
+    """Every evaluation row of a deep training folder (empty without ``[evaluate] every``),
+    by seed and update."""
+    files = sorted(Path(folder).glob("evaluation-*.parquet"))
+    if not files:
+        return pd.DataFrame(columns=["replicate", "update", "play", "episodes",
+                                     "learner_return", "objective_return"])
+    rows = pd.concat([pq.read_table(path).to_pandas() for path in files], ignore_index=True)
+    return rows.sort_values(["replicate", "update"], ignore_index=True)
 
 
 def _curve_rows(training, trainer, metrics: dict, done: int) -> pa.Table:
@@ -372,11 +425,19 @@ def curves(folder) -> pd.DataFrame:
 
 
 def read_training(path):
-    """A training file's ``DeepTraining`` (``algorithm = "ippo"`` or ``"mappo"``) or, without
-    an ``algorithm``, its tabular or linear learners' ``Training``."""
+    """A training file's ``DeepTraining`` (``algorithm = "ippo"`` or ``"mappo"``), with a
+    ``[sweep]`` table its ``sweeps.TrainingSweep``, or, without an ``algorithm``, its tabular
+    or linear learners' ``Training``."""
     try:
-        algorithm = tomllib.loads(Path(path).read_text()).get("algorithm")
+        data = tomllib.loads(Path(path).read_text())
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        algorithm = None  # Training.from_file names the problem
-    return (DeepTraining if algorithm is not None else Training).from_file(path)
+        data = {}  # Training.from_file names the problem
+    if "sweep" in data:
+        from dilemmas.learning.sweeps import TrainingSweep
 
+        if data.get("algorithm") is None:
+            raise TrainingError(f"training file {str(path)!r}: [sweep] sweeps deep trainings "
+                                "(algorithm = \"ippo\" or \"mappo\"); a tabular training "
+                                "has none")
+        return TrainingSweep.from_file(path)
+    return (DeepTraining if data.get("algorithm") is not None else Training).from_file(path)

@@ -374,7 +374,8 @@ class Trainer:
     updates; ``init(key)`` a seed's fresh ``Runner`` (``start(keys)`` every seed's, compiled),
     ``chunk(runners, count)`` ``count``
     updates of every seed at once (vmapped), returning the runners and each update's
-    metrics (``METRICS``, arrays ``(seeds, count)``)."""
+    metrics (``METRICS``, arrays ``(seeds, count)``); ``evaluate(runners, keys, episodes,
+    rounds)`` every seed's actor played greedily (``_evaluate``), arrays ``(seeds,)``."""
 
     def __init__(self, env, settings: Settings, updates: int):
         import jax
@@ -412,6 +413,8 @@ class Trainer:
                                      optax.adam(rate, eps=1e-5))
         self.chunk = jax.jit(jax.vmap(self._chunk, in_axes=(0, None)), static_argnums=1)
         self.start = jax.jit(jax.vmap(self.init))
+        self.evaluate = jax.jit(jax.vmap(self._evaluate, in_axes=(0, 0, None, None)),
+                                static_argnums=(2, 3))
 
     def footprint(self, seeds: int) -> tuple[int, int]:
         """``(networks, rollouts)``: lower bounds of the bytes ``seeds`` seeds hold at once,
@@ -660,49 +663,92 @@ class Trainer:
 
         return jax.lax.scan(self._update, runner, None, count)
 
+    def _evaluate(self, runner: Runner, key, episodes: int, rounds: int) -> dict:
+        """A seed's actor played greedily (``greedy_episode``) in ``episodes`` episodes from
+        ``key``, each bounded by ``rounds``: ``episodes`` (those that ended), and over them
+        ``learner_return``, ``objective_return`` and ``end_<column>`` as ``chunk`` reports
+        them. Its key is not the runner's: evaluating
+        changes nothing of the training."""
+        import jax
+        import jax.numpy as jnp
+
+        def one(key):
+            return greedy_episode(self.env, runner.actor, key, rounds, self.settings.share,
+                                  self.objective)
+
+        returns, trained, columns, ended = jax.vmap(one)(jax.random.split(key, episodes))
+        count = ended.sum()
+        per = jnp.maximum(count, 1)
+
+        def mean(values):
+            values = jnp.where(ended.reshape(-1, *[1] * (values.ndim - 1)), values, 0)
+            return jnp.where(count > 0, values.sum(axis=0).mean() / per, jnp.nan)
+
+        return {"episodes": count, "learner_return": mean(returns),
+                "objective_return": mean(trained),
+                **{f"end_{name}": mean(value) for name, value in columns.items()}}
+
 
 #: The losses each update reports (means over its minibatches).
 LOSSES = ("actor_loss", "critic_loss", "entropy", "approx_kl", "clipped_fraction")
 
 
-def greedy_episodes(env, actor, episodes: int, key, rounds: int, share: bool = True):
-    """``episodes`` whole episodes of ``env`` with every agent playing ``actor``'s greedy
-    action (the allowed one of highest logit, as its policy file plays): ``(returns (episodes,
-    seats), the model columns at each episode's end, whether it ended within ``rounds``)``.
-    ``rounds`` bounds the episode (its ``max_steps``); ``share`` false: ``actor`` is each
-    seat's own, stacked."""
+def greedy_episode(env, actor, key, rounds: int, share: bool = True, objective=None):
+    """One whole episode of ``env`` with every agent playing ``actor``'s greedy action (the
+    allowed one of highest logit, as its policy file plays), bounded by ``rounds`` (its
+    ``max_steps``); ``share`` false: ``actor`` is each seat's own, stacked. Returns
+    ``(returns (seats,), returns of the reward trained on (seats,; ``objective``, a
+    ``rewards.Objective``, or the own rewards without one), the model columns at its end,
+    whether it ended within ``rounds``)``. Not compiled: ``vmap`` and ``jit`` it."""
     import jax
     import jax.numpy as jnp
 
     decisions = len(env.decisions)
     memory = actor.cell.hidden_size if actor.cell is not None else 0
     seats = env.num_agents
+    start, key = jax.random.split(key)
+    observations, state = env.start(start)
+    shapes = jax.eval_shape(lambda: env.decide(decisions - 1, key, state,
+                                               jnp.zeros(seats, jnp.int32)).columns)
+    columns = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+    shaping = objective.start(1) if objective is not None else None
+    carry = (state, observations, jnp.zeros((seats, memory)), jnp.zeros(seats),
+             jnp.zeros(seats), shaping, jnp.bool_(False), columns)
+
+    def round_(carry, key):
+        state, observations, hidden, returns, trained, shaping, ended, columns = carry
+        for index, step_key in enumerate(jax.random.split(key, decisions)):
+            logits, hidden = seatwise(apply, share, actor, observations, hidden,
+                                      jnp.zeros(seats, bool))
+            actions = jnp.argmax(masked_logits(logits, state.mask), axis=-1)
+            decided = env.decide(index, step_key, state, actions)
+            live = ~ended
+            if objective is None:
+                shaped = decided.rewards
+            else:
+                batch = jax.tree_util.tree_map(lambda x: x[None], decided.columns)
+                shaped, shaping = objective(decided.rewards[None], batch, shaping,
+                                            decided.ended[None])
+                shaped = shaped[0]
+            returns = returns + jnp.where(live, decided.rewards, 0.0)
+            trained = trained + jnp.where(live, shaped, 0.0)
+            columns = jax.tree_util.tree_map(lambda old, now: jnp.where(live, now, old),
+                                             columns, decided.columns)
+            ended = ended | decided.ended
+            state, observations = decided.state, decided.vectors
+        return (state, observations, hidden, returns, trained, shaping, ended, columns), None
+
+    carry, _ = jax.lax.scan(round_, carry, jax.random.split(key, rounds))
+    return carry[3], carry[4], carry[7], carry[6]
+
+
+def greedy_episodes(env, actor, episodes: int, key, rounds: int, share: bool = True):
+    """``episodes`` of ``greedy_episode``, compiled: ``(returns (episodes, seats), the model
+    columns at each episode's end, whether it ended within ``rounds``)``."""
+    import jax
 
     def one(key):
-        start, key = jax.random.split(key)
-        observations, state = env.start(start)
-        shapes = jax.eval_shape(lambda: env.decide(decisions - 1, key, state,
-                                                   jnp.zeros(seats, jnp.int32)).columns)
-        columns = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
-        carry = (state, observations, jnp.zeros((seats, memory)), jnp.zeros(seats),
-                 jnp.bool_(False), columns)
-
-        def round_(carry, key):
-            state, observations, hidden, returns, ended, columns = carry
-            for index, step_key in enumerate(jax.random.split(key, decisions)):
-                logits, hidden = seatwise(apply, share, actor, observations, hidden,
-                                          jnp.zeros(seats, bool))
-                actions = jnp.argmax(masked_logits(logits, state.mask), axis=-1)
-                decided = env.decide(index, step_key, state, actions)
-                live = ~ended
-                returns = returns + jnp.where(live, decided.rewards, 0.0)
-                columns = jax.tree_util.tree_map(lambda old, now: jnp.where(live, now, old),
-                                                 columns, decided.columns)
-                ended = ended | decided.ended
-                state, observations = decided.state, decided.vectors
-            return (state, observations, hidden, returns, ended, columns), None
-
-        carry, _ = jax.lax.scan(round_, carry, jax.random.split(key, rounds))
-        return carry[3], carry[5], carry[4]
+        returns, _, columns, ended = greedy_episode(env, actor, key, rounds, share)
+        return returns, columns, ended
 
     return jax.jit(jax.vmap(one))(jax.random.split(key, episodes))

@@ -75,7 +75,9 @@ KEYS = ("name", "game", "population", "episodes", "seeds", "seed", "checkpoint_e
         "parameters", "learner", "evaluate")
 LEARNER_KEYS = ("learning_rate", "discount", "epsilon_start", "epsilon_end",
                 "explore_episodes")
-EVALUATE_KEYS = ("seeds", "backgrounds")
+EVALUATE_KEYS = ("seeds", "backgrounds", "every", "episodes")
+#: The ``[evaluate]`` keys of deep trainings only: greedy play during training.
+DURING = ("every", "episodes")
 OWN = ("population", "policy", "learner")  # parameters the training sets itself
 
 
@@ -83,7 +85,7 @@ class TrainingError(StudyError):
     """A training that cannot run, naming the file and the key at fault."""
 
 
-def _integer(where, key, value, low):
+def check_integer(where, key, value, low):
     if type(value) is not int or value < low:
         raise TrainingError(f"{where}: {key}={value!r} must be an integer >= {low}")
     return value
@@ -132,7 +134,7 @@ class Seating:
             raise TrainingError(f"{where}: game={self.game!r} is not a game; allowed: "
                                 f"{sorted(GAMES)}")
         for key, low in {**counts, "seeds": 1, "seed": 0, "checkpoint_every": 1}.items():
-            _integer(where, key, getattr(self, key), low)
+            check_integer(where, key, getattr(self, key), low)
         for table, keys in {"parameters": None, **tables, "evaluate": EVALUATE_KEYS}.items():
             value = getattr(self, table)
             if not isinstance(value, dict):
@@ -146,7 +148,7 @@ class Seating:
     def check_evaluate(self, where: str) -> None:
         """The ``[evaluate]`` table: its seeds, and each background beside the learning
         seats played by a policy or by ``random``."""
-        _integer(where, "[evaluate] seeds", self.evaluate.get("seeds", 30), 1)
+        check_integer(where, "[evaluate] seeds", self.evaluate.get("seeds", 30), 1)
         backgrounds = self.evaluate.get("backgrounds", [self.background])
         if not isinstance(backgrounds, list) or not backgrounds \
                 or not all(isinstance(b, str) for b in backgrounds):
@@ -186,11 +188,16 @@ class Training(Seating):
         learning = self.learning_behaviour  # checks the population's first entry
         for key, value in self.learner.items():
             if key == "explore_episodes":
-                _integer(where, f"[learner] {key}", value, 0)
+                check_integer(where, f"[learner] {key}", value, 0)
             elif isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not 0 <= value <= 1:
                 raise TrainingError(f"{where}: [learner] {key}={value!r} must be a number "
                                     "from 0 to 1")
+        during = sorted(set(DURING) & set(self.evaluate))
+        if during:
+            raise TrainingError(f"{where}: [evaluate] {during[0]}: evaluation during "
+                                "training is for deep learners (algorithm = \"ippo\" or "
+                                "\"mappo\")")
         self.check_evaluate(where)
         try:
             model = self.model(rng=0, collect_data=False)
@@ -319,17 +326,19 @@ def _train(training, folder, backend, workers, scheduler, progress) -> TrainingR
     return report
 
 
-def write_definition(training, folder: Path) -> None:
-    """Write ``training.json``, or check that the folder's is this training's."""
-    definition = folder / "training.json"
+def write_definition(training, folder: Path, file: str = "training.json",
+                     what: str = "training") -> None:
+    """Write ``training.definition()`` as ``file`` (JSON), or check that the folder's is the
+    same: a TrainingError names the folder holding a different ``what``."""
+    definition = folder / file
     if definition.exists():
         try:
             existing = canonical(json.loads(definition.read_text()))
         except ValueError:
             existing = None
         if existing != canonical(training.definition()):
-            raise TrainingError(f"training {training.name!r}: {folder} holds a different "
-                                f"training (see {definition}); choose another name or folder")
+            raise TrainingError(f"{what} {training.name!r}: {folder} holds a different "
+                                f"{what} (see {definition}); choose another name or folder")
     else:
         write_atomic(definition, (json.dumps(training.definition(), indent=2) + "\n").encode())
 
@@ -416,13 +425,15 @@ def episode_returns(folder) -> pd.DataFrame:
 
 
 def learning_curve_figure(folder, window: int | None = None, returns=None,
-                          x: str = "episode"):
+                          x: str = "episode", greedy=None):
     """Per-capita returns of the learning and background seats per episode (or per ``x``,
     the column of ``returns``, by default the folder's ``episode_returns``), and of the reward
     the learning seats trained on where a deep training's curve holds one that differs from
     their own (``objective_return``): the mean over
     training seeds of a moving average over ``window`` of them (default: a twentieth), with
-    a 95% band (t over the seeds' smoothed curves). Saved as ``learning_curve.pdf`` and
+    a 95% band (t over the seeds' smoothed curves); and, where ``greedy`` holds a deep
+    training's evaluations (``dilemmas.learning.deep.evaluations``), the learning seats'
+    greedy return at each evaluation, mean and band over the seeds, unsmoothed. Saved as ``learning_curve.pdf`` and
     ``.png`` in the folder; returns the PNG's path."""
     import matplotlib
 
@@ -453,6 +464,13 @@ def learning_curve_figure(folder, window: int | None = None, returns=None,
             axis.plot(stats[x], stats[column], color=colour, label=label)
             axis.fill_between(stats[x], stats[f"{column}_low"],
                               stats[f"{column}_high"], color=colour, alpha=0.25, linewidth=0)
+        if greedy is not None and len(greedy):
+            stats = aggregate(greedy, x, "learner_return", CONFIDENCE).sort_values(x)
+            axis.errorbar(stats[x], stats["learner_return"],
+                          yerr=[stats["learner_return"] - stats["learner_return_low"],
+                                stats["learner_return_high"] - stats["learner_return"]],
+                          color="C3", marker="o", markersize=3, capsize=2,
+                          label="learning seats, greedy play")
         axis.set_xlabel(f"training {x}")
         axis.set_ylabel("return per seat in the episode")
         axis.legend(frameon=False)
