@@ -113,7 +113,7 @@ def test_a_reward_the_game_or_its_seats_cannot_have_is_refused():
         objective("team")
     with pytest.raises(ValueError, match="needs at least 2, not 1"):
         objective("inequity_aversion", seats=1)
-    with pytest.raises(ValueError, match=r"prosociality=\[0.0, 1.0\] gives 2 weights for 3 "
+    with pytest.raises(ValueError, match=r"prosociality=\[0.0, 1.0\] gives 2 values for 3 "
                                          "learning seats"):
         objective("prosocial", prosociality=[0.0, 1.0])
 
@@ -134,7 +134,7 @@ def test_a_training_file_names_the_bad_reward_setting(tmp_path):
                                             "define no team reward"):
         read_training(path)
     with pytest.raises(TrainingError, match=r"\[ppo\] prosociality=\[0.1, 0.2, 0.3\] gives 3 "
-                                            "weights for 2 learning seats"):
+                                            "values for 2 learning seats"):
         DeepTraining(name="bad", **{**SH, "ppo": {**SH["ppo"], "reward": "prosocial",
                                                   "prosociality": [0.1, 0.2, 0.3]}})
 

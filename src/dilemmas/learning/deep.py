@@ -22,7 +22,9 @@ A deep training file is TOML::
     layers = 2
     activation = "tanh"
 
-    [ppo]                             # every key optional (defaults: ppo.Settings)
+    [ppo]                             # every key optional (defaults: ppo.Settings); with
+                                      # share = false learning_rate ... max_grad_norm may
+                                      # be one per learning seat: [1e-3, 5e-4]
     envs = 64                         # parallel episodes per seed
     steps = 128                       # decisions per episode per update
     epochs = 4

@@ -9,9 +9,15 @@ manner of JaxMARL's and PureJaxRL's single-file baselines: the environment
   learning seats (parameter sharing, ``share``), each reading the seat's own observation;
   or, with ``share`` false, each seat its own actor, critic and Adam (and gradient clip),
   moved only by its own transitions (each seat's loss its own, advantages normalised per
-  seat), so that seats with other rewards (``rewards``) learn as separate agents.
+  seat), so that seats with other rewards (``rewards``) learn as separate agents; each of
+  ``SEAT_SETTINGS`` (``learning_rate``, ``discount``, ``gae_lambda``, ``clip``, ``entropy``,
+  ``value``, ``max_grad_norm``) may then be a list of one per learning seat, that seat's own.
+  The batch's shape (``envs``, ``steps``, ``epochs``, ``minibatches``, ``anneal``) is one
+  for all: every seat trains in one compiled program.
 * **MAPPO** (Yu et al. 2022): the same actor; the critic reads the environment's centralised
-  ``state`` (``FunctionalEnv.state_at``) with the seat's one-hot index.
+  ``state`` (``FunctionalEnv.state_at``) with the seat's one-hot index. The actor and the
+  critic have an Adam and a gradient clip each (as JaxMARL's MAPPO), so the critic's loss
+  and its weight ``value`` do not scale the actor's steps; IPPO's pair shares one.
 
 Networks (equinox): ``mlp`` -- ``layers`` dense layers of ``hidden`` units and a linear head;
 ``gru`` -- the same layers, then a GRU cell of ``hidden`` units, then the head. A recurrent
@@ -68,6 +74,9 @@ RANGES = {"learning_rate": (0, math.inf), "discount": (0, 1), "gae_lambda": (0, 
           "clip": (0, math.inf), "entropy": (0, math.inf), "value": (0, math.inf),
           "max_grad_norm": (0, math.inf)}
 POSITIVE = ("learning_rate", "clip", "max_grad_norm")
+#: The settings a learning seat may have its own of (with ``share`` false): a list of one
+#: per learning seat in place of the number.
+SEAT_SETTINGS = tuple(RANGES)
 
 
 @dataclass(frozen=True)
@@ -84,14 +93,14 @@ class Settings:
     steps: int = 128
     epochs: int = 4
     minibatches: int = 4
-    learning_rate: float = 2.5e-4
+    learning_rate: float | tuple = 2.5e-4
     anneal: bool = True
-    discount: float = 0.99
-    gae_lambda: float = 0.95
-    clip: float = 0.2
-    entropy: float = 0.01
-    value: float = 0.5
-    max_grad_norm: float = 0.5
+    discount: float | tuple = 0.99
+    gae_lambda: float | tuple = 0.95
+    clip: float | tuple = 0.2
+    entropy: float | tuple = 0.01
+    value: float | tuple = 0.5
+    max_grad_norm: float | tuple = 0.5
     value_norm: bool = True
     reward: str = "own"
     prosociality: float | tuple = 0.0
@@ -110,17 +119,25 @@ class Settings:
             if type(value) is not int or value < (0 if key == "layers" else 1):
                 raise ValueError(f"{key}={value!r} must be an integer >= "
                                  f"{0 if key == 'layers' else 1}")
-        for key, (low, high) in RANGES.items():
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value) or value < low or value > high \
-                    or (value == 0 and key in POSITIVE):
-                raise ValueError(f"{key}={value!r} must be a finite number "
-                                 + (f"from {low} to {high}" if high < math.inf else
-                                    "> 0" if key in POSITIVE else f">= {low}"))
         for key in ("share", "anneal", "value_norm"):
             if not isinstance(getattr(self, key), bool):
                 raise ValueError(f"{key}={getattr(self, key)!r} must be true or false")
+        for key, (low, high) in RANGES.items():
+            value = getattr(self, key)
+            values = list(value) if isinstance(value, (list, tuple)) else [value]
+            if not values or any(isinstance(v, bool) or not isinstance(v, (int, float))
+                                 or not math.isfinite(v) or v < low or v > high
+                                 or (v == 0 and key in POSITIVE) for v in values):
+                raise ValueError(f"{key}={value!r} must be a finite number "
+                                 + (f"from {low} to {high}" if high < math.inf else
+                                    "> 0" if key in POSITIVE else f">= {low}")
+                                 + ", or a list of them (one per learning seat)")
+            if isinstance(value, (list, tuple)):
+                if self.share:
+                    raise ValueError(f"{key}={list(value)!r} gives each learning seat its own "
+                                     "value: that needs [network] share = false (each seat "
+                                     "its own networks and optimiser)")
+                object.__setattr__(self, key, tuple(map(float, values)))
         for key, value in rewards.check(self.reward, self.weights()).items():
             object.__setattr__(self, key, value)
 
@@ -257,6 +274,24 @@ def seatwise(run, share: bool, net, inputs, hidden, first):
         return run(net, inputs, hidden, first)
     return eqx.filter_vmap(run, in_axes=(eqx.if_array(0), -2, -2, -1), out_axes=-2)(
         net, inputs, hidden, first)
+
+
+def seat_vmap(function, inputs, axes, settings):
+    """``function(*inputs, *settings)`` mapped over the seats (the ``axes`` of ``inputs``),
+    each of ``settings`` a number shared by the seats or an array of one per seat."""
+    import jax
+
+    per_seat = [i for i, value in enumerate(settings) if np.ndim(value)]
+    shared = list(settings)
+
+    def one(*args):
+        values = list(shared)
+        for i, value in zip(per_seat, args[len(inputs):]):
+            values[i] = value
+        return function(*args[:len(inputs)], *values)
+
+    return jax.vmap(one, in_axes=(*axes, *[0] * len(per_seat)))(
+        *inputs, *[settings[i] for i in per_seat])
 
 
 # --- Advantages and the loss ---------------------------------------------------------------
@@ -406,15 +441,46 @@ class Trainer:
         self.actions = int(env.action_space(env.agents[0]).n)
         self.critic_input = self.observation if settings.algorithm == "ippo" \
             else env.state_space.shape[0] + self.seats
-        steps = updates * settings.epochs * settings.minibatches
-        rate = optax.linear_schedule(settings.learning_rate, 0.0, steps) \
-            if settings.anneal else settings.learning_rate
-        self.optimiser = optax.chain(optax.clip_by_global_norm(settings.max_grad_norm),
-                                     optax.adam(rate, eps=1e-5))
+        self.steps = updates * settings.epochs * settings.minibatches
+        # the actor and the critic optimised apart (MAPPO), or as one (IPPO)
+        self.apart = settings.algorithm == "mappo"
+        self.per_seat = {key: self.seat_values(key) for key in SEAT_SETTINGS}
+        self.optimiser = self.adam(*(self.per_seat[key] if np.ndim(self.per_seat[key]) == 0
+                                     else self.per_seat[key][0]
+                                     for key in ("learning_rate", "max_grad_norm")))
         self.chunk = jax.jit(jax.vmap(self._chunk, in_axes=(0, None)), static_argnums=1)
         self.start = jax.jit(jax.vmap(self.init))
         self.evaluate = jax.jit(jax.vmap(self._evaluate, in_axes=(0, 0, None, None)),
                                 static_argnums=(2, 3))
+
+    def seat_values(self, key: str):
+        """The setting ``key``: a number, or one per learning seat (an array ``(seats,)``)."""
+        value = getattr(self.settings, key)
+        return rewards.per_seat(key, value, self.seats) if isinstance(value, tuple) else value
+
+    def adam(self, rate, norm):
+        """Adam at ``rate`` (falling linearly to 0 over the training when ``anneal``) after
+        clipping the gradients to the global norm ``norm``."""
+        import optax
+
+        if self.settings.anneal:
+            rate = optax.linear_schedule(rate, 0.0, self.steps)
+        return optax.chain(optax.clip_by_global_norm(norm), optax.adam(rate, eps=1e-5))
+
+    def optimiser_init(self, arrays):
+        """The optimiser's state of a seed's (or a seat's) ``(actor, critic)``."""
+        if self.apart:
+            return tuple(self.optimiser.init(part) for part in arrays)
+        return self.optimiser.init(arrays)
+
+    def optimiser_step(self, grads, state, arrays, rate, norm):
+        """One step of the optimiser of ``rate`` and ``norm`` (``adam``): ``(change,
+        state)``; the actor's and the critic's gradients clipped apart when ``apart``."""
+        optimiser = self.adam(rate, norm)
+        if not self.apart:
+            return optimiser.update(grads, state, arrays)
+        steps = [optimiser.update(*part) for part in zip(grads, state, arrays)]
+        return tuple(step[0] for step in steps), tuple(step[1] for step in steps)
 
     def footprint(self, seeds: int) -> tuple[int, int]:
         """``(networks, rollouts)``: lower bounds of the bytes ``seeds`` seeds hold at once,
@@ -462,7 +528,7 @@ class Trainer:
         key, actor_key, critic_key, env_key = jax.random.split(key, 4)
         actor = self.networks(actor_key, self.observation, self.actions, 0.01)
         critic = self.networks(critic_key, self.critic_input, 1, 1.0)
-        init = self.optimiser.init if self.settings.share else jax.vmap(self.optimiser.init)
+        init = self.optimiser_init if self.settings.share else jax.vmap(self.optimiser_init)
         optimiser = init(eqx.filter((actor, critic), eqx.is_array))
         observations, env = jax.vmap(self.env.start)(
             jax.random.split(env_key, self.settings.envs))
@@ -570,8 +636,9 @@ class Trainer:
         if s.value_norm:  # the critic's outputs in the units of the targets so far
             mean, scale = stats.scale()
             values, last_value = mean + scale * values, mean + scale * last_value
+        seat = self.per_seat
         advantage, target = advantages(rollout.rewards, values, rollout.dones, last_value,
-                                       s.discount, s.gae_lambda)
+                                       seat["discount"], seat["gae_lambda"])
         if s.value_norm:
             stats = stats.folded(target)
             mean, scale = stats.scale()
@@ -596,11 +663,10 @@ class Trainer:
                       data.values, advantage, target)
             if s.share:
                 return ppo_loss(*inputs, s.clip, s.value, s.entropy)
-            # each seat's own loss (over the seat axis, the last but the inputs' own), summed:
-            # each seat's network is moved by its own transitions only
-            axes = (-2, -2, -1, -1, -1, -1, -1, -1)
-            total, aux = jax.vmap(lambda *x: ppo_loss(*x, s.clip, s.value, s.entropy),
-                                  in_axes=axes)(*inputs)
+            # each seat's own loss (over the seat axis, the last but the inputs' own) with its
+            # own coefficients, summed: each seat's network is moved by its own transitions
+            total, aux = seat_vmap(ppo_loss, inputs, (-2, -2, -1, -1, -1, -1, -1, -1),
+                                   [seat[key] for key in ("clip", "value", "entropy")])
             return total.sum(), tuple(x.mean() for x in aux)
 
         gradient = jax.value_and_grad(loss, has_aux=True)
@@ -636,8 +702,13 @@ class Trainer:
                 arrays, optimiser = carry
                 data, mem = part
                 (_, aux), grads = gradient(arrays, data, *mem)
-                update = self.optimiser.update if s.share else jax.vmap(self.optimiser.update)
-                change, optimiser = update(grads, optimiser, arrays)
+                rate, norm = seat["learning_rate"], seat["max_grad_norm"]
+                if s.share:
+                    change, optimiser = self.optimiser_step(grads, optimiser, arrays, rate, norm)
+                else:
+                    change, optimiser = seat_vmap(self.optimiser_step,
+                                                  (grads, optimiser, arrays), (0, 0, 0),
+                                                  [rate, norm])
                 return (eqx.apply_updates(arrays, change), optimiser), aux
 
             return jax.lax.scan(minibatch, (arrays, optimiser), (parts, mems))

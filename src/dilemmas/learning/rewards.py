@@ -66,7 +66,7 @@ def per_seat(key: str, value, seats: int):
 
     if isinstance(value, tuple):
         if len(value) != seats:
-            raise ValueError(f"{key}={list(value)!r} gives {len(value)} weights for "
+            raise ValueError(f"{key}={list(value)!r} gives {len(value)} values for "
                              f"{seats} learning seats")
         return np.asarray(value, np.float32)
     return np.full(seats, value, np.float32)
