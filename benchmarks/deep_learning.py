@@ -138,26 +138,32 @@ def firefighting_graph(out: Path) -> None:
 
 # --- Playing trained policies and scripted teams in the Mesa models --------------------------
 def episodes(game: str, parameters: dict, population: str, count: int, policy=None,
-             seed: int = 10_000) -> pd.DataFrame:
+             seed: int = 10_000, play: str = "greedy") -> pd.DataFrame:
     """The game's episode statistics (``GAMES[game].statistics``) of ``count`` Mesa episodes
-    (``rng = seed + e``), one row each."""
+    (``rng = seed + e``), a policy file played ``play``, one row each."""
     frames = []
     for e in range(count):
         model = GAMES_[game].model(**parameters, population=population, policy=policy,
-                                   rng=seed + e)
+                                   policy_play=play, rng=seed + e)
         model.run_model()
         rows = model.datacollector.get_model_vars_dataframe().reset_index(drop=True)
         frames.append(rows.assign(run_id=e))
     return GAMES_[game].statistics(pd.concat(frames, ignore_index=True), "run_id")
 
 
-def deep_seeds(plan: DeepTraining, out: Path, count: int, population: str | None = None):
-    """Train ``plan`` (or reuse it) and play each seed's policy file in ``count`` episodes:
-    one row per seed, the mean of each episode statistic."""
+def deep_seeds(plan: DeepTraining, out: Path, count: int, population: str | None = None,
+               play: str = "greedy"):
+    """Train ``plan`` (or reuse it, printing the training's time) and play each seed's
+    policy file ``play`` in ``count`` episodes: one row per seed, the mean of each episode
+    statistic."""
+    start = time.perf_counter()
     deep.train(plan, out, progress=False)
+    print(f"{plan.name}: {plan.seeds} seeds x {plan.updates} updates trained (or found) in "
+          f"{time.perf_counter() - start:.0f} s", flush=True)
     population = population or plan.population
     return pd.DataFrame([episodes(plan.game, plan.parameters, population, count,
-                                  str(deep.policy_path(out / plan.name, index))).mean()
+                                  str(deep.policy_path(out / plan.name, index)),
+                                  play=play).mean()
                          for index in range(plan.seeds)])
 
 
@@ -213,13 +219,17 @@ def stag_hunt(out: Path) -> None:
 
 
 def bucket_brigade(out: Path) -> None:
-    """MAPPO on the team reward, the default and the hard scenario: team reward, work and
-    lie rates, against every scripted behaviour as a whole team (the best named)."""
+    """MAPPO trained on the team reward (``reward = "team"``, the rules' ``R_team``, which is
+    what is reported), 20 training seeds, the default and the hard scenario: team reward,
+    work and lie rates, played greedily and sampled (50 episodes per seed each), against the
+    tabular learners and every scripted behaviour as a whole team (the best named)."""
     columns = ["team_reward", "work_rate", "lie_rate", "nights"]
     for scenario in ("default", "hard"):
         plan = training("bucket_brigade_mappo.toml", f"bucket_brigade_mappo_{scenario}",
-                        scenario=scenario)
-        rows = [summary("mappo, team reward", deep_seeds(plan, out, 100), columns)]
+                        {"seeds": SEEDS}, scenario=scenario)
+        rows = [summary(f"mappo, trained on the team reward, {play}",
+                        deep_seeds(plan, out, 50, play=play), columns)
+                for play in DeepTraining.PLAYS]
         rows.append(summary("q_learning:4 (tabular, own reward)",
                             tabular_seeds("bucket_brigade.toml", f"bucket_brigade_tabular_{scenario}",
                                           out, 100,
@@ -236,15 +246,19 @@ def bucket_brigade(out: Path) -> None:
 
 
 def state_punishment(out: Path) -> None:
-    """IPPO, three foragers on their own rewards: votes, punishment level and social harm,
-    against whole teams of civic voters, of greedy foragers and of random players."""
+    """IPPO, three foragers each trained on its own reward (``reward = "own"``, what is
+    reported), 20 training seeds: votes, punishment level, social harm and reward, played
+    greedily and sampled (30 episodes per seed each), against the tabular learners and
+    whole teams of civic voters, of greedy foragers and of random players."""
     columns = ["votes_up", "votes_down", "mean_p", "final_p", "harm", "collected",
                "mean_reward"]
-    plan = training("state_punishment_ippo.toml")
-    rows = [summary("ippo, own reward", deep_seeds(plan, out, 60), columns),
-            summary("q_learning:3 (tabular)",
-                    tabular_seeds("state_punishment.toml", "state_punishment_tabular", out, 60,
-                                  {"population": "q_learning:3", "evaluate": {}}), columns)]
+    plan = training("state_punishment_ippo.toml", changes={"seeds": SEEDS})
+    rows = [summary(f"ippo, own reward, {play}", deep_seeds(plan, out, 30, play=play),
+                    columns) for play in DeepTraining.PLAYS]
+    rows.append(summary("q_learning:3 (tabular)",
+                        tabular_seeds("state_punishment.toml", "state_punishment_tabular", out,
+                                      60, {"population": "q_learning:3", "evaluate": {}}),
+                        columns))
     for team in ("civic_voter", "greedy_forager", "random"):
         rows.append(scripted(team, episodes("state_punishment", plan.parameters, team, 60),
                              columns))
