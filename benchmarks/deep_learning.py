@@ -296,8 +296,10 @@ def stag_hunt_fair(out: Path, seeds: int = 20, updates: int = 200, count: int = 
     (``ARMS``): selfish, prosocial, and one prosocial beside one selfish. Per arm, over the
     seeds (mean and Student-t 95% interval): stag kills (all, and coordinated in one turn),
     hares, each seat's own return, and the seeds ending at the stag (more stags than hares;
-    Clopper-Pearson 95% interval of the fraction), greedy and sampled, ``count`` Mesa episodes per seed and play; and the curves' last 50
-    updates against the 50 before (flattened?)."""
+    Clopper-Pearson 95% interval of the fraction), greedy and sampled, ``count`` Mesa
+    episodes per seed and play (each seed's means in ``play-<play>.csv`` beside its
+    training; the table so far printed after each arm); and the curves' last 50 updates
+    against the 50 before (flattened?)."""
     columns = ["stags", "coordinated", "hares", "return_0", "return_1"]
     rows = []
     for label, reward in ARMS:
@@ -325,10 +327,11 @@ def stag_hunt_fair(out: Path, seeds: int = 20, updates: int = 200, count: int = 
                 for index in range(seeds)])
             at_stag = int((per_seed["stags"] > per_seed["hares"]).sum())
             low, high = stats.binomtest(at_stag, seeds).proportion_ci(method="exact")
+            per_seed.to_csv(out / plan.name / f"play-{play}.csv", index_label="replicate")
             rows.append({**summary(f"{label}, {play}", per_seed, columns),
                          "seeds at the stag": f"{at_stag} of {seeds} [{low:.2f}, {high:.2f}]"})
-    with pd.option_context("display.width", 250, "display.max_colwidth", 40):
-        print(pd.DataFrame(rows).to_string(index=False))
+        with pd.option_context("display.width", 250, "display.max_colwidth", 40):
+            print(pd.DataFrame(rows).to_string(index=False), flush=True)
 
 
 #: The curves' columns ``sampled`` reports, per game.
