@@ -1,4 +1,4 @@
-"""``dilemmas rank``, ``schelling`` and ``evolve`` on every game, end to end: the study runs
+"""``dilemmas rank``, ``schelling``, ``evolve`` and ``alpharank`` on every game, end to end: the study runs
 (and resumes: a second call plays nothing), the tables print within 100 columns, the figure
 is written; bad input is one line with status 2."""
 
@@ -94,6 +94,31 @@ def test_evolve(game, tmp_path, capsys):
     assert (table["runs"] >= 2).all()
 
 
+@pytest.mark.parametrize("game", REAL_GAMES)
+def test_alpharank(game, tmp_path, capsys):
+    """alpha-Rank plays evolve's study (so after evolve it plays nothing), prints the
+    ranking with intervals and writes the table, the sweep and the figure; the table is
+    alpha-Rank of the study's payoff table at alpha per payoff range."""
+    from dilemmas.analysis.game_theory import alpharank
+    from dilemmas.analysis.game_theory.payoffs import empirical_game
+
+    behaviours = ",".join(GAMES[game].dilemma)
+    options = [a for a in SMALL[game] if "," not in a and a != "--behaviours"]
+    common = [game, *options, "--behaviours", behaviours, "--out", str(tmp_path),
+              "--resamples", "5", "--population-size", "20"]
+    run(capsys, "evolve", *common)
+    out = run(capsys, "alpharank", *common, "--alpha", "3")
+    assert ", 0 played now" in out and "mass (95% CI)" in out
+    folder = tmp_path / f"{game}-evolution"
+    assert (folder / "alpharank.png").exists() and (folder / "alpharank-sweep.csv").exists()
+    table = pd.read_csv(folder / "alpharank.csv")
+    payoffs = empirical_game(folder)
+    expected = alpharank.alpharank(payoffs, alpharank.relative_alpha(payoffs, 3.0), 20)
+    assert dict(zip(table["state"], table["mass"])) == pytest.approx(
+        dict(zip(expected.states, expected.stationary)), rel=1e-9)
+    assert (table["95% low"] <= table["95% high"]).all()
+
+
 def test_optimal(tmp_path, capsys):
     status = main(["optimal", "--cases", "2x1,3x1", "--episodes", "50",
                    "--learner-episodes", "20", "--out", str(tmp_path)])
@@ -117,6 +142,9 @@ def test_optimal(tmp_path, capsys):
     (["evolve", "bucket_brigade", "--selection", "-1"], "--selection"),
     (["evolve", "bucket_brigade", "--selection", "nan"], "--selection"),
     (["evolve", "bucket_brigade", "--resamples", "1"], "--resamples"),
+    (["alpharank", "bucket_brigade", "--alpha", "nan"], "--alpha"),
+    (["alpharank", "bucket_brigade", "--population-size", "2"], "--population-size"),
+    (["alpharank", "bucket_brigade", "--resamples", "1"], "--resamples"),
     (["optimal", "--set", "n_agents=3"], "not settable here"),
     (["optimal", "--set", "max_steps=1"], "not settable here"),
     (["optimal", "--set", 'layout="grid"'], "not settable here"),

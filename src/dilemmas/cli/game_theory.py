@@ -84,11 +84,12 @@ def schelling(args):
     print(f"\nfigure: {path}")
 
 
-def evolve(args):
-    from dilemmas.analysis.figures.paper import save
+def evolution_game(args, strength: str):
+    """The study of every mix (``evolution_study``) of ``evolve`` and ``alpharank``, its
+    arguments checked (``strength`` names the selection's) before it plays: the study, its
+    folder and its payoff table."""
     from dilemmas.analysis.game_theory import evolution
     from dilemmas.analysis.game_theory.payoffs import empirical_game, seats
-    from dilemmas.models.files import write_atomic
 
     fixed = settings(args.game, args.set)
     study = evolution.evolution_study(args.game, behaviour_list(args.behaviours), fixed=fixed,
@@ -98,12 +99,21 @@ def evolve(args):
     if not max(players, 2) <= args.population_size <= evolution.MAX_POPULATION:
         raise ValueError(f"--population-size {args.population_size} must be from the "
                          f"game's {players} seats (and 2) to {evolution.MAX_POPULATION:,}")
-    if not 0 <= args.selection < float("inf"):
-        raise ValueError(f"--selection {args.selection} must be a finite number >= 0")
+    value = getattr(args, strength)
+    if not 0 <= value < float("inf"):
+        raise ValueError(f"--{strength} {value} must be a finite number >= 0")
     if args.resamples < 2:
         raise ValueError(f"--resamples {args.resamples} must be at least 2")
     folder = play_mixes(args, study)
-    game = empirical_game(folder)
+    return study, folder, empirical_game(folder)
+
+
+def evolve(args):
+    from dilemmas.analysis.figures.paper import save
+    from dilemmas.analysis.game_theory import evolution
+    from dilemmas.models.files import write_atomic
+
+    study, folder, game = evolution_game(args, "selection")
     beta = evolution.selection_strength(game, args.selection)
     uncertain = evolution.uncertainty(game, args.resamples, args.seed,
                                       population_size=args.population_size, selection=beta)
@@ -201,3 +211,40 @@ def optimal(args):
     baselines.to_csv(args.out / "baselines.csv", index=False)
     path = save(optimum.optimal_figure(baselines), args.out, "optimal")[-1]
     print(f"\ntables: {args.out / 'optimal.csv'}, {args.out / 'baselines.csv'}\nfigure: {path}")
+
+
+#: The ranking intensities (per payoff range) of ``dilemmas alpharank``'s sweep.
+ALPHA_SWEEP = np.geomspace(0.01, 14, 29)
+
+
+def alpharank(args):
+    from dilemmas.analysis.figures.paper import save
+    from dilemmas.analysis.game_theory import alpharank as ranking
+    from dilemmas.models.files import write_atomic
+
+    study, folder, game = evolution_game(args, "alpha")
+    local = args.selection_model == "local"
+    alpha = ranking.relative_alpha(game, args.alpha)
+    scale = args.alpha / alpha if alpha > 0 else 1.0
+    result = ranking.alpharank(game, alpha, args.population_size, local)
+    uncertain = ranking.uncertainty(game, alpha, args.population_size, local,
+                                    args.resamples, args.seed)
+    table = ranking.report(result, uncertain)
+    swept = ranking.sweep(game, ALPHA_SWEEP / scale, args.population_size, local)
+    swept.insert(1, "alpha per payoff range", swept["alpha"] * scale)
+    write_atomic(folder / "alpharank.csv", table.to_csv(index=False).encode())
+    write_atomic(folder / "alpharank-sweep.csv", swept.to_csv(index=False).encode())
+    print(f"\nalpha-Rank over {len(game.behaviours)} behaviours, {game.players} seats, "
+          f"population Z = {args.population_size}, {args.selection_model} selection;\n"
+          f"alpha {args.alpha:g} per payoff range (alpha = {alpha:.4g});\nintervals: 95% "
+          f"percentile bootstrap over {args.resamples} resamples of the runs")
+    print(table.assign(**{"mass (95% CI)": [
+        interval_text(*values) for values in table[["mass", "95% low", "95% high"]]
+        .to_numpy()]})[["rank", "state", "mass (95% CI)", "first in resamples"]]
+        .rename(columns={"state": "behaviour"})
+        .to_string(index=False, float_format="{:.3g}".format))
+    figure = ranking.alpharank_figure(result, swept, uncertain, scale=scale,
+                                      title=f"{study.name}: {game.players} seats")
+    print(f"\nthe ranking, and pi against alpha per payoff range (the sweep):\n"
+          f"results: {folder / 'alpharank.csv'}\nresults: {folder / 'alpharank-sweep.csv'}\n"
+          f"figure: {save(figure, folder, 'alpharank')[-1]}")

@@ -20,6 +20,7 @@
     dilemmas rank GAME [...]                rank behaviours by their value to a team
     dilemmas schelling GAME [...]           a Schelling diagram and its diagnostics
     dilemmas evolve GAME [...]              replicator and Moran dynamics, Nash equilibria
+    dilemmas alpharank GAME [...]           alpha-Rank of behaviours, with its intervals
     dilemmas optimal [...]                  exact optimal Firefighting Graph baselines
     dilemmas dashboard [--port P]           the Solara dashboard on 127.0.0.1
 
@@ -64,7 +65,8 @@ def main(argv=None) -> int:
 
 
 #: Commands that pick up where an interrupted run of them stopped.
-RESUMABLE = ("run", "train", "evaluate", "baselines", "rank", "schelling", "evolve")
+RESUMABLE = ("run", "train", "evaluate", "baselines", "rank", "schelling", "evolve",
+             "alpharank")
 
 
 def _parser():
@@ -269,6 +271,29 @@ def _parser():
     evolve.add_argument("--resamples", type=int, default=100,
                         help="bootstrap resamples of the runs (default 100)")
     evolve.set_defaults(command=game_theory.evolve, name="evolve")
+
+    alpharank = commands.add_parser(
+        "alpharank", help="alpha-Rank of behaviours from a payoff table",
+        description="Play every mix of GAME's seats over BEHAVIOURS (the study of evolve, "
+        "resumable and shared with it) and rank them by alpha-Rank (Omidshafiei et al. "
+        "2019): the stationary distribution of the chain of monomorphic populations, with "
+        "a bootstrap 95% interval over the runs, its sweep over the ranking intensity, "
+        "and a figure (docs/game-theory.md).")
+    mix_arguments(alpharank, replicates=10)
+    alpharank.add_argument("--population-size", type=int, default=50, metavar="Z",
+                           help="the finite population (default 50, as OpenSpiel's)")
+    alpharank.add_argument("--alpha", type=float, default=10.0,
+                           help="ranking intensity in units of 1/(payoff range of the "
+                           "table), default 10 (at Z = 50 up to 14 keeps every fixation "
+                           "probability above 0 in floating point)")
+    alpharank.add_argument("--selection-model", choices=("local", "population"),
+                           default="local",
+                           help="local (default, as OpenSpiel's): a mutant and a resident "
+                           "compared in the mix of one mutant; population: each one's "
+                           "payoff against co-players drawn from the whole population")
+    alpharank.add_argument("--resamples", type=int, default=100,
+                           help="bootstrap resamples of the runs (default 100)")
+    alpharank.set_defaults(command=game_theory.alpharank, name="alpharank")
 
     optimal = commands.add_parser(
         "optimal", help="exact optimal Firefighting Graph values and how far behaviours are",

@@ -30,13 +30,13 @@ def _population(game: EmpiricalGame, population_size) -> int:
     return z
 
 
-def _selection(selection) -> float:
+def _selection(selection, name: str = "selection") -> float:
     try:
         beta = float(selection)
     except (TypeError, ValueError):
         beta = math.nan
     if not math.isfinite(beta) or beta < 0:
-        raise ValueError(f"selection must be a finite number >= 0; got {selection!r}")
+        raise ValueError(f"{name} must be a finite number >= 0; got {selection!r}")
     return beta
 
 
