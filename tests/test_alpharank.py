@@ -221,3 +221,20 @@ def test_agrees_with_openspiel():
         strategies = [tuple(f"s{k}.{i}" for i in range(n)) for k, n in enumerate(sizes)]
         game = ProfileGame.from_means(strategies, np.stack(tables, axis=-1))
         assert alpharank(game, 2.0, 30).stationary == pytest.approx(pi, abs=1e-12)
+
+
+def test_masses_far_apart_do_not_overflow():
+    """A Stag Hunt's two-seat profile table (three strategies per seat, payoffs as measured)
+    at a ranking intensity of 10 per payoff range: masses span more than 1e300, which
+    overflowed the elimination before its back substitution was rescaled; pi is finite, adds
+    up to 1 and puts its mass on (hare, hare), where both seats' best responses lead."""
+    from dilemmas.analysis.game_theory.alpharank import relative_alpha
+
+    payoffs = np.array([[[3.0, 2.25], [3.0, 28.5], [0.75, 3.75]],
+                        [[26.625, 4.875], [30.0, 32.25], [34.125, 4.875]],
+                        [[4.875, 3.375], [6.375, 31.875], [4.875, 5.625]]])
+    names = ("stag", "hare", "bot")
+    game = ProfileGame.from_means((names, names), payoffs)
+    pi = alpharank(game, relative_alpha(game, 10.0), 50).stationary
+    assert np.isfinite(pi).all() and pi.sum() == pytest.approx(1.0)
+    assert pi[4] == pytest.approx(1.0)

@@ -157,6 +157,29 @@ def test_points_that_coincide_have_runs_of_their_own():
     assert all(r.point is None for r in grid.runs())
 
 
+def test_a_design_of_cases_plays_its_cases_resumes_and_records_them(tmp_path):
+    """Each case is a point with the fixed parameters; two equal cases are two points with
+    runs of their own; the folder resumes, study.json records the cases and the dashboard's
+    reading of it (Design.recorded) gives them back."""
+    cases = [{"population": "firefighter:2,free_rider:2", "beta": 0.2},
+             {"population": "hero:4", "beta": 0.3}, {"population": "hero:4", "beta": 0.3}]
+    study = Study(game="bucket_brigade", name="cases", replicates=2,
+                  fixed={"num_agents": 4, "max_steps": 20}, collect=("model", "agent"),
+                  design={"kind": "cases", "cases": cases})
+    assert study.combinations() == [{"num_agents": 4, "max_steps": 20, **case} for case in cases]
+    runs = study.runs()
+    assert len({r.seed for r in runs}) == 6 and [r.point for r in runs] == [0, 0, 1, 1, 2, 2]
+    first = run_study(study, tmp_path, backend="serial", progress=False)
+    assert first.played == 6
+    assert run_study(study, tmp_path, backend="serial", progress=False).played == 0
+    definition = results.definition(first.folder)
+    assert definition["design"]["cases"] == cases
+    assert Design.recorded(definition["design"], "here").points() == cases
+    table = results.episodes(first.folder)
+    assert sorted(table.groupby("design_point")["population"].first()) == \
+        ["firefighter:2,free_rider:2", "hero:4", "hero:4"]
+
+
 # --- A Sobol study runs, resumes and reproduces ------------------------------------------
 
 def sobol_study(name="s"):
@@ -265,7 +288,7 @@ def test_the_sensitivity_command_prints_the_table_and_writes_a_csv_and_a_figure(
 
 BAD = {
     "kind": ('[design]\nkind = "grid"\nsamples = 4\n[design.parameters]\nbeta = [0.1, 0.2]',
-             "kind='grid' must be one of ['factorial', 'lhs', 'sobol', 'morris']"),
+             "kind='grid' must be one of ['factorial', 'lhs', 'sobol', 'morris', 'cases']"),
     "samples": ('[design]\nkind = "lhs"\nsamples = 0\n[design.parameters]\nbeta = [0.1, 0.2]',
                 "samples=0 must be an integer >= 1"),
     "power": ('[design]\nkind = "sobol"\nsamples = 100\n[design.parameters]\nbeta = [0.1, 0.2]',
@@ -297,6 +320,17 @@ BAD = {
                  'beta = {levels = [0.1, 0.2]}', "samples=3 spaces no range"),
     "point": ('[design]\nkind = "lhs"\nsamples = 4\n[design.parameters]\nnum_agents = [4, 6]\n'
               '[fixed]\npopulation = "hero:4"', "in the combination {'num_agents'"),
+    "cases": ('[design]\nkind = "cases"\ncases = []', "cases must be a non-empty list"),
+    "case keys": ('[design]\nkind = "cases"\n[[design.cases]]\nbeta = 0.1\n[[design.cases]]\n'
+                  'kappa = 0.2', "number 2 names ['kappa'], the first names ['beta']"),
+    "case name": ('[design]\nkind = "cases"\n[[design.cases]]\nbetta = 0.1',
+                  "[[design.cases]] betta: not a parameter of the game"),
+    "case kind": ('[design]\nkind = "lhs"\nsamples = 2\n[[design.cases]]\nbeta = 0.1',
+                  "cases is for kind = \"cases\" only"),
+    "case extra": ('[design]\nkind = "cases"\nsamples = 2\n[[design.cases]]\nbeta = 0.1',
+                   "[design] samples: not for kind = \"cases\""),
+    "case value": ('[design]\nkind = "cases"\n[[design.cases]]\nbeta = 7.0',
+                   "in the combination {'beta': 7.0}"),
 }
 
 

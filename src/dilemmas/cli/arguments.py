@@ -54,10 +54,20 @@ def study_arguments(parser):
     figure_arguments(parser)
 
 
-def mix_arguments(parser, replicates: int, behaviours: bool = True):
-    """The arguments of a command that plays a study of behaviour mixes of a game."""
-    parser.add_argument("game", choices=sorted(GAMES), metavar="GAME",
-                        help=f"one of {', '.join(sorted(GAMES))}")
+def mix_arguments(parser, replicates: int, behaviours: bool = True, population: bool = False):
+    """The arguments of a command that plays a study of behaviour mixes of a game (with
+    ``population``, or of a population file's strategies: ``population_arguments``)."""
+    if population:
+        parser.add_argument("game", metavar="GAME|POPULATION.toml",
+                            help=f"one of {', '.join(sorted(GAMES))}, or a population file "
+                            "(docs/game-theory.md)")
+        parser.add_argument("--seatings", choices=("symmetric", "roles"), default="symmetric",
+                            help="with a population file: every mix of the seats "
+                            "(symmetric, default) or every profile, each seat a population "
+                            "of its own (roles)")
+    else:
+        parser.add_argument("game", choices=sorted(GAMES), metavar="GAME",
+                            help=f"one of {', '.join(sorted(GAMES))}")
     if behaviours:
         parser.add_argument("--behaviours", metavar="NAME,NAME,...",
                             help="the behaviours (default: every fixed behaviour of GAME)")

@@ -2,6 +2,7 @@
 ``optimal`` (docs/game-theory.md)."""
 
 import numpy as np
+import pandas as pd
 
 from dilemmas.models.files import make_folder
 from dilemmas.cli.arguments import behaviour_list, interval_text, settings
@@ -95,17 +96,24 @@ def evolution_game(args, strength: str):
     study = evolution.evolution_study(args.game, behaviour_list(args.behaviours), fixed=fixed,
                                       replicates=args.replicates, seed=args.seed,
                                       name=args.study_name)
-    players = seats(args.game, fixed)
-    if not max(players, 2) <= args.population_size <= evolution.MAX_POPULATION:
+    check_population(args, strength, seats(args.game, fixed))
+    folder = play_mixes(args, study)
+    return study, folder, empirical_game(folder)
+
+
+def check_population(args, strength: str, players: int) -> None:
+    """``--population-size`` (from the game's seats, and 2), the selection's ``strength``
+    (finite, >= 0) and ``--resamples`` (at least 2), before anything plays."""
+    from dilemmas.analysis.game_theory.moran import MAX_POPULATION
+
+    if not max(players, 2) <= args.population_size <= MAX_POPULATION:
         raise ValueError(f"--population-size {args.population_size} must be from the "
-                         f"game's {players} seats (and 2) to {evolution.MAX_POPULATION:,}")
+                         f"game's {players} seats (and 2) to {MAX_POPULATION:,}")
     value = getattr(args, strength)
     if not 0 <= value < float("inf"):
         raise ValueError(f"--{strength} {value} must be a finite number >= 0")
     if args.resamples < 2:
         raise ValueError(f"--resamples {args.resamples} must be at least 2")
-    folder = play_mixes(args, study)
-    return study, folder, empirical_game(folder)
 
 
 def evolve(args):
@@ -217,12 +225,83 @@ def optimal(args):
 ALPHA_SWEEP = np.geomspace(0.01, 14, 29)
 
 
+def population_game(args, file, seatings: str):
+    """Play the meta-game of the population ``file`` (``metagame_study``): the population,
+    the study, its folder and its payoff table (an EmpiricalGame, or a ProfileGame for
+    ``roles``)."""
+    from pathlib import Path
+
+    from dilemmas.analysis.game_theory import metagame
+
+    if args.replicates < 1:
+        raise ValueError(f"--replicates {args.replicates} must be at least 1")
+    population = metagame.Population.from_file(Path(file))
+    study = metagame.metagame_study(population, seatings, args.out, args.replicates,
+                                    args.seed)
+    print(f"population {population.name} of {population.game}, {population.players} seats, "
+          f"policies played {population.play}:\n{metagame.describe(population)}")
+    folder = play_mixes(args, study)
+    return population, study, folder, metagame.payoff_table(population, folder, seatings)
+
+
+def population(args):
+    from scipy import stats
+
+    from dilemmas.analysis.game_theory import metagame
+    from dilemmas.models.files import write_atomic
+
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed} must be an integer >= 0")
+    _, _, folder, game = population_game(args, args.file, args.seatings)
+    rows = []
+    if args.seatings == "roles":
+        table = metagame.profile_table(game)
+        for _, row in table.iterrows():
+            for k in range(game.players):
+                rows.append({"profile": ", ".join(row[f"seat{j}"] for j in range(game.players)),
+                             "seat": k, "runs": row["runs"],
+                             "payoff": row[f"seat{k}_payoff"],
+                             "se": row[f"seat{k}_payoff_se"]})
+    else:
+        table = game.table()
+        for i, counts in enumerate(game.counts):
+            mix = ", ".join(f"{name}:{c}" for name, c in zip(game.behaviours, counts) if c)
+            for k, name in enumerate(game.behaviours):
+                if counts[k]:
+                    rows.append({"mix": mix, "strategy": name, "runs": len(game.samples[i]),
+                                 "payoff": game.means[i, k], "se": game.ses[i, k]})
+    write_atomic(folder / "payoffs.csv", table.to_csv(index=False, float_format="%.10g")
+                 .encode())
+    shown = pd.DataFrame(rows)
+    half = stats.t.ppf(0.975, np.maximum(shown["runs"] - 1, 1)) * shown["se"].fillna(np.nan)
+    shown["payoff (95% CI)"] = [interval_text(m, m - h, m + h) if h == h else f"{m:.4g}"
+                                for m, h in zip(shown["payoff"], half)]
+    print(f"\neach seat's final reward, mean over the runs of each "
+          f"{'profile' if args.seatings == 'roles' else 'mix'} (Student-t 95% intervals)")
+    print(shown.drop(columns=["payoff", "se"]).to_string(index=False))
+    print(f"\nthe payoff table:\nresults: {folder / 'payoffs.csv'}")
+
+
 def alpharank(args):
+    from pathlib import Path
+
+    from dilemmas import GAMES
     from dilemmas.analysis.figures.paper import save
     from dilemmas.analysis.game_theory import alpharank as ranking
     from dilemmas.models.files import write_atomic
 
-    study, folder, game = evolution_game(args, "alpha")
+    if args.game in GAMES:
+        study, folder, game = evolution_game(args, "alpha")
+    elif Path(args.game).is_file():
+        for given, flag in ((args.behaviours, "--behaviours"), (args.set, "--set")):
+            if given:
+                raise ValueError(f"{flag}: a population file names its strategies and "
+                                 "parameters itself")
+        check_population(args, "alpha", 2)
+        _, study, folder, game = population_game(args, args.game, args.seatings)
+    else:
+        raise ValueError(f"{args.game!r} is neither a game ({', '.join(sorted(GAMES))}) nor a "
+                         "population file")
     local = args.selection_model == "local"
     alpha = ranking.relative_alpha(game, args.alpha)
     scale = args.alpha / alpha if alpha > 0 else 1.0
@@ -234,14 +313,17 @@ def alpharank(args):
     swept.insert(1, "alpha per payoff range", swept["alpha"] * scale)
     write_atomic(folder / "alpharank.csv", table.to_csv(index=False).encode())
     write_atomic(folder / "alpharank-sweep.csv", swept.to_csv(index=False).encode())
-    print(f"\nalpha-Rank over {len(game.behaviours)} behaviours, {game.players} seats, "
-          f"population Z = {args.population_size}, {args.selection_model} selection;\n"
+    states = len(result.states)
+    model = (f"{args.selection_model} selection" if result.local is not None
+             else f"one population per seat, {states} profiles")
+    print(f"\nalpha-Rank over {game.players} seats, population Z = {args.population_size}, "
+          f"{model};\n"
           f"alpha {args.alpha:g} per payoff range (alpha = {alpha:.4g});\nintervals: 95% "
           f"percentile bootstrap over {args.resamples} resamples of the runs")
     print(table.assign(**{"mass (95% CI)": [
         interval_text(*values) for values in table[["mass", "95% low", "95% high"]]
         .to_numpy()]})[["rank", "state", "mass (95% CI)", "first in resamples"]]
-        .rename(columns={"state": "behaviour"})
+        .rename(columns={"state": "behaviour" if result.local is not None else "profile"})
         .to_string(index=False, float_format="{:.3g}".format))
     figure = ranking.alpharank_figure(result, swept, uncertain, scale=scale,
                                       title=f"{study.name}: {game.players} seats")

@@ -20,7 +20,8 @@
     dilemmas rank GAME [...]                rank behaviours by their value to a team
     dilemmas schelling GAME [...]           a Schelling diagram and its diagnostics
     dilemmas evolve GAME [...]              replicator and Moran dynamics, Nash equilibria
-    dilemmas alpharank GAME [...]           alpha-Rank of behaviours, with its intervals
+    dilemmas alpharank GAME|POP.toml [...]  alpha-Rank of behaviours or a population
+    dilemmas population POP.toml [...]      a population's meta-game: its payoff table
     dilemmas optimal [...]                  exact optimal Firefighting Graph baselines
     dilemmas dashboard [--port P]           the Solara dashboard on 127.0.0.1
 
@@ -66,7 +67,7 @@ def main(argv=None) -> int:
 
 #: Commands that pick up where an interrupted run of them stopped.
 RESUMABLE = ("run", "train", "evaluate", "baselines", "rank", "schelling", "evolve",
-             "alpharank")
+             "alpharank", "population")
 
 
 def _parser():
@@ -273,13 +274,14 @@ def _parser():
     evolve.set_defaults(command=game_theory.evolve, name="evolve")
 
     alpharank = commands.add_parser(
-        "alpharank", help="alpha-Rank of behaviours from a payoff table",
+        "alpharank", help="alpha-Rank of behaviours or of a population's strategies",
         description="Play every mix of GAME's seats over BEHAVIOURS (the study of evolve, "
-        "resumable and shared with it) and rank them by alpha-Rank (Omidshafiei et al. "
+        "resumable and shared with it), or the meta-game of a population file's strategies "
+        "(the study of dilemmas population), and rank them by alpha-Rank (Omidshafiei et al. "
         "2019): the stationary distribution of the chain of monomorphic populations, with "
         "a bootstrap 95% interval over the runs, its sweep over the ranking intensity, "
         "and a figure (docs/game-theory.md).")
-    mix_arguments(alpharank, replicates=10)
+    mix_arguments(alpharank, replicates=10, population=True)
     alpharank.add_argument("--population-size", type=int, default=50, metavar="Z",
                            help="the finite population (default 50, as OpenSpiel's)")
     alpharank.add_argument("--alpha", type=float, default=10.0,
@@ -294,6 +296,25 @@ def _parser():
     alpharank.add_argument("--resamples", type=int, default=100,
                            help="bootstrap resamples of the runs (default 100)")
     alpharank.set_defaults(command=game_theory.alpharank, name="alpharank")
+
+    population = commands.add_parser(
+        "population", help="the meta-game of a population of policies and behaviours",
+        description="Play the meta-game of a population file's strategies (scripted "
+        "behaviours, policy files, trained bots): every mix of the game's seats over them, "
+        "or every profile with --seatings roles (a study, resumable), and print and write "
+        "its payoff table with 95% intervals (docs/game-theory.md).")
+    population.add_argument("file", type=Path, metavar="POPULATION.toml",
+                            help="the population file")
+    population.add_argument("--seatings", choices=("symmetric", "roles"), default="symmetric",
+                            help="every mix of the seats (symmetric, default) or every "
+                            "profile, each seat a population of its own (roles)")
+    population.add_argument("--replicates", type=int, default=10,
+                            help="runs per mix or profile (default 10)")
+    population.add_argument("--seed", type=int, default=0, help="the study's seed (default 0)")
+    population.add_argument("--out", type=Path, default=Path("results"),
+                            help="results folder (default: results): <out>/<name>-<seatings>")
+    backend_arguments(population)
+    population.set_defaults(command=game_theory.population, name="population")
 
     optimal = commands.add_parser(
         "optimal", help="exact optimal Firefighting Graph values and how far behaviours are",

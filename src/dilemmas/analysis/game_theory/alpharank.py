@@ -179,8 +179,10 @@ def _stationary(c: np.ndarray) -> np.ndarray:
     a = np.array(c, dtype=np.float64)
     n = len(a)
     for k in range(n - 1):
+        # the censored chain on k+1.. keeps its transition probabilities in a[k+1:, k+1:];
+        # a[k+1:, k] becomes P_ik / leaving, up to 1 / leaving
         leaving = a[k, k + 1:].sum()  # from k to the states not yet eliminated
-        if not leaving > 0:
+        if not leaving > 1e-300:
             return _null_space_stationary(c)
         a[k + 1:, k] /= leaving
         a[k + 1:, k + 1:] += np.outer(a[k + 1:, k], a[k, k + 1:])
@@ -188,6 +190,8 @@ def _stationary(c: np.ndarray) -> np.ndarray:
     pi[n - 1] = 1.0
     for k in range(n - 2, -1, -1):
         pi[k] = pi[k + 1:] @ a[k + 1:, k]
+        if pi[k] > 1.0:  # kept at most 1, so masses 1e300 apart do not overflow
+            pi[k:] /= pi[k]
     return pi / pi.sum()
 
 
@@ -332,8 +336,10 @@ def alpharank_figure(result: AlphaRank, swept: pd.DataFrame,
         if uncertain is not None:
             level = f"{uncertain.confidence:.0%}"
             low, high = table[f"{level} low"], table[f"{level} high"]
-            bars.errorbar(table["mass"], y, xerr=[table["mass"] - low, high - table["mass"]],
-                          fmt="none", color="black", linewidth=0.8)
+            # a percentile interval need not hold the point estimate: drawn from it outwards
+            bars.errorbar(table["mass"], y, xerr=np.maximum(
+                [table["mass"] - low, high - table["mass"]], 0), fmt="none", color="black",
+                linewidth=0.8)
         bars.set_yticks(y, table["state"])
         bars.set_xlim(0, 1)
         bars.set_xlabel("stationary mass π")

@@ -30,6 +30,20 @@ likely under the uniform samplers), ``k`` levels ``[0, k)`` floored to a level's
 level equally likely); a grid point at the upper end (Morris) takes the last integer or
 level. The same seed gives the same points (``Design.points``).
 
+``"cases"`` lists the points themselves, each a table of the varied parameters' values
+(every case naming the same parameters), for combinations no grid or sampler gives, such
+as a population whose seated policy file goes with it (a meta-game,
+``dilemmas.analysis.game_theory.metagame``)::
+
+    [design]
+    kind = "cases"
+    [[design.cases]]
+    population = "policy:1,stag_hunter:1"
+    policy = "mixes/a.npz"
+    [[design.cases]]
+    population = "stag_hunter:2"
+    policy = "none"
+
 ``"factorial"`` is today's grid (``[sweep]``): levels as given, a range as ``samples``
 evenly spaced values (integers: distinct ones); ``Design.sweep`` gives it as a sweep, so a
 factorial design and the same ``[sweep]`` are one study, with the same seeds.
@@ -45,8 +59,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-KINDS = ("factorial", "lhs", "sobol", "morris")
-DESIGN_KEYS = ("kind", "samples", "seed", "num_levels", "parameters")
+KINDS = ("factorial", "lhs", "sobol", "morris", "cases")
+DESIGN_KEYS = ("kind", "samples", "seed", "num_levels", "parameters", "cases")
 #: The most levels of a Morris grid: SALib draws each trajectory's start from
 #: ``num_levels / 2`` float64 values (4 bytes a level, measured), held to 1 GiB.
 MAX_LEVELS = 2 ** 30 // 4
@@ -170,6 +184,7 @@ class Design:
     samples: int | None = None
     seed: int = 0
     num_levels: int = 4
+    cases: tuple = ()
 
     @classmethod
     def from_table(cls, table, seed: int, declared=None) -> "Design":
@@ -187,6 +202,8 @@ class Design:
         seed = table.get("seed", seed)
         if type(seed) is not int or seed < 0:
             raise DesignError(f"[design] seed={seed!r} must be an integer >= 0")
+        if kind == "cases" or "cases" in table:
+            return cls._cases(table, kind, seed, declared)
         parameters = table.get("parameters")
         if not isinstance(parameters, dict) or not parameters:
             raise DesignError("[design.parameters] must be a table of at least one parameter, "
@@ -231,8 +248,44 @@ class Design:
         return cls(kind, tuple(factors), samples, seed, num_levels)
 
     @classmethod
+    def _cases(cls, table, kind, seed, declared) -> "Design":
+        """A design of ``kind = "cases"``: its points as listed (module docstring)."""
+        if kind != "cases":
+            raise DesignError(f"[design] cases is for kind = \"cases\" only, not {kind!r}")
+        others = sorted(set(table) - {"kind", "seed", "cases"})
+        if others:
+            raise DesignError(f"[design] {others[0]}: not for kind = \"cases\", whose cases "
+                              "give every varied parameter's value")
+        cases = table.get("cases")
+        if not isinstance(cases, list) or not cases \
+                or not all(isinstance(case, dict) and case for case in cases):
+            raise DesignError("[design] cases must be a non-empty list of tables of parameter "
+                              "values ([[design.cases]])")
+        names = list(cases[0])
+        for number, case in enumerate(cases, 1):
+            if set(case) != set(names):
+                raise DesignError(f"[[design.cases]] number {number} names {sorted(case)}, "
+                                  f"the first names {sorted(names)}: every case names the "
+                                  "same parameters")
+        if declared is not None:
+            for name in names:
+                if name not in declared:
+                    raise DesignError(f"[[design.cases]] {name}: not a parameter of the game; "
+                                      f"allowed: {declared.names}")
+        factors = []
+        for name in names:
+            levels = {json.dumps(case[name], sort_keys=True): case[name] for case in cases}
+            factors.append(Factor(name, "levels", levels=tuple(levels.values())))
+        return cls("cases", tuple(factors), None, seed,
+                   cases=tuple({name: case[name] for name in names} for case in cases))
+
+    @classmethod
     def from_definition(cls, definition: dict) -> "Design":
         """The design a study's ``study.json`` records (``Design.definition``)."""
+        if definition["kind"] == "cases":
+            return cls._cases({"kind": "cases", "seed": definition["seed"],
+                               "cases": definition["cases"]}, "cases", definition["seed"],
+                              None)
         factors = []
         for name, spec in definition["parameters"].items():
             if "levels" in spec:
@@ -253,6 +306,8 @@ class Design:
         """The number of points: ``samples`` (lhs), ``samples * (D + 2)`` (sobol),
         ``samples * (D + 1)`` (morris), the grid's size (factorial)."""
         extra = {"lhs": None, "sobol": 2, "morris": 1}.get(self.kind)
+        if self.kind == "cases":
+            return len(self.cases)
         if self.kind == "factorial":
             return math.prod(len(values) for values in self.sweep().values())
         return self.samples if extra is None else self.samples * (len(self.factors) + extra)
@@ -283,7 +338,10 @@ class Design:
         raise DesignError(f"a {self.kind} design has no SALib sample; see Design.sweep")
 
     def points(self, matrix: np.ndarray | None = None) -> list[dict]:
-        """Each point's parameter values, in SALib's order (``matrix``: ``self.matrix()``)."""
+        """Each point's parameter values, in SALib's order (``matrix``: ``self.matrix()``);
+        of a design of cases, the cases as listed."""
+        if self.kind == "cases":
+            return [dict(case) for case in self.cases]
         matrix = self.matrix() if matrix is None else matrix
         return [{f.name: f.value(x) for f, x in zip(self.factors, row)} for row in matrix]
 
@@ -307,6 +365,8 @@ class Design:
                       "parameters": {f.name: f.definition() for f in self.factors}}
         if self.kind == "morris":
             definition["num_levels"] = self.num_levels
+        if self.kind == "cases":
+            definition["cases"] = [dict(case) for case in self.cases]
         definition["points"] = len(points)
         definition["digest"] = hashlib.sha256(text.encode()).hexdigest()[:16]
         return definition
