@@ -18,11 +18,11 @@ from dilemmas.models.policies import LinearPolicy, load_policy, save_policy, sea
 
 
 
-def shape(game="bucket_brigade"):
-    """The actions and the observation length of ``game`` at its defaults."""
+def shape(game="bucket_brigade", **parameters):
+    """The actions and the observation length of ``game`` with ``parameters``."""
     from dilemmas import GAMES
 
-    model = GAMES[game].model(rng=0)
+    model = GAMES[game].model(rng=0, **parameters)
     return GAMES[game].interface.actions(model), GAMES[game].interface.observation_length(model)
 
 
@@ -32,12 +32,13 @@ def write(tmp_path, text, name="pop.toml"):
     return path
 
 
-def linear(tmp_path, name, action, game="bucket_brigade"):
+def linear(tmp_path, name, action, game="bucket_brigade", **parameters):
     """A linear policy file that always takes ``action`` (a bias, no weights)."""
-    actions, length = shape(game)
+    actions, length = shape(game, **parameters)
     bias = np.arange(actions, dtype=float)
     bias[action] = actions
     path = tmp_path / f"{name}.npz"
+    path.parent.mkdir(parents=True, exist_ok=True)
     save_policy(path, LinearPolicy(np.zeros((actions, length)), bias, game))
     return path
 
@@ -240,3 +241,27 @@ def test_the_example_populations_play(path, tmp_path, capsys):
     population = metagame.Population.from_file(path)
     table = pd.read_csv(tmp_path / f"{population.name}-symmetric" / "payoffs.csv")
     assert len(table) == len(metagame.seatings(population))
+
+
+def test_a_training_stands_for_its_seeds_and_roles_draw_the_cross_play(tmp_path, capsys,
+                                                                       monkeypatch):
+    """``{training = folder}`` is one strategy per seed, <name>.<seed> in the seeds' order
+    (10 after 9); with two seats the roles' meta-game is their cross-play, drawn."""
+    monkeypatch.chdir(tmp_path)
+    for seed in (0, 1, 10):
+        linear(tmp_path / "trained" / f"seed-{seed}", "policy", seed % 3, "stag_hunt",
+               num_agents=2)
+    path = write(tmp_path, 'game = "stag_hunt"\n[parameters]\nnum_agents = 2\nmax_steps = 10\n'
+                 '[strategies]\nhare = "hare_hunter"\nlearned = {training = "trained"}\n')
+    population = metagame.Population.from_file(path)
+    assert population.names == ("hare", "learned.0", "learned.1", "learned.10")
+    assert population.strategies[3].policy == str(Path("trained/seed-10/policy.npz"))
+    out = tmp_path / "out"
+    assert main(["population", str(path), "--seatings", "roles", "--replicates", "1",
+                 "--out", str(out), "--backend", "serial", "--no-progress"]) == 0
+    assert (out / "pop-roles" / "cross_play.png").exists()
+    assert len(pd.read_csv(out / "pop-roles" / "payoffs.csv")) == 16
+    empty = write(tmp_path, 'game = "stag_hunt"\n[strategies]\nhare = "hare_hunter"\n'
+                  'learned = {training = "nowhere"}\n', "empty.toml")
+    with pytest.raises(StudyError, match="training='nowhere' holds no trained seeds"):
+        metagame.Population.from_file(empty)

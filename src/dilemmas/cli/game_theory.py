@@ -280,6 +280,11 @@ def population(args):
           f"{'profile' if args.seatings == 'roles' else 'mix'} (Student-t 95% intervals)")
     print(shown.drop(columns=["payoff", "se"]).to_string(index=False))
     print(f"\nthe payoff table:\nresults: {folder / 'payoffs.csv'}")
+    if args.seatings == "roles" and game.players == 2:
+        from dilemmas.analysis.figures.paper import save
+
+        figure = metagame.roles_figure(game, f"{folder.name}: each strategy against each other")
+        print(f"figure: {save(figure, folder, 'cross_play')[-1]}")
 
 
 def alpharank(args):

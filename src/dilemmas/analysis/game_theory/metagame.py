@@ -17,10 +17,14 @@ A population file is TOML::
     hare_hunter = "hare_hunter"
     bot = {bot = "ippo_hunter"}                       # a trained bot (dilemmas scenarios)
     seed_3 = {policy = "results/x/seed-3/policy.npz", seat = 0}   # a policy file
+    selfish = {training = "results/x", seat = 0}   # every seed of a deep training
 
 A policy file is read from the working folder; one of several seats' networks (a training
-with ``share = false``) names the ``seat`` whose network plays. Strategy names are
-letters, digits and ``_.-``.
+with ``share = false``) names the ``seat`` whose network plays. A deep training's folder
+stands for one strategy per training seed, ``<name>.<seed>`` (``selfish.0``, ...), its
+``seed-<i>/policy.npz``: with ``--seatings roles`` the meta-game is the cross-play of every
+seed against every other and against the other strategies. Strategy names are letters,
+digits and ``_.-``.
 
 ``metagame_study`` plays the population as a study of cases (``[design] kind = "cases"``,
 ``dilemmas.analysis.studies.designs``), resumable, on the batch engine where it can play
@@ -113,8 +117,15 @@ class Population:
         table = data.get("strategies")
         if not isinstance(table, dict) or len(table) < 2:
             raise StudyError("[strategies] must be a table of two or more strategies, "
-                             "name = behaviour or name = {policy = ...} or {bot = ...}")
-        strategies = tuple(strategy(game, key, value) for key, value in table.items())
+                             "name = behaviour or name = {policy = ...}, {bot = ...} or "
+                             "{training = ...}")
+        strategies = tuple(chosen for key, value in table.items()
+                           for chosen in expanded(game, key, value))
+        names = [chosen.name for chosen in strategies]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise StudyError(f"[strategies]: the name {twice[0]!r} is given twice (a "
+                             "training's seeds are named <name>.<seed>)")
         return cls(name, game, strategies, dict(parameters), play)
 
     @property
@@ -125,6 +136,28 @@ class Population:
     def players(self) -> int:
         """The game's seats with these parameters (all of them play, or a StudyError)."""
         return seats(self.game, self.parameters)
+
+
+def expanded(game: str, name: str, value) -> list[Strategy]:
+    """The strategies of ``[strategies] name = value``: one, or one per seed of a deep
+    training's folder (``{training = "folder"}``, module docstring)."""
+    if not (isinstance(value, dict) and "training" in value):
+        return [strategy(game, name, value)]
+    key = f"[strategies] {name}"
+    check_name(key, name, StudyError)
+    unknown = sorted(set(value) - {"training", "seat"})
+    if unknown:
+        raise StudyError(f"{key}: unknown key {unknown[0]!r} beside training; allowed: seat")
+    folder = value["training"]
+    files = sorted(Path(folder).glob("seed-*/policy.npz"),
+                   key=lambda path: int(path.parent.name.removeprefix("seed-"))) \
+        if isinstance(folder, str) else []
+    if not files:
+        raise StudyError(f"{key}: training={folder!r} holds no trained seeds "
+                         "(seed-<i>/policy.npz): train it first")
+    seat = {"seat": value["seat"]} if "seat" in value else {}
+    return [strategy(game, f"{name}.{path.parent.name.removeprefix('seed-')}",
+                     {"policy": str(path), **seat}) for path in files]
 
 
 def strategy(game: str, name: str, value) -> Strategy:
@@ -138,8 +171,8 @@ def strategy(game: str, name: str, value) -> Strategy:
             raise StudyError(f"{key}: {str(error).removeprefix(game + ': ')}") from None
         return Strategy(name, behaviour=value)
     if not isinstance(value, dict) or len({"policy", "bot"} & set(value)) != 1:
-        raise StudyError(f"{key} = {value!r} must be a behaviour's name, {{policy = \"file\"}} "
-                         "or {bot = \"name\"}")
+        raise StudyError(f"{key} = {value!r} must be a behaviour's name, {{policy = \"file\"}}, "
+                         "{bot = \"name\"} or {training = \"folder\"}")
     unknown = sorted(set(value) - {"policy", "bot", "seat"})
     if unknown:
         raise StudyError(f"{key}: unknown key {unknown[0]!r}; allowed: policy or bot, and seat")
@@ -291,3 +324,30 @@ def describe(population: Population) -> str:
                            f"policy {s.policy}" + ("" if s.seat is None else f", seat {s.seat}"))
         for s in population.strategies)
 
+
+
+def roles_figure(game: ProfileGame, title: str = ""):
+    """The cross-play matrix of a two-seat ``roles`` meta-game: each seat's mean payoff,
+    the first seat's strategy in rows and the second's in columns (diagonal: a strategy
+    against itself)."""
+    import matplotlib
+
+    from dilemmas.analysis.figures.paper import STYLE, PaperFigure
+
+    if game.players != 2:
+        raise ValueError(f"the cross-play matrix is for two seats; this game has {game.players}")
+    means = game.means
+    m = max(game.sizes)
+    figure = PaperFigure(panels=(1, 2), margin=1.2 + 0.05 * m)
+    with matplotlib.rc_context(STYLE):
+        for seat, axis in enumerate(np.atleast_1d(figure.subplots(1, 2))):
+            image = axis.imshow(means[..., seat], cmap="viridis", origin="upper")
+            axis.set_xticks(range(game.sizes[1]), game.strategies[1], rotation=90)
+            axis.set_yticks(range(game.sizes[0]), game.strategies[0])
+            axis.set_xlabel("second seat's strategy")
+            axis.set_ylabel("first seat's strategy")
+            axis.set_title(f"({'ab'[seat]}) seat {seat}'s payoff")
+            axis.grid(False)
+            figure.colorbar(image, ax=axis, label="final reward, mean over runs")
+        figure.suptitle(title or "each strategy against each other")
+    return figure
