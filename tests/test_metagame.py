@@ -171,6 +171,8 @@ BAD = {
     "parameter": ('game = "bucket_brigade"\n[parameters]\nnum_agents = 99\n[strategies]\n'
                   'a = "hero"\nb = "firefighter"', "num_agents"),
     "toml": ('game = "bucket_brigade"\n[strategies\n', "is not valid TOML"),
+    "fits": ('game = "firefighting_graph"\n[strategies]\na = "fixed0"\n'
+             'b = {bot = "ippo_firefighter"}', "is a network of 2 actions x 7 inputs"),
 }
 
 

@@ -273,7 +273,7 @@ def population(args):
     write_atomic(folder / "payoffs.csv", table.to_csv(index=False, float_format="%.10g")
                  .encode())
     shown = pd.DataFrame(rows)
-    half = stats.t.ppf(0.975, np.maximum(shown["runs"] - 1, 1)) * shown["se"].fillna(np.nan)
+    half = stats.t.ppf(0.975, np.maximum(shown["runs"] - 1, 1)) * shown["se"]
     shown["payoff (95% CI)"] = [interval_text(m, m - h, m + h) if h == h else f"{m:.4g}"
                                 for m, h in zip(shown["payoff"], half)]
     print(f"\neach seat's final reward, mean over the runs of each "

@@ -39,6 +39,7 @@ payoff its final cumulative ``reward``, one sample per run.
 """
 
 import itertools
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -252,11 +253,20 @@ def metagame_study(population: Population, kind: str = "symmetric", out="results
     """The study of the meta-game (module docstring), its results in
     ``<out>/<population>-<kind>``; writes the cases' seated policy files there first."""
     folder = Path(out) / study_name(population, kind)
-    cases = [case(population, seating, folder) for seating in seatings(population, kind)]
-    fixed = {**population.parameters, "policy_play": population.play}
-    return Study(game=population.game, name=study_name(population, kind), seed=seed,
-                 replicates=replicates, collect=("model", "agent"), fixed=fixed,
-                 design={"kind": "cases", "cases": cases})
+    chosen = seatings(population, kind)
+    new = folder if not folder.exists() else None
+    while new is not None and not new.parent.exists():  # the first folder this creates
+        new = new.parent
+    try:
+        cases = [case(population, seating, folder) for seating in chosen]
+        fixed = {**population.parameters, "policy_play": population.play}
+        return Study(game=population.game, name=study_name(population, kind), seed=seed,
+                     replicates=replicates, collect=("model", "agent"), fixed=fixed,
+                     design={"kind": "cases", "cases": cases})
+    except (StudyError, PolicyError):
+        if new is not None:  # a study that cannot be made leaves nothing behind
+            shutil.rmtree(new, ignore_errors=True)
+        raise
 
 
 def seat_rewards(folder) -> pd.DataFrame:
