@@ -1,0 +1,131 @@
+"""Policy-Space Response Oracles (Lanctot et al. 2017) over a symmetric empirical game
+(docs/game-theory.md, "PSRO"): the loop, its meta-solvers and its exploitability estimate.
+
+Start from a population of strategies; each iteration
+
+1. estimates the meta-game, the payoff table of the population (``table``: an
+   ``EmpiricalGame``, e.g. ``metagame.payoff_table`` of a played population);
+2. solves it for a **meta-strategy** ``x``, a mixture over the population
+   (``meta_strategy``): a symmetric Nash equilibrium (``nash``: of those
+   ``nash_equilibria`` finds, the one of the highest payoff), alpha-Rank's stationary
+   distribution (``alpharank``) or the uniform mixture (``uniform``, fictitious play's
+   average);
+3. asks the **oracle** for a best response to co-players drawn from ``x``: a new strategy
+   and its expected payoff against them;
+4. adds it, unless it is already in the population.
+
+The meta-strategy's value ``v(x) = sum_k x_k f_k(x)`` (``f_k``: strategy k's expected payoff
+with its ``N - 1`` co-players drawn from ``x``, ``expected_payoffs``) and the oracle's gain
+over it, ``f_response(x) - v(x)``, are reported each iteration: with an exact oracle the
+gain is the meta-strategy's exploitability in the whole game (0 at a symmetric Nash
+equilibrium of it), with a learned one a lower estimate of it. The loop stops when the gain
+is at most ``tolerance`` (in units of the first table's payoff range) or the response is
+already in the population, or after ``iterations``.
+
+With an exact best response over a finite set of strategies this is the Double Oracle
+algorithm (McMahan, Gordon & Blum 2003), which ``tests/test_psro.py`` checks on matrix games
+whose equilibria are known. The oracle that trains an IPPO best response against the
+meta-strategy's co-players is not built yet.
+
+References: Lanctot, Zambaldi, Gruslys, Lazaridou, Tuyls, Perolat, Silver & Graepel 2017, "A
+unified game-theoretic approach to multiagent reinforcement learning", NeurIPS. McMahan,
+Gordon & Blum 2003, "Planning in the presence of cost functions controlled by an
+adversary", ICML.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from dilemmas.analysis.game_theory.alpharank import alpharank, relative_alpha
+from dilemmas.analysis.game_theory.dynamics import expected_payoffs
+from dilemmas.analysis.game_theory.nash import nash_equilibria
+from dilemmas.analysis.game_theory.payoffs import EmpiricalGame
+
+SOLVERS = ("nash", "alpharank", "uniform")
+
+
+def meta_strategy(game: EmpiricalGame, solver: str = "nash", alpha: float = 10.0,
+                  population_size: int = 50) -> np.ndarray:
+    """The meta-strategy of ``game`` by ``solver`` (module docstring): shares over its
+    behaviours. ``alpha`` (per payoff range) and ``population_size`` are alpha-Rank's."""
+    m = len(game.behaviours)
+    if solver == "uniform" or m == 1:
+        return np.full(m, 1.0 / m)
+    if solver == "alpharank":
+        return alpharank(game, relative_alpha(game, alpha), population_size).stationary
+    if solver == "nash":
+        equilibria = nash_equilibria(game)
+        if not equilibria:  # a game always has one; the search may miss a continuum's
+            raise ValueError("no symmetric Nash equilibrium found (behaviours tie on a "
+                             "whole face?); use solver='alpharank' or 'uniform'")
+        return max(equilibria, key=lambda e: e.payoff).shares
+    raise ValueError(f"solver={solver!r} must be one of {list(SOLVERS)}")
+
+
+def value(game: EmpiricalGame, x) -> float:
+    """``v(x)``: the expected payoff of a strategy drawn from ``x`` among co-players drawn
+    from ``x``."""
+    x = np.asarray(x, dtype=np.float64)
+    return float(x @ expected_payoffs(game, x))
+
+
+@dataclass(frozen=True)
+class Iteration:
+    """One PSRO iteration: the population's ``strategies``, the ``meta`` strategy over them
+    and its ``value``, the oracle's ``response`` and its expected payoff against the
+    meta-strategy's co-players (``response_value``); ``gain`` their difference."""
+    iteration: int
+    strategies: tuple
+    meta: np.ndarray
+    value: float
+    response: str
+    response_value: float
+
+    @property
+    def gain(self) -> float:
+        return self.response_value - self.value
+
+
+def psro(strategies, table, oracle, solver: str = "nash", iterations: int = 10,
+         tolerance: float = 1e-9, **options) -> list[Iteration]:
+    """Run PSRO from the population ``strategies`` (names): ``table(strategies)`` gives
+    the meta-game (an ``EmpiricalGame`` over them, in that order), ``oracle(strategies,
+    game, meta)`` a best response to the meta-strategy ``meta`` as ``(name, expected
+    payoff)``; ``options`` go to ``meta_strategy``. Returns the iterations."""
+    if solver not in SOLVERS:
+        raise ValueError(f"solver={solver!r} must be one of {list(SOLVERS)}")
+    if type(iterations) is not int or iterations < 1:
+        raise ValueError(f"iterations={iterations!r} must be an integer >= 1")
+    strategies, done, scale = list(strategies), [], None
+    for iteration in range(iterations):
+        game = table(tuple(strategies))
+        if tuple(game.behaviours) != tuple(strategies):
+            raise ValueError(f"the table is over {game.behaviours}, not the population "
+                             f"{tuple(strategies)}")
+        if scale is None:
+            scale = float(np.nanmax(game.means) - np.nanmin(game.means)) or 1.0
+        meta = meta_strategy(game, solver, **options)
+        response, response_value = oracle(tuple(strategies), game, meta)
+        done.append(Iteration(iteration, tuple(strategies), meta, value(game, meta), response,
+                              float(response_value)))
+        if done[-1].gain <= tolerance * scale or response in strategies:
+            break
+        strategies.append(response)
+    return done
+
+
+def report(iterations: list[Iteration]) -> pd.DataFrame:
+    """One row per iteration: the population's size, the meta-strategy (the strategies of
+    share 0.001 or more), its value, the response, its value and the gain."""
+    return pd.DataFrame({
+        "iteration": [it.iteration for it in iterations],
+        "strategies": [len(it.strategies) for it in iterations],
+        "meta-strategy": [", ".join(f"{name} {share:.3g}" for name, share
+                                    in zip(it.strategies, it.meta) if share >= 1e-3)
+                          for it in iterations],
+        "value": [it.value for it in iterations],
+        "response": [it.response for it in iterations],
+        "response value": [it.response_value for it in iterations],
+        "gain": [it.gain for it in iterations]})
