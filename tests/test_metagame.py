@@ -263,6 +263,15 @@ def test_a_training_stands_for_its_seeds_and_roles_draw_the_cross_play(tmp_path,
                  "--out", str(out), "--backend", "serial", "--no-progress"]) == 0
     assert (out / "pop-roles" / "cross_play.png").exists()
     assert len(pd.read_csv(out / "pop-roles" / "payoffs.csv")) == 16
+    some = write(tmp_path, 'game = "stag_hunt"\n[parameters]\nnum_agents = 2\n[strategies]\n'
+                 'hare = "hare_hunter"\nlearned = {training = "trained", seeds = [10, 0]}\n',
+                 "some.toml")
+    assert metagame.Population.from_file(some).names == ("hare", "learned.10", "learned.0")
+    for wrong in ("[3]", "[0, 0]", "[]", '"all"'):
+        path = write(tmp_path, some.read_text().replace("[10, 0]", wrong), "wrong.toml")
+        with pytest.raises(StudyError, match=r"must be a list of distinct trained seeds of "
+                                             r"'trained': \[0, 1, 10\]"):
+            metagame.Population.from_file(path)
     empty = write(tmp_path, 'game = "stag_hunt"\n[strategies]\nhare = "hare_hunter"\n'
                   'learned = {training = "nowhere"}\n', "empty.toml")
     with pytest.raises(StudyError, match="training='nowhere' holds no trained seeds"):

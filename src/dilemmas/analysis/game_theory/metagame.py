@@ -18,6 +18,7 @@ A population file is TOML::
     bot = {bot = "ippo_hunter"}                       # a trained bot (dilemmas scenarios)
     seed_3 = {policy = "results/x/seed-3/policy.npz", seat = 0}   # a policy file
     selfish = {training = "results/x", seat = 0}   # every seed of a deep training
+    some = {training = "results/y", seeds = [0, 3]}  # or the seeds listed
 
 A policy file is read from the working folder; one of several seats' networks (a training
 with ``share = false``) names the ``seat`` whose network plays. A deep training's folder
@@ -146,9 +147,10 @@ def expanded(game: str, name: str, value) -> list[Strategy]:
         return [strategy(game, name, value)]
     key = f"[strategies] {name}"
     check_name(key, name, StudyError)
-    unknown = sorted(set(value) - {"training", "seat"})
+    unknown = sorted(set(value) - {"training", "seat", "seeds"})
     if unknown:
-        raise StudyError(f"{key}: unknown key {unknown[0]!r} beside training; allowed: seat")
+        raise StudyError(f"{key}: unknown key {unknown[0]!r} beside training; allowed: "
+                         "seat, seeds")
     folder = value["training"]
     files = sorted(Path(folder).glob("seed-*/policy.npz"),
                    key=lambda path: int(path.parent.name.removeprefix("seed-"))) \
@@ -156,6 +158,15 @@ def expanded(game: str, name: str, value) -> list[Strategy]:
     if not files:
         raise StudyError(f"{key}: training={folder!r} holds no trained seeds "
                          "(seed-<i>/policy.npz): train it first")
+    if "seeds" in value:
+        found = {int(path.parent.name.removeprefix("seed-")): path for path in files}
+        wanted = value["seeds"]
+        if not isinstance(wanted, list) or not wanted \
+                or not all(type(i) is int and i in found for i in wanted) \
+                or len(set(wanted)) < len(wanted):
+            raise StudyError(f"{key}: seeds={wanted!r} must be a list of distinct trained "
+                             f"seeds of {folder!r}: {sorted(found)}")
+        files = [found[i] for i in wanted]
     seat = {"seat": value["seat"]} if "seat" in value else {}
     return [strategy(game, f"{name}.{path.parent.name.removeprefix('seed-')}",
                      {"policy": str(path), **seat}) for path in files]
