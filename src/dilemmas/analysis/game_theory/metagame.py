@@ -117,12 +117,13 @@ class Population:
                 raise StudyError(f"[parameters] {key}: set by the population, not here "
                                  f"(the strategies say who sits; play says how they play)")
         table = data.get("strategies")
-        if not isinstance(table, dict) or len(table) < 2:
+        strategies = tuple(chosen for key, value in table.items()
+                           for chosen in expanded(game, key, value)) \
+            if isinstance(table, dict) else ()
+        if len(strategies) < 2:
             raise StudyError("[strategies] must be a table of two or more strategies, "
                              "name = behaviour or name = {policy = ...}, {bot = ...} or "
-                             "{training = ...}")
-        strategies = tuple(chosen for key, value in table.items()
-                           for chosen in expanded(game, key, value))
+                             "{training = ...} (one per seed)")
         names = [chosen.name for chosen in strategies]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
