@@ -223,6 +223,8 @@ def optimal(args):
 
 #: The ranking intensities (per payoff range) of ``dilemmas alpharank``'s sweep.
 ALPHA_SWEEP = np.geomspace(0.01, 14, 29)
+#: The states of most mass ``dilemmas alpharank`` prints (alpharank.csv holds every one).
+SHOWN = 20
 
 
 def population_game(args, file, seatings: str):
@@ -325,11 +327,14 @@ def alpharank(args):
           f"{model};\n"
           f"alpha {args.alpha:g} per payoff range (alpha = {alpha:.4g});\nintervals: 95% "
           f"percentile bootstrap over {args.resamples} resamples of the runs")
-    print(table.assign(**{"mass (95% CI)": [
-        interval_text(*values) for values in table[["mass", "95% low", "95% high"]]
+    shown = table.head(SHOWN)
+    print(shown.assign(**{"mass (95% CI)": [
+        interval_text(*values) for values in shown[["mass", "95% low", "95% high"]]
         .to_numpy()]})[["rank", "state", "mass (95% CI)", "first in resamples"]]
         .rename(columns={"state": "behaviour" if result.local is not None else "profile"})
         .to_string(index=False, float_format="{:.3g}".format))
+    if len(table) > SHOWN:
+        print(f"... and {len(table) - SHOWN} more of less mass (all in alpharank.csv)")
     figure = ranking.alpharank_figure(result, swept, uncertain, scale=scale,
                                       title=f"{study.name}: {game.players} seats")
     print(f"\nthe ranking, and pi against alpha per payoff range (the sweep):\n"
