@@ -26,11 +26,11 @@ from pathlib import Path
 
 from dilemmas import GAMES
 from dilemmas.analysis.studies.study import StudyError, canonical
+from dilemmas.models.policies import BOTS
 from dilemmas.models.population import entries
 
 HERE = Path(__file__).resolve().parent
 CATALOGUE = HERE / "catalogue"
-BOTS = HERE / "bots"
 VERSIONS = HERE / "versions.json"
 KEYS = ("game", "rules_version", "metrics", "episodes", "substrate", "training", "bots",
         "scenario")

@@ -32,7 +32,8 @@ range of ``alpha``. Checked against OpenSpiel's ``open_spiel.python.egt.alpharan
 References: Omidshafiei, Papadimitriou, Piliouras, Tuyls, Rowland, Lespiau, Czarnecki,
 Lanctot, Perolat & Munos 2019, "alpha-Rank: Multi-agent evaluation by evolution", Scientific
 Reports 9:9937. Grassmann, Taksar & Heyman 1985, "Regenerative analysis and steady
-state distributions for Markov chains", Operations Research 33:1107. Traulsen, Nowak & Pacheco 2006, Phys. Rev. E 74:011909. Fudenberg & Imhof
+state distributions for Markov chains", Operations Research 33:1107. Traulsen, Nowak &
+Pacheco 2006, Phys. Rev. E 74:011909. Fudenberg & Imhof
 2006, J. Econ. Theory 131:251.
 """
 
@@ -144,7 +145,7 @@ class AlphaRank:
 def fermi_fixation(u, z: int):
     """rho = (1 - e^-u) / (1 - e^-zu), the fixation probability of one mutant whose fitness
     exceeds the residents' by ``u`` (in units of the selection) at every state of the chain;
-    1/z at u = 0; computed without overflow for |u| large."""
+    1/z at u = 0; computed without overflow however large ``abs(u)`` is."""
     u = np.asarray(u, dtype=np.float64)
     a = np.abs(u)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -242,9 +243,9 @@ def _multipopulation(game: ProfileGame, alpha: float, population_size: int) -> A
                 gain = means[after + (k,)] - means[before + (k,)]
                 if np.isnan(gain):
                     missing = after if np.isnan(means[after + (k,)]) else before
+                    named = ", ".join(game.strategies[j][p] for j, p in enumerate(missing))
                     raise ValueError(f"alpha-Rank needs the payoff of seat {k} in the profile "
-                                     f"{', '.join(game.strategies[j][p] for j, p in enumerate(missing))}, "
-                                     "which was not played")
+                                     f"{named}, which was not played")
                 i, j = index[before], index[after]
                 rho[i, j] = fermi_fixation(alpha * gain, z)
                 c[i, j] = eta * rho[i, j]

@@ -54,7 +54,7 @@ from dilemmas.analysis.game_theory.payoffs import EmpiricalGame, all_mixes, chec
 from dilemmas.analysis.learning.evaluation import relative_path
 from dilemmas.analysis.studies import results
 from dilemmas.analysis.studies.study import Study, StudyError, check_name, read_toml
-from dilemmas.models.policies import PolicyError, SeatedPolicy, load_policy, save_policy
+from dilemmas.models.policies import BOTS, PolicyError, SeatedPolicy, load_policy, save_policy
 
 POPULATION_KEYS = ("name", "game", "play", "parameters", "strategies")
 SEATINGS = ("symmetric", "roles")
@@ -190,8 +190,6 @@ def strategy(game: str, name: str, value) -> Strategy:
     if unknown:
         raise StudyError(f"{key}: unknown key {unknown[0]!r}; allowed: policy or bot, and seat")
     if "bot" in value:
-        from dilemmas.scenarios.catalogue import BOTS
-
         path = BOTS / f"{game}_{value['bot']}.npz"
         if not path.is_file():
             shipped = sorted(p.stem.removeprefix(f"{game}_") for p in BOTS.glob(f"{game}_*.npz"))
@@ -282,8 +280,8 @@ def metagame_study(population: Population, kind: str = "symmetric", out="results
 
 
 def seat_rewards(folder) -> pd.DataFrame:
-    """Per run: ``design_point`` (the case) and each seat's final cumulative reward
-    (columns ``0 .. N-1``, seat order), one row per run."""
+    """Per run: ``design_point`` (the case) and each seat's final cumulative reward, one
+    column per seat numbered from 0 in seat order, one row per run."""
     agents = results.load(folder, "agent")
     last = agents.groupby(["run_id", "AgentID"], sort=True).last().reset_index()
     wide = last.pivot(index="run_id", columns="AgentID", values="reward")
