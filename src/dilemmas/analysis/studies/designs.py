@@ -41,8 +41,8 @@ as a population whose seated policy file goes with it (a meta-game,
     population = "policy:1,stag_hunter:1"
     policy = "mixes/a.npz"
     [[design.cases]]
-    population = "stag_hunter:2"
-    policy = "none"
+    population = "policy:2"
+    policy = "mixes/b.npz"
 
 ``"factorial"`` is today's grid (``[sweep]``): levels as given, a range as ``samples``
 evenly spaced values (integers: distinct ones); ``Design.sweep`` gives it as a sweep, so a
