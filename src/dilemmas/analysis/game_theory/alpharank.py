@@ -131,11 +131,15 @@ class AlphaRank:
     fixation: np.ndarray
     transitions: np.ndarray
 
+    @property
+    def names(self) -> list[str]:
+        """Each state's name: the strategy, or a profile's strategies joined by ", "."""
+        return [state if isinstance(state, str) else ", ".join(state) for state in self.states]
+
     def table(self) -> pd.DataFrame:
         """One row per state, most mass first: ``rank`` (ties share the better rank, masses
         equal to 1e-12), ``state`` and ``mass``."""
-        names = [state if isinstance(state, str) else ", ".join(state)
-                 for state in self.states]
+        names = self.names
         order = np.argsort(-self.stationary, kind="stable")
         ranks = stats.rankdata(-np.round(self.stationary, 12), method="min").astype(int)
         return pd.DataFrame({"rank": ranks[order], "state": [names[i] for i in order],
@@ -259,8 +263,7 @@ def sweep(game, alphas, population_size: int = POPULATION, local: bool = True) -
     rows = []
     for alpha in alphas:
         result = alpharank(game, alpha, population_size, local)
-        names = [s if isinstance(s, str) else ", ".join(s) for s in result.states]
-        rows.append({"alpha": result.alpha, **dict(zip(names, result.stationary))})
+        rows.append({"alpha": result.alpha, **dict(zip(result.names, result.stationary))})
     return pd.DataFrame(rows)
 
 
@@ -300,8 +303,7 @@ def report(result: AlphaRank, uncertain: Uncertainty | None = None) -> pd.DataFr
     table = result.table()
     if uncertain is None:
         return table
-    names = [s if isinstance(s, str) else ", ".join(s) for s in result.states]
-    where = {name: i for i, name in enumerate(names)}
+    where = {name: i for i, name in enumerate(result.names)}
     rows = [where[name] for name in table["state"]]
     level = f"{uncertain.confidence:.0%}"
     return table.assign(**{f"{level} low": uncertain.low[rows],
