@@ -13,8 +13,10 @@ the exact optimum, ``random``, ``fixed0`` and the tabular ``q_learning``
 (``optimum.baselines``) beside.
 
 The other games play each training seed's policy file greedily in the Mesa model (100
-episodes, 60 in State Punishment, seeds 10,000 on) and report the game's episode statistics,
-mean and Student-t 95% interval over the training seeds (over episodes for a scripted team):
+episodes, 60 in State Punishment; training seed ``i`` in worlds of its own, ``rng`` from
+``world(i)``, so the intervals over seeds hold the worlds' variance too) and report the
+game's episode statistics, mean and Student-t 95% interval over the training seeds (over
+episodes for a scripted team):
 
 ``stag_hunt``: ``stag_hunt_ippo.toml`` (own reward) and the same with ``reward =
 "prosocial"``, ``prosociality = 1``: coordinated stag kills per episode and the training
@@ -76,6 +78,13 @@ def interval(values) -> str:
 INSTANCES = ((2, 3), (3, 2), (4, 2))
 SEEDS = 20
 SAMPLED_EPISODES = 2000
+
+
+def world(index: int) -> int:
+    """The first Mesa ``rng`` seed training seed ``index`` is played in: 10,000 + 1,000 x
+    ``index`` (its episode ``e`` in world ``world(index) + e``); a scripted team plays in
+    ``world(0)`` on."""
+    return 10_000 + 1_000 * index
 
 
 def firefighting_graph(out: Path) -> None:
@@ -163,7 +172,7 @@ def deep_seeds(plan: DeepTraining, out: Path, count: int, population: str | None
     population = population or plan.population
     return pd.DataFrame([episodes(plan.game, plan.parameters, population, count,
                                   str(deep.policy_path(out / plan.name, index)),
-                                  play=play).mean()
+                                  seed=world(index), play=play).mean()
                          for index in range(plan.seeds)])
 
 
@@ -178,7 +187,8 @@ def tabular_seeds(file: str, name: str, out: Path, count: int, changes=None, **p
     tabular.train(plan, out, backend="serial", progress=False)
     population = plan.focal_population("policy", plan.background)
     return pd.DataFrame([episodes(plan.game, plan.parameters, population, count,
-                                  str(tabular.checkpoint(out / plan.name, index))).mean()
+                                  str(tabular.checkpoint(out / plan.name, index)),
+                                  seed=world(index)).mean()
                          for index in range(plan.seeds)])
 
 
@@ -323,7 +333,8 @@ def stag_hunt_fair(out: Path, seeds: int = 20, updates: int = 200, count: int = 
                   f"{interval(block['objective_return'])}")
         for play in DeepTraining.PLAYS:
             per_seed = pd.DataFrame([seat_episodes(
-                plan, str(deep.policy_path(out / plan.name, index)), play, count).mean()
+                plan, str(deep.policy_path(out / plan.name, index)), play, count,
+                world(index)).mean()
                 for index in range(seeds)])
             at_stag = int((per_seed["stags"] > per_seed["hares"]).sum())
             low, high = stats.binomtest(at_stag, seeds).proportion_ci(method="exact")

@@ -43,6 +43,12 @@ A deep training file is TOML::
     inequity_beta = 0.0
     inequity_smoothing = 0.0
 
+    [coplayers]                       # optional: frozen co-players (ppo.CoPlayers)
+    seats = [1]                       # the learning seats (from 0) they take
+    policies = ["a.npz", {policy = "b.npz", seat = 0}, {bot = "hunter"}]
+    weights = [0.5, 0.5, 0.0]         # each episode draws each seat's co-player by them
+    play = "greedy"                   # or "sampled" (the default)
+
     [evaluate]                        # as for the tabular learners, and:
     seeds = 30
     backgrounds = [""]
@@ -51,7 +57,11 @@ A deep training file is TOML::
 
 The population's first entry seats ``policy``: those seats are the environment's agents,
 played by the network being trained; the other entries are scripted behaviours that can play
-on the batch engine. Training seed ``i`` starts from the JAX key ``fold_in(PRNGKey(seed), i)``;
+on the batch engine. ``[coplayers]`` gives some of the learning seats to frozen network
+policies (MLPs; a file of several seats' policies names its ``seat``, a shipped bot its
+``bot`` name) drawn per episode by ``weights``, as PSRO's best response trains against a
+meta-strategy (``dilemmas.learning.oracle``); it needs ``share = false`` and no ``[evaluate]
+every``, and its curves' returns are the other seats' (the ones that learn). Training seed ``i`` starts from the JAX key ``fold_in(PRNGKey(seed), i)``;
 every seed trains in one compiled program.
 
 ``train(training, out)`` writes into ``<out>/<name>/``:
@@ -117,6 +127,7 @@ from dilemmas.analysis.studies.runner import Progress
 from dilemmas.learning.ppo import (
     ALGORITHMS,
     NETWORKS,
+    CoPlayers,
     Settings,
     Trainer,
     network_arrays,
@@ -127,7 +138,8 @@ from dilemmas.models.policies import (NetworkPolicy, SeatedPolicy, read_policy_f
                                       save_policy)
 
 KEYS = ("name", "game", "algorithm", "population", "updates", "seeds", "seed",
-        "checkpoint_every", "parameters", "network", "ppo", "evaluate")
+        "checkpoint_every", "parameters", "network", "ppo", "coplayers", "evaluate")
+COPLAYER_KEYS = ("seats", "policies", "weights", "play")
 NETWORK_KEYS = ("kind", "share", "hidden", "layers", "activation")
 PPO_KEYS = ("envs", "steps", "epochs", "minibatches", "learning_rate", "anneal", "discount",
             "gae_lambda", "clip", "entropy", "value", "max_grad_norm", "value_norm", "reward",
@@ -153,11 +165,13 @@ class DeepTraining(Seating):
     parameters: dict = field(default_factory=dict)
     network: dict = field(default_factory=dict)
     ppo: dict = field(default_factory=dict)
+    coplayers: dict = field(default_factory=dict)
     evaluate: dict = field(default_factory=dict)
 
     def __post_init__(self):
         where = f"training {self.name!r}"
-        self.check_keys(where, {"updates": 1}, {"network": NETWORK_KEYS, "ppo": PPO_KEYS})
+        self.check_keys(where, {"updates": 1}, {"network": NETWORK_KEYS, "ppo": PPO_KEYS,
+                                                "coplayers": COPLAYER_KEYS})
         if self.algorithm not in ALGORITHMS:
             raise TrainingError(f"{where}: algorithm={self.algorithm!r} is not a deep learner; "
                                 f"allowed: {list(ALGORITHMS)}")
@@ -176,6 +190,14 @@ class DeepTraining(Seating):
             table = "[network]" if key in NETWORK_KEYS else "[ppo]"
             raise TrainingError(f"{where}: {table} {error}") from None
         self.check_evaluate(where)
+        if self.coplayers and "every" in self.evaluate:
+            raise TrainingError(f"{where}: [evaluate] every: a training with [coplayers] is "
+                                "not evaluated greedily while it trains (its learners would "
+                                "take the co-players' seats); leave every out")
+        try:
+            self.frozen()
+        except ValueError as error:
+            raise TrainingError(f"{where}: [coplayers] {error}") from None
         for key in DURING:
             if key in self.evaluate:
                 check_integer(where, f"[evaluate] {key}", self.evaluate[key], 1)
@@ -198,8 +220,52 @@ class DeepTraining(Seating):
 
         return functional_env(self.game, population=self.population, **self.parameters)
 
+    def frozen(self) -> CoPlayers | None:
+        """The ``[coplayers]`` table read (None without one); a ValueError names the key."""
+        if not self.coplayers:
+            return None
+        from dilemmas.analysis.game_theory.metagame import strategy
+        from dilemmas.analysis.studies.study import StudyError
+        from dilemmas.models.policies import PolicyError
+
+        data = self.coplayers
+        missing = [key for key in ("seats", "policies", "weights") if key not in data]
+        if missing:
+            raise ValueError(f"{missing[0]}: missing (seats, policies and weights are needed)")
+        seats, policies, weights = data["seats"], data["policies"], data["weights"]
+        if not isinstance(seats, list) or not all(type(seat) is int for seat in seats):
+            raise ValueError(f"seats={seats!r} must be a list of learning seats (from 0)")
+        if not isinstance(policies, list) or not policies:
+            raise ValueError(f"policies={policies!r} must be a list of policy files, "
+                             "{policy = ..., seat = ...} or {bot = ...}")
+        loaded = []
+        for index, value in enumerate(policies):
+            try:
+                chosen = strategy(self.game, f"coplayer{index}",
+                                  {"policy": value} if isinstance(value, str) else value)
+            except (StudyError, PolicyError) as error:
+                raise ValueError(f"policies[{index}]: "
+                                 f"{str(error).partition(': ')[2]}") from None
+            if chosen.policy is None:
+                raise ValueError(f"policies[{index}]={value!r} must be a policy file, "
+                                 "{policy = ..., seat = ...} or {bot = ...}, not a behaviour")
+            loaded.append(chosen.loaded())
+        if not isinstance(weights, list) or len(weights) != len(policies) or not all(
+                isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights):
+            raise ValueError(f"weights={weights!r} must be a list of {len(policies)} numbers, "
+                             "one per policy")
+        if self.settings().share:
+            raise ValueError("need [network] share = false (the learning seats' networks "
+                             "their own, apart from the seats the co-players take)")
+        learning = self.learning_seats
+        if not set(seats) < set(range(learning)) or len(set(seats)) < len(seats):
+            raise ValueError(f"seats={seats!r} must be distinct learning seats, some but not "
+                             f"all of 0 to {learning - 1}")
+        return CoPlayers(tuple(seats), tuple(loaded), tuple(map(float, weights)),
+                         data.get("play", "sampled"))
+
     def trainer(self) -> Trainer:
-        return Trainer(self.env(), self.settings(), self.updates)
+        return Trainer(self.env(), self.settings(), self.updates, self.frozen())
 
     @property
     def learning_seats(self) -> int:
@@ -216,7 +282,8 @@ class DeepTraining(Seating):
         return {"game": self.game, "algorithm": self.algorithm, "population": self.population,
                 "updates": self.updates, "seeds": self.seeds, "seed": self.seed,
                 "checkpoint_every": self.checkpoint_every, "parameters": self.parameters,
-                "network": self.network, "ppo": self.ppo}
+                "network": self.network, "ppo": self.ppo,
+                **({"coplayers": self.coplayers} if self.coplayers else {})}
 
     def finished_policy(self, folder: Path, index: int) -> Path:
         """Training seed ``index``'s final policy file; a TrainingError if unfinished."""
@@ -412,7 +479,7 @@ def _curve_rows(training, trainer, metrics: dict, done: int) -> pa.Table:
     settings = trainer.settings
     update = np.tile(np.arange(done + 1, done + count + 1), seeds)
     columns = {"replicate": np.repeat(np.arange(seeds), count), "update": update,
-               "agent_steps": update * settings.steps * settings.envs * trainer.seats}
+               "agent_steps": update * settings.steps * settings.envs * len(trainer.learners)}
     columns.update({name: value.reshape(-1) for name, value in values.items()})
     return pa.table(columns)
 

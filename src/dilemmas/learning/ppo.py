@@ -51,6 +51,16 @@ Rewards (``reward``) -- what each learning seat maximises (``dilemmas.learning.r
 reports the return of the reward trained on (``objective_return``) beside the seats' own
 (``learner_return``). Scripted background seats play their own rules inside the environment.
 
+Frozen co-players (``CoPlayers``; PSRO's best response, docs/game-theory.md): some of the
+environment's agents are played by fixed network policies instead of the learners. Each
+co-player seat draws, at every episode's start, one of the co-players' networks by their
+weights (a meta-strategy) and plays it for the whole episode, greedy or sampled as the
+population's ``play`` says; its actions replace the learner's, and its transitions move no
+network and enter no metric (``learner_return`` and ``objective_return`` are the learning
+seats'). Co-players need ``share`` false (each seat its own networks: the learning seats'
+are trained apart from the seats the co-players take). A recurrent co-player's memory
+starts at zeros with each episode, as its policy file plays in a model.
+
 Randomness comes only from the training seed's JAX key: the same settings and seed give the
 same training on a given backend.
 """
@@ -144,6 +154,79 @@ class Settings:
     def weights(self) -> dict:
         """The reward's weights (``rewards.WEIGHTS``), by key."""
         return {key: getattr(self, key) for key in rewards.WEIGHTS}
+
+
+@dataclass(frozen=True)
+class CoPlayers:
+    """Frozen co-players (module docstring): the environment's agents (indices) they sit in,
+    their policies (``NetworkPolicy``), the probability each is drawn with, and how they play
+    (``greedy`` or ``sampled``)."""
+
+    seats: tuple
+    policies: tuple
+    weights: tuple
+    play: str = "sampled"
+
+    def __post_init__(self):
+        weights = np.asarray(self.weights, dtype=np.float64)
+        if not self.seats or len(set(self.seats)) < len(self.seats):
+            raise ValueError(f"co-player seats={list(self.seats)!r} must be distinct agents")
+        if not self.policies or len(weights) != len(self.policies) \
+                or not np.isfinite(weights).all() or (weights < 0).any() or weights.sum() <= 0:
+            raise ValueError(f"co-player weights={list(self.weights)!r} must be one finite "
+                             "number >= 0 per policy, not all 0")
+        for policy in self.policies:
+            if getattr(policy, "kind", None) != "network":
+                raise ValueError("a co-player must be a network policy (a deep learner's); "
+                                 f"got a {getattr(policy, 'kind', type(policy).__name__)} "
+                                 "policy")
+        if self.play not in ("greedy", "sampled"):
+            raise ValueError(f"co-player play={self.play!r} must be 'greedy' or 'sampled'")
+
+    def memory(self, shape) -> tuple:
+        """Each policy's memory, zeros ``shape + (hidden,)`` (``hidden`` 0 without a cell)."""
+        import jax.numpy as jnp
+
+        return tuple(jnp.zeros((*shape, 0 if policy.cell is None else policy.cell[3].shape[0]))
+                     for policy in self.policies)
+
+    def logits(self, observations, memory, first):
+        """Every co-player's logits ``(policies, ..., actions)`` of ``observations`` ``(...,
+        inputs)`` and each one's memory after them, reset where ``first`` ``(...)`` before it
+        is used (``NetworkPolicy.forward``'s arithmetic)."""
+        import jax
+        import jax.numpy as jnp
+
+        found, kept = [], []
+        for policy, hidden in zip(self.policies, memory):
+            x = observations
+            for weight, bias in policy.layers:
+                x = x @ jnp.asarray(weight).T + jnp.asarray(bias)
+                x = jnp.tanh(x) if policy.activation == "tanh" else jnp.maximum(x, 0)
+            if policy.cell is not None:
+                weight_ih, weight_hh, bias, bias_n = map(jnp.asarray, policy.cell)
+                hidden = jnp.where(first[..., None], 0.0, hidden)
+                i_reset, i_input, i_new = jnp.split(x @ weight_ih.T + bias, 3, axis=-1)
+                h_reset, h_input, h_new = jnp.split(hidden @ weight_hh.T, 3, axis=-1)
+                reset = jax.nn.sigmoid(i_reset + h_reset)
+                update = jax.nn.sigmoid(i_input + h_input)
+                new = jnp.tanh(i_new + reset * (h_new + bias_n))
+                hidden = new + update * (hidden - new)
+                x = hidden
+            weight, bias = policy.head
+            found.append(x @ jnp.asarray(weight).T + jnp.asarray(bias))
+            kept.append(hidden)
+        return jnp.stack(found), tuple(kept)
+
+    def draw(self, key, shape):
+        """The co-player each seat plays (indices into ``policies``), ``shape + (seats,)``."""
+        import jax
+        import jax.numpy as jnp
+
+        weights = np.asarray(self.weights, dtype=np.float64)
+        with np.errstate(divide="ignore"):  # a weight of 0: never drawn
+            log = jnp.asarray(np.log(weights / weights.sum()), dtype=jnp.float32)
+        return jax.random.categorical(key, log, shape=(*shape, len(self.seats)))
 
 
 # --- Networks ----------------------------------------------------------------------------
@@ -390,6 +473,8 @@ class Runner(NamedTuple):
     shaping: Any          # rewards.Shaping: what the reward trained on carries
     value_stats: Any      # ValueStats of each seat's value targets
     objective: Any        # (envs, seats) each seat's reward trained on so far this episode
+    coplayer: Any         # (envs, co-player seats) the co-player each plays this episode
+    coplayer_memory: Any  # each co-player's memory (envs, co-player seats, hidden)
 
 
 class Rollout(NamedTuple):
@@ -412,12 +497,23 @@ class Trainer:
     metrics (``METRICS``, arrays ``(seeds, count)``); ``evaluate(runners, keys, episodes,
     rounds)`` every seed's actor played greedily (``_evaluate``), arrays ``(seeds,)``."""
 
-    def __init__(self, env, settings: Settings, updates: int):
+    def __init__(self, env, settings: Settings, updates: int,
+                 coplayers: CoPlayers | None = None):
         import jax
-        import optax
 
         self.env, self.settings, self.updates = env, settings, updates
         self.seats = env.num_agents
+        self.coplayers = coplayers
+        if coplayers is not None:
+            if settings.share:
+                raise ValueError("co-players need share = false (the learning seats' networks "
+                                 "their own, apart from the seats the co-players take)")
+            if not set(coplayers.seats) < set(range(self.seats)):
+                raise ValueError(f"co-player seats={list(coplayers.seats)!r} must be some, not "
+                                 f"all, of the {self.seats} agents 0 to {self.seats - 1}")
+        #: the agents whose networks learn (those no co-player takes)
+        self.learners = np.array([seat for seat in range(self.seats)
+                                  if coplayers is None or seat not in coplayers.seats])
         self.decisions = len(env.decisions)
         self.objective = rewards.Objective(settings.reward, settings.weights(), self.seats,
                                            env.game)
@@ -535,11 +631,14 @@ class Trainer:
         memory = jnp.zeros((self.settings.envs, self.seats, memory_size(self.settings)))
         env = jax.tree_util.tree_map(lambda x: x.astype(x.dtype), env)  # weak types, as updates
         envs = self.settings.envs
+        coplayer, comemory = (jnp.zeros((envs, 0), jnp.int32), ()) if self.coplayers is None \
+            else (self.coplayers.draw(jax.random.fold_in(env_key, 1), (envs,)),
+                  self.coplayers.memory((envs, len(self.coplayers.seats))))
         return Runner(actor, critic, optimiser, env, observations,  # leave them: one program
                       jnp.ones(envs, dtype=bool), memory, memory,
                       jnp.zeros((envs, self.seats)), key, jnp.int32(0),
                       self.objective.start(envs), ValueStats(*[jnp.zeros(self.seats)] * 3),
-                      jnp.zeros((envs, self.seats)))
+                      jnp.zeros((envs, self.seats)), coplayer, comemory)
 
     def critic_inputs(self, index: int, env, observations):
         import jax
@@ -570,11 +669,17 @@ class Trainer:
         mask = runner.env.mask
         logits = masked_logits(logits, mask)
         actions = jax.random.categorical(act_key, logits)
+        coplayer, comemory = runner.coplayer, runner.coplayer_memory
+        if self.coplayers is not None:
+            actions, comemory, redraw = self.coplayed(jax.random.fold_in(act_key, 1), runner,
+                                                      actions)
         log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), actions[..., None],
                                        axis=-1)[..., 0]
         decided = jax.vmap(self.env.decide_and_reset, in_axes=(None, 0, 0, 0))(
             index, jax.random.split(env_key, self.settings.envs), runner.env, actions)
         ended = decided.ended
+        if self.coplayers is not None:  # an episode that ended: the next one's co-players
+            coplayer = jnp.where(ended[:, None], redraw, coplayer)
         trained, shaping = self.objective(decided.rewards, decided.columns, runner.shaping,
                                           ended)
         returns = runner.returns + decided.rewards
@@ -591,8 +696,29 @@ class Trainer:
                                  critic_memory=critic_memory,
                                  returns=jnp.where(ended[:, None], 0.0, returns), key=key,
                                  shaping=shaping,
-                                 objective=jnp.where(ended[:, None], 0.0, objective))
+                                 objective=jnp.where(ended[:, None], 0.0, objective),
+                                 coplayer=coplayer, coplayer_memory=comemory)
         return runner, step, seen
+
+    def coplayed(self, key, runner: Runner, actions):
+        """The co-players' actions in their seats (``CoPlayers``): ``(actions, the
+        co-players' memories after them, a co-player drawn for each seat of each episode for
+        the episode that follows)``."""
+        import jax
+        import jax.numpy as jnp
+
+        co = self.coplayers
+        seats = np.asarray(co.seats)
+        play_key, draw_key = jax.random.split(key)
+        first = jnp.broadcast_to(runner.first[:, None], (self.settings.envs, len(seats)))
+        every, memory = co.logits(runner.observations[:, seats], runner.coplayer_memory,
+                                  first)  # (policies, envs, seats, actions)
+        logits = jnp.take_along_axis(every, runner.coplayer[None, ..., None], axis=0)[0]
+        logits = masked_logits(logits, runner.env.mask[:, seats])
+        chosen = jnp.argmax(logits, axis=-1) if co.play == "greedy" else \
+            jax.random.categorical(play_key, logits)
+        return (actions.at[:, seats].set(chosen.astype(actions.dtype)), memory,
+                co.draw(draw_key, (self.settings.envs,)))
 
     def _round(self, runner: Runner, _):
         import jax
@@ -667,6 +793,10 @@ class Trainer:
             # own coefficients, summed: each seat's network is moved by its own transitions
             total, aux = seat_vmap(ppo_loss, inputs, (-2, -2, -1, -1, -1, -1, -1, -1),
                                    [seat[key] for key in ("clip", "value", "entropy")])
+            if self.coplayers is not None:  # the co-players' seats move no network
+                learning = np.isin(np.arange(self.seats), self.learners)
+                return (jnp.where(learning, total, 0.0).sum(),
+                        tuple(x[self.learners].mean() for x in aux))
             return total.sum(), tuple(x.mean() for x in aux)
 
         gradient = jax.value_and_grad(loss, has_aux=True)
@@ -720,6 +850,8 @@ class Trainer:
         runner = runner._replace(actor=actor, critic=critic, optimiser=optimiser, key=key,
                                  update=runner.update + 1, value_stats=stats)
         count, returns, objective, columns = seen
+        if self.coplayers is not None:  # the learning seats' returns only
+            returns, objective = returns[self.learners], objective[self.learners]
         per = jnp.maximum(count, 1)
         metrics = {"episodes": count,
                    "learner_return": jnp.where(count > 0, returns.mean() / per, jnp.nan),
@@ -742,6 +874,10 @@ class Trainer:
         changes nothing of the training."""
         import jax
         import jax.numpy as jnp
+
+        if self.coplayers is not None:
+            raise ValueError("a training with co-players is not evaluated greedily (its "
+                             "learners' greedy play would take the co-players' seats)")
 
         def one(key):
             return greedy_episode(self.env, runner.actor, key, rounds, self.settings.share,
