@@ -151,7 +151,7 @@ BAD = {
     "game": ('game = "chess"\n[strategies]\na = "x"\nb = "y"', "game='chess' is not a game"),
     "key": ('game = "bucket_brigade"\ncolour = 1\n[strategies]\na = "hero"\nb = "hero"',
             "unknown key 'colour'"),
-    "one": ('game = "bucket_brigade"\n[strategies]\na = "hero"', "two or more strategies"),
+    "one": ('game = "bucket_brigade"\n[strategies]\na = "hero"', "2 or more strategies"),
     "behaviour": ('game = "bucket_brigade"\n[strategies]\na = "hero"\nb = "villain"',
                   "[strategies] b: 'villain' is not a behaviour"),
     "adaptive": ('game = "bucket_brigade"\n[strategies]\na = "hero"\nb = "q_learning"',

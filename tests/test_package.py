@@ -28,7 +28,7 @@ from dilemmas.dashboard.serving import CACHE, free_port
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ["dilemmas/rules/README.md", "dilemmas/dashboard/style.css", "dilemmas/dashboard/app.py"]
 DATA += [f"dilemmas/rules/{game}.md" for game in GAMES if game != "public_goods"]
-DATA += [f"dilemmas/examples/{kind}/{game}.toml" for kind in ("studies", "training")
+DATA += [f"dilemmas/examples/{kind}/{game}.toml" for kind in ("studies", "training", "psro")
          for game in GAMES if game != "public_goods"]
 DATA += ["dilemmas/scenarios/baselines.csv", "dilemmas/scenarios/versions.json"]
 DATA += [f"dilemmas/scenarios/catalogue/{game}.toml" for game in GAMES if game != "public_goods"]

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from dilemmas.analysis.game_theory import psro
+from dilemmas.analysis.game_theory.dynamics import expected_payoffs
 from dilemmas.analysis.game_theory.payoffs import EmpiricalGame, all_mixes
 
 ROCK_PAPER_SCISSORS = {"rock": {"rock": 0, "paper": -1, "scissors": 1},
@@ -109,3 +110,22 @@ def test_bad_settings_are_named():
         psro.psro(["rock"], table, oracle, iterations=0)
     with pytest.raises(ValueError, match="the table is over"):
         psro.psro(["rock"], lambda s: table(("paper",)), oracle)
+
+
+def test_the_standard_error_of_the_value_weighs_each_mean_as_the_value_does():
+    """Two seats, x = (1/2, 1/2): v = (P_a(aa) + P_a(ab) + P_b(ab) + P_b(bb)) / 4, so its
+    standard error is a quarter of the root sum of those four means' squared errors; at x
+    = (1, 0) it is the error of P_a(aa) alone; one strategy's expected payoff at (1/2, 1/2),
+    f_a = (P_a(aa) + P_a(ab)) / 2, has half the root sum of theirs."""
+    rng = np.random.default_rng(4)
+    counts = np.array([[2, 0], [1, 1], [0, 2]])
+    samples = tuple(np.where(counts[i] > 0, rng.normal(i, 1 + i, size=(n, 2)), np.nan)
+                    for i, n in enumerate((5, 8, 13)))
+    game = EmpiricalGame(("a", "b"), 2, counts, samples)
+    ses = game.ses
+    four = [ses[0, 0], ses[1, 0], ses[1, 1], ses[2, 1]]
+    assert psro.standard_error(game, [0.5, 0.5]) == pytest.approx(
+        np.sqrt(np.sum(np.square(four))) / 4, rel=1e-12)
+    assert psro.standard_error(game, [1.0, 0.0]) == pytest.approx(ses[0, 0], rel=1e-12)
+    one = psro.standard_error(game, [0.5, 0.5], lambda g, x: expected_payoffs(g, x)[0])
+    assert one == pytest.approx(np.hypot(ses[0, 0], ses[1, 0]) / 2, rel=1e-12)

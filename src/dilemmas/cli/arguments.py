@@ -31,6 +31,17 @@ def backend_arguments(parser):
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def metagame_arguments(parser, out: str):
+    """The runs of each mix or profile of a population's meta-game, its seed, where its
+    results go (``out``: what under ``--out``), and the backend."""
+    parser.add_argument("--replicates", type=int, default=10,
+                        help="runs per mix or profile (default 10)")
+    parser.add_argument("--seed", type=int, default=0, help="the study's seed (default 0)")
+    parser.add_argument("--out", type=Path, default=Path("results"),
+                        help=f"results folder (default: results): {out}")
+    backend_arguments(parser)
+
+
 def figure_arguments(parser):
     """Where a figure's caption goes and how wide it is (``dilemmas.analysis.figures.paper``
     ``layout``)."""

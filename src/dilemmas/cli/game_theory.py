@@ -1,5 +1,5 @@
-"""The game-theory commands of ``dilemmas``: ``rank``, ``schelling``, ``evolve`` and
-``optimal`` (docs/game-theory.md)."""
+"""The game-theory commands of ``dilemmas``: ``rank``, ``schelling``, ``evolve``,
+``alpharank``, ``population``, ``psro`` and ``optimal`` (docs/game-theory.md)."""
 
 import numpy as np
 import pandas as pd
@@ -340,3 +340,38 @@ def alpharank(args):
     print(f"\nthe ranking, and pi against alpha per payoff range (the sweep):\n"
           f"results: {folder / 'alpharank.csv'}\nresults: {folder / 'alpharank-sweep.csv'}\n"
           f"figure: {save(figure, folder, 'alpharank')[-1]}")
+
+
+def psro(args):
+    """PSRO over a population file's network policies with IPPO best responses
+    (``dilemmas.learning.oracle``)."""
+    from pathlib import Path
+
+    from dilemmas.analysis.game_theory import metagame
+    from dilemmas.analysis.game_theory import psro as loop
+    from dilemmas.analysis.learning.training import TrainingError
+    from dilemmas.learning.deep import DeepTraining, read_training
+    from dilemmas.learning.oracle import run_psro
+
+    if args.iterations < 1:
+        raise ValueError(f"--iterations {args.iterations} must be at least 1")
+    population = metagame.Population.from_file(Path(args.file), least=1)
+    try:
+        oracle = read_training(args.oracle)
+    except TrainingError as error:
+        raise ValueError(str(error)) from None
+    if not isinstance(oracle, DeepTraining):
+        raise ValueError(f"--oracle {str(args.oracle)!r} must be a deep training file "
+                         "(algorithm = \"ippo\" or \"mappo\")")
+    print(f"population {population.name} of {population.game}, {population.players} seats, "
+          f"policies played {population.play}:\n{metagame.describe(population)}")
+    iterations = run_psro(population, oracle, args.out, args.solver, args.iterations,
+                          args.replicates, args.seed, args.backend, args.workers,
+                          args.scheduler, not args.no_progress)
+    folder = Path(args.out) / f"{population.name}-psro"
+    with pd.option_context("display.width", 200, "display.max_colwidth", 60):
+        print(f"\nPSRO ({args.solver} meta-solver): each iteration's meta-strategy, its value, "
+              "the best response's expected payoff against it and the gain (payoffs: each "
+              "seat's final reward)")
+        print(loop.report(iterations).to_string(index=False, float_format="%.4g"))
+    print(f"\nresults: {folder / 'psro.csv'}\nfigure: {folder / 'psro.pdf'}")

@@ -22,6 +22,7 @@
     dilemmas evolve GAME [...]              replicator and Moran dynamics, Nash equilibria
     dilemmas alpharank GAME|POP.toml [...]  alpha-Rank of behaviours or a population
     dilemmas population POP.toml [...]      a population's meta-game: its payoff table
+    dilemmas psro POP.toml --oracle T.toml  PSRO with IPPO best responses from a population
     dilemmas optimal [...]                  exact optimal Firefighting Graph baselines
     dilemmas dashboard [--port P]           the Solara dashboard on 127.0.0.1
 
@@ -43,7 +44,8 @@ from dilemmas import GAMES
 from dilemmas.analysis.studies.study import BACKENDS, Study, StudyError
 from dilemmas.cli import game_theory, learning, scenarios
 from dilemmas.cli.arguments import (backend_arguments, example, figure_arguments,
-                                    mix_arguments, settings, study_arguments)
+                                    metagame_arguments, mix_arguments, settings,
+                                    study_arguments)
 from dilemmas.models.files import make_folder
 from dilemmas.cli.describe import first_sentence
 
@@ -67,7 +69,7 @@ def main(argv=None) -> int:
 
 #: Commands that pick up where an interrupted run of them stopped.
 RESUMABLE = ("run", "train", "evaluate", "baselines", "rank", "schelling", "evolve",
-             "alpharank", "population")
+             "alpharank", "population", "psro")
 
 
 def _parser():
@@ -308,13 +310,25 @@ def _parser():
     population.add_argument("--seatings", choices=("symmetric", "roles"), default="symmetric",
                             help="every mix of the seats (symmetric, default) or every "
                             "profile, each seat a population of its own (roles)")
-    population.add_argument("--replicates", type=int, default=10,
-                            help="runs per mix or profile (default 10)")
-    population.add_argument("--seed", type=int, default=0, help="the study's seed (default 0)")
-    population.add_argument("--out", type=Path, default=Path("results"),
-                            help="results folder (default: results): <out>/<name>-<seatings>")
-    backend_arguments(population)
+    metagame_arguments(population, "<out>/<name>-<seatings>")
     population.set_defaults(command=game_theory.population, name="population")
+
+    psro = commands.add_parser(
+        "psro", help="PSRO over a population's policies, with IPPO best responses",
+        description="Policy-Space Response Oracles (Lanctot et al. 2017) from a population "
+        "file of network policies: solve the meta-game, train a best response with the "
+        "--oracle deep training against co-players drawn from the meta-strategy, add it, "
+        "repeat; print and write each iteration's meta-strategy, value and gain, and a "
+        "figure (resumable; docs/game-theory.md).")
+    psro.add_argument("file", type=Path, metavar="POPULATION.toml",
+                      help="the population file (one strategy or more, every one a network)")
+    psro.add_argument("--oracle", type=Path, required=True, metavar="TRAIN.toml",
+                      help="the deep training file whose learner trains each best response")
+    psro.add_argument("--solver", choices=("nash", "alpharank", "uniform"), default="nash",
+                      help="the meta-solver (default nash)")
+    psro.add_argument("--iterations", type=int, default=3, help="at most (default 3)")
+    metagame_arguments(psro, "<out>/<population>-psro")
+    psro.set_defaults(command=game_theory.psro, name="psro")
 
     optimal = commands.add_parser(
         "optimal", help="exact optimal Firefighting Graph values and how far behaviours are",

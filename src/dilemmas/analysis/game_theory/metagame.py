@@ -90,18 +90,19 @@ class Population:
     play: str = "greedy"
 
     @classmethod
-    def from_file(cls, path) -> "Population":
-        """Read and check a population file: a StudyError names the file and the key."""
+    def from_file(cls, path, least: int = 2) -> "Population":
+        """Read and check a population file of ``least`` strategies or more (PSRO may start
+        from one): a StudyError names the file and the key."""
         data = read_toml(path, "population", POPULATION_KEYS, ("game", "strategies"),
                          StudyError)
         where = f"population file {str(path)!r}"
         try:
-            return cls.from_table(data)
+            return cls.from_table(data, least)
         except (StudyError, PolicyError) as error:
             raise StudyError(f"{where}: {error}") from None
 
     @classmethod
-    def from_table(cls, data: dict) -> "Population":
+    def from_table(cls, data: dict, least: int = 2) -> "Population":
         name, game = data.get("name", "population"), data.get("game")
         check_name("population", name, StudyError)
         if game not in GAMES:
@@ -120,8 +121,8 @@ class Population:
         strategies = tuple(chosen for key, value in table.items()
                            for chosen in expanded(game, key, value)) \
             if isinstance(table, dict) else ()
-        if len(strategies) < 2:
-            raise StudyError("[strategies] must be a table of two or more strategies, "
+        if len(strategies) < least:
+            raise StudyError(f"[strategies] must be a table of {least} or more strategies, "
                              "name = behaviour or name = {policy = ...}, {bot = ...} or "
                              "{training = ...} (one per seed)")
         names = [chosen.name for chosen in strategies]

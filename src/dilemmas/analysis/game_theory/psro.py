@@ -25,7 +25,8 @@ already in the population, or after ``iterations``.
 With an exact best response over a finite set of strategies this is the Double Oracle
 algorithm (McMahan, Gordon & Blum 2003), which ``tests/test_psro.py`` checks on matrix games
 whose equilibria are known. The oracle that trains an IPPO best response against the
-meta-strategy's co-players is not built yet.
+meta-strategy's co-players, and the loop over a population file's policies with it, are
+``dilemmas.learning.oracle`` (``dilemmas psro``).
 
 References: Lanctot, Zambaldi, Gruslys, Lazaridou, Tuyls, Perolat, Silver & Graepel 2017, "A
 unified game-theoretic approach to multiagent reinforcement learning", NeurIPS. McMahan,
@@ -71,29 +72,56 @@ def value(game: EmpiricalGame, x) -> float:
     return float(x @ expected_payoffs(game, x))
 
 
+def standard_error(game: EmpiricalGame, x, measure=value) -> float:
+    """The standard error of ``measure(game, x)``, a linear function of the table's mean
+    payoffs (``value``, or one strategy's ``expected_payoffs``), from the standard errors
+    of the means (independent runs): ``sqrt(sum_c a_c^2 se_c^2)``, ``a_c`` the weight of
+    the mean ``c``, found by measuring the table of that mean alone set to 1. NaN where a
+    mean it weighs has no standard error (one run)."""
+    means, ses = game.means, game.ses
+    total = 0.0
+    for cell in zip(*np.nonzero(~np.isnan(means))):
+        unit = np.where(np.isnan(means), np.nan, 0.0)
+        unit[cell] = 1.0
+        weight = measure(EmpiricalGame.from_means(game.behaviours, game.players, game.counts,
+                                                  unit), x)
+        if weight:
+            total += (weight * ses[cell]) ** 2
+    return float(np.sqrt(total))
+
+
 @dataclass(frozen=True)
 class Iteration:
     """One PSRO iteration: the population's ``strategies``, the ``meta`` strategy over them
     and its ``value``, the oracle's ``response`` and its expected payoff against the
-    meta-strategy's co-players (``response_value``); ``gain`` their difference."""
+    meta-strategy's co-players (``response_value``); ``gain`` their difference; the
+    standard errors of the value (``standard_error`` of the table) and of the response's
+    payoff (the oracle's, NaN without one), and of the gain (the two estimated apart)."""
     iteration: int
     strategies: tuple
     meta: np.ndarray
     value: float
     response: str
     response_value: float
+    value_se: float = float("nan")
+    response_se: float = float("nan")
 
     @property
     def gain(self) -> float:
         return self.response_value - self.value
 
+    @property
+    def gain_se(self) -> float:
+        return float(np.hypot(self.value_se, self.response_se))
+
 
 def psro(strategies, table, oracle, solver: str = "nash", iterations: int = 10,
-         tolerance: float = 1e-9, **options) -> list[Iteration]:
+         tolerance: float = 1e-9, on_iteration=None, **options) -> list[Iteration]:
     """Run PSRO from the population ``strategies`` (names): ``table(strategies)`` gives
     the meta-game (an ``EmpiricalGame`` over them, in that order), ``oracle(strategies,
     game, meta)`` a best response to the meta-strategy ``meta`` as ``(name, expected
-    payoff)``; ``options`` go to ``meta_strategy``. Returns the iterations."""
+    payoff)`` or ``(name, expected payoff, its standard error)``; ``on_iteration(iteration)``
+    is called after each; ``options`` go to ``meta_strategy``. Returns the iterations."""
     if solver not in SOLVERS:
         raise ValueError(f"solver={solver!r} must be one of {list(SOLVERS)}")
     if type(iterations) is not int or iterations < 1:
@@ -107,9 +135,12 @@ def psro(strategies, table, oracle, solver: str = "nash", iterations: int = 10,
         if scale is None:
             scale = float(np.nanmax(game.means) - np.nanmin(game.means)) or 1.0
         meta = meta_strategy(game, solver, **options)
-        response, response_value = oracle(tuple(strategies), game, meta)
+        response, response_value, *error = oracle(tuple(strategies), game, meta)
         done.append(Iteration(iteration, tuple(strategies), meta, value(game, meta), response,
-                              float(response_value)))
+                              float(response_value), standard_error(game, meta),
+                              float(error[0]) if error else float("nan")))
+        if on_iteration is not None:
+            on_iteration(done[-1])
         if done[-1].gain <= tolerance * scale or response in strategies:
             break
         strategies.append(response)
@@ -118,7 +149,8 @@ def psro(strategies, table, oracle, solver: str = "nash", iterations: int = 10,
 
 def report(iterations: list[Iteration]) -> pd.DataFrame:
     """One row per iteration: the population's size, the meta-strategy (the strategies of
-    share 0.001 or more), its value, the response, its value and the gain."""
+    share 0.001 or more), its value, the response, its value and the gain, each with its
+    standard error."""
     return pd.DataFrame({
         "iteration": [it.iteration for it in iterations],
         "strategies": [len(it.strategies) for it in iterations],
@@ -126,6 +158,66 @@ def report(iterations: list[Iteration]) -> pd.DataFrame:
                                     in zip(it.strategies, it.meta) if share >= 1e-3)
                           for it in iterations],
         "value": [it.value for it in iterations],
+        "value se": [it.value_se for it in iterations],
         "response": [it.response for it in iterations],
         "response value": [it.response_value for it in iterations],
-        "gain": [it.gain for it in iterations]})
+        "response se": [it.response_se for it in iterations],
+        "gain": [it.gain for it in iterations],
+        "gain se": [it.gain_se for it in iterations]})
+
+
+def write_report(iterations: list[Iteration], path) -> None:
+    """``report`` as CSV at ``path`` (written whole or not at all), with each strategy's
+    share of each iteration's meta-strategy as a column ``share_<name>``."""
+    from dilemmas.models.files import write_atomic
+
+    table = report(iterations)
+    names = list(iterations[-1].strategies) if iterations else []
+    for name in names:
+        table[f"share_{name}"] = [dict(zip(it.strategies, it.meta)).get(name, 0.0)
+                                  for it in iterations]
+    write_atomic(path, table.to_csv(index=False, float_format="%.10g").encode())
+
+
+def psro_figure(iterations: list[Iteration], title: str = ""):
+    """(a) Each iteration's meta-strategy, stacked shares of its strategies; (b) its value
+    and the response's expected payoff against it, the gap between them the gain (the
+    exploitability estimate)."""
+    import matplotlib
+
+    from dilemmas.analysis.figures.paper import STYLE, PaperFigure
+
+    names = list(iterations[-1].strategies)
+    steps = [it.iteration for it in iterations]
+    figure = PaperFigure(panels=(1, 2), margin=1.4)
+    with matplotlib.rc_context(STYLE):
+        shares_axis, value_axis = figure.subplots(1, 2)
+        bottom = np.zeros(len(iterations))
+        for name in names:
+            share = np.array([dict(zip(it.strategies, it.meta)).get(name, 0.0)
+                              for it in iterations])
+            shares_axis.bar(steps, share, bottom=bottom, label=name)
+            bottom += share
+        shares_axis.set_xlabel("iteration")
+        shares_axis.set_ylabel("share of the meta-strategy")
+        shares_axis.set_title("(a) meta-strategy")
+        shares_axis.set_xticks(steps)
+        shares_axis.legend(fontsize="small")
+        value_axis.plot(steps, [it.value for it in iterations], "o-",
+                        label="meta-strategy's value")
+        value_axis.plot(steps, [it.response_value for it in iterations], "s--",
+                        label="best response's payoff")
+        value_axis.set_xlabel("iteration")
+        value_axis.set_ylabel("expected payoff")
+        value_axis.set_title("(b) gain = response - value")
+        value_axis.set_xticks(steps)
+        value_axis.legend(fontsize="small")
+        figure.suptitle(title or "PSRO")
+    return figure
+
+
+def save_figure(iterations: list[Iteration], folder, title: str = "") -> list:
+    """``psro_figure`` saved as ``<folder>/psro.pdf`` and ``.png``; the paths."""
+    from dilemmas.analysis.figures.paper import save
+
+    return save(psro_figure(iterations, title), folder, "psro")
