@@ -181,8 +181,8 @@ def write_report(iterations: list[Iteration], path) -> None:
 
 def psro_figure(iterations: list[Iteration], title: str = ""):
     """(a) Each iteration's meta-strategy, stacked shares of its strategies; (b) its value
-    and the response's expected payoff against it, the gap between them the gain (the
-    exploitability estimate)."""
+    and the response's expected payoff against it with 95% intervals (1.96 standard errors),
+    the gap between them the gain (the exploitability estimate)."""
     import matplotlib
 
     from dilemmas.analysis.figures.paper import STYLE, PaperFigure
@@ -202,11 +202,14 @@ def psro_figure(iterations: list[Iteration], title: str = ""):
         shares_axis.set_ylabel("share of the meta-strategy")
         shares_axis.set_title("(a) meta-strategy")
         shares_axis.set_xticks(steps)
-        shares_axis.legend(fontsize="small")
-        value_axis.plot(steps, [it.value for it in iterations], "o-",
-                        label="meta-strategy's value")
-        value_axis.plot(steps, [it.response_value for it in iterations], "s--",
-                        label="best response's payoff")
+        shares_axis.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        for key, error, marker, label in (
+                ("value", "value_se", "o-", "meta-strategy's value"),
+                ("response_value", "response_se", "s--", "best response's payoff")):
+            se = np.array([getattr(it, error) for it in iterations], dtype=float)
+            value_axis.errorbar(steps, [getattr(it, key) for it in iterations],
+                                yerr=1.96 * np.nan_to_num(se), fmt=marker, capsize=3,
+                                label=f"{label} (95% CI)")
         value_axis.set_xlabel("iteration")
         value_axis.set_ylabel("expected payoff")
         value_axis.set_title("(b) gain = response - value")
