@@ -44,6 +44,7 @@ algorithm = "ippo"
 population = "policy:2"
 updates = 4
 seeds = 2
+checkpoint_every = 2
 
 [parameters]
 preset = "oliehoek"
@@ -183,3 +184,28 @@ def test_every_game_has_a_psro_example_whose_response_can_train():
         check_oracle(oracle, chosen)
         training = response_training(oracle, chosen, [1.0], "response-0")
         assert training.frozen().seats == tuple(range(1, chosen.players))
+
+
+def test_a_psro_killed_while_its_response_trains_resumes(files, monkeypatch):
+    """Killed after its first table, while the response trains (half of its updates done),
+    PSRO run again finishes the training from its checkpoint and the loop; once more, it
+    gives the same report from the disk."""
+    out = files / "out"
+    argv = ["psro", str(files / "pop.toml"), "--oracle", str(files / "oracle.toml"),
+            "--replicates", "2", "--out", str(out), "--backend", "serial", "--no-progress"]
+    save = deep.save_checkpoint
+
+    def killed(*args):  # the first checkpoint is written, then the kill comes
+        save(*args)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(deep, "save_checkpoint", killed)
+    assert main(argv) == 130
+    assert not (out / "fg-psro" / "psro.csv").exists()
+    assert deep.updates_done(out / "fg-psro" / "response-0") == 2
+    monkeypatch.setattr(deep, "save_checkpoint", save)
+    assert main(argv) == 0
+    assert deep.updates_done(out / "fg-psro" / "response-0") == 4
+    resumed = pd.read_csv(out / "fg-psro" / "psro.csv")
+    assert main(argv) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(out / "fg-psro" / "psro.csv"), resumed)
