@@ -58,11 +58,12 @@ A deep training file is TOML::
 The population's first entry seats ``policy``: those seats are the environment's agents,
 played by the network being trained; the other entries are scripted behaviours that can play
 on the batch engine. ``[coplayers]`` gives some of the learning seats to frozen network
-policies (MLPs; a file of several seats' policies names its ``seat``, a shipped bot its
-``bot`` name) drawn per episode by ``weights``, as PSRO's best response trains against a
-meta-strategy (``dilemmas.learning.oracle``); it needs ``share = false`` and no ``[evaluate]
-every``, and its curves' returns are the other seats' (the ones that learn). Training seed ``i`` starts from the JAX key ``fold_in(PRNGKey(seed), i)``;
-every seed trains in one compiled program.
+policies (MLP or GRU; a file of several seats' policies names its ``seat``, a shipped bot
+its ``bot`` name) drawn per episode by ``weights``, as PSRO's best response trains against
+a meta-strategy (``dilemmas.learning.oracle``); it needs ``share = false`` and no
+``[evaluate] every``, and its curves' returns are the other seats' (the ones that learn).
+Training seed ``i`` starts from the JAX key ``fold_in(PRNGKey(seed), i)``; every seed
+trains in one compiled program.
 
 ``train(training, out)`` writes into ``<out>/<name>/``:
 
