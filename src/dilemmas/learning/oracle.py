@@ -10,13 +10,13 @@ with
   ``k`` responses);
 * **the oracle**: a deep training (``oracle``, a ``DeepTraining`` whose learner settings are
   used: algorithm, updates, seeds, seed, ``[network]``, ``[ppo]``, whose ``reward`` must be
-  ``"own"``, the meta-game's payoff) of the game's every seat,
-  seat 0 learning and the others frozen co-players (``[coplayers]``, ``ppo.CoPlayers``), each
-  episode drawing each co-player seat's strategy from the meta-strategy, as the population
-  plays them (``play``); it is trained into ``<out>/<population>-psro/response-<k>`` with
-  ``share = false``. Of its training seeds the one of the highest return (its
-  ``learner_return`` over the last tenth of its updates, sampled play against the
-  meta-strategy's co-players; of the updates in which episodes ended) is the response, ``response<k>`` (its seat 0). Its expected
+  ``"own"``, the meta-game's payoff) of the game's every seat, seat 0 learning and the
+  others frozen co-players (``[coplayers]``, ``ppo.CoPlayers``), each episode drawing each
+  co-player seat's strategy from the meta-strategy, as the population plays them
+  (``play``); it is trained into ``<out>/<population>-psro/response-<k>`` with ``share =
+  false``. Of its training seeds the one of the highest return (its ``learner_return``
+  over the last tenth of the updates in which episodes ended: sampled play against the
+  meta-strategy's co-players) is the response, ``response<k>`` (its seat 0). Its expected
   payoff against the meta-strategy is read from the table of the population with it added
   (the next iteration's, played once): the same engine and play as the meta-strategy's value.
 
