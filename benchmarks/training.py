@@ -23,6 +23,7 @@ the host).
 """
 
 import argparse
+import dataclasses
 import os
 import statistics
 import time
@@ -90,13 +91,15 @@ def deep(args) -> None:
           f"{'envs x steps':>12} {'agent-steps/s':>14} {'compile s':>9}")
     for path in sorted((ROOT / "src" / "dilemmas" / "examples" / "training").glob("*.toml")):
         training = read_training(path)
-        if not isinstance(training, DeepTraining):
+        if not isinstance(training, DeepTraining) or not path.stem.startswith(args.files):
             continue
-        settings = training.settings()
-        rate, compiled = deep_speed(training, args.updates, args.repeats)
-        print(f"{path.stem:<28} {training.algorithm:>9} {settings.network:>7} "
-              f"{training.learning_seats:>5} {f'{settings.envs} x {settings.steps}':>12} "
-              f"{rate:>14,.0f} {compiled:>9.1f}")
+        for envs in args.envs or [training.settings().envs]:
+            sized = dataclasses.replace(training, seeds=1, ppo={**training.ppo, "envs": envs})
+            settings = sized.settings()
+            rate, compiled = deep_speed(sized, args.updates, args.repeats)
+            print(f"{path.stem:<28} {training.algorithm:>9} {settings.network:>7} "
+                  f"{training.learning_seats:>5} {f'{settings.envs} x {settings.steps}':>12} "
+                  f"{rate:>14,.0f} {compiled:>9.1f}", flush=True)
 
 
 def main(argv=None):
@@ -106,6 +109,10 @@ def main(argv=None):
     parser.add_argument("--deep", action="store_true", help="the deep learners only")
     parser.add_argument("--updates", type=int, default=5, help="updates per deep timing")
     parser.add_argument("--cpu", type=int, default=1, help="cores for the deep learners")
+    parser.add_argument("--envs", type=lambda text: [int(n) for n in text.split(",")],
+                        help="parallel episodes per seed to time each deep file at")
+    parser.add_argument("--files", type=lambda text: tuple(text.split(",")), default=("",),
+                        help="the deep files whose names start with one of these")
     args = parser.parse_args(argv)
     if args.deep:
         os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:args.cpu])
