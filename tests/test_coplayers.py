@@ -2,7 +2,11 @@
 ``[coplayers]`` table of dilemmas/learning/deep.py): their seats play the frozen policy, the
 one drawn per episode by the weights, and move no network; bad tables are named.
 
+Co-players are network policies or scripted behaviours standing in for their seat.
+
 One small Firefighting Graph (two firefighters, three steps: short episodes, many of them)."""
+
+import tomllib
 
 import jax
 import numpy as np
@@ -135,6 +139,13 @@ def test_a_training_file_with_coplayers_trains_the_other_seats_only(tmp_path):
      "[coplayers] policies[0]: policy='nowhere.npz' is not a file"),
     (f'policies = ["{BOT}"]', 'policies = [{bot = "nobody"}]',
      "policies[0]: bot='nobody' is not a bot of firefighting_graph"),
+    (f'policies = ["{BOT}"]', 'policies = [{behaviour = "q_learning"}]',
+     "policies[0]: 'q_learning' is not a fixed behaviour"),
+    (f'policies = ["{BOT}"]', 'policies = [{behaviour = "fixed1", seat = 0}]',
+     "policies[0]={'behaviour': 'fixed1', 'seat': 0}: a scripted co-player is "
+     '{behaviour = "name"} alone'),
+    (f'policies = ["{BOT}"]', 'policies = [{behaviour = "nobody"}]',
+     "policies[0]: 'nobody' is not a behaviour"),
     ("weights = [1.0]", "weights = [1.0, 2.0]", "weights=[1.0, 2.0] must be a list of 1 "
                                                 "numbers, one per policy"),
     ("weights = [1.0]", "weights = [0.0]", "weights=[0.0] must be one finite number >= 0 per "
@@ -145,7 +156,8 @@ def test_a_training_file_with_coplayers_trains_the_other_seats_only(tmp_path):
     ("weights = [1.0]\n", "", "[coplayers] weights: missing"),
     ("weights = [1.0]\n", "weights = [1.0]\n[evaluate]\nevery = 1\n",
      "[evaluate] every: a training with [coplayers] is not evaluated greedily"),
-], ids=["share", "seat-range", "all-seats", "seats-type", "no-file", "no-bot", "weights-length",
+], ids=["share", "seat-range", "all-seats", "seats-type", "no-file", "no-bot", "learner",
+        "behaviour-seat", "no-behaviour", "weights-length",
         "weights-zero", "weights-nan", "play", "unknown-key", "missing", "evaluate-every"])
 def test_a_bad_coplayers_table_is_named(tmp_path, old, new, message):
     assert old in TRAINING
@@ -160,3 +172,37 @@ def test_a_training_without_coplayers_has_none():
     training = DeepTraining(game="firefighting_graph", population="policy:2", updates=1,
                             name="plain", parameters=dict(FG))
     assert training.frozen() is None and "coplayers" not in training.definition()
+
+
+def test_a_scripted_coplayer_stands_in_for_its_seat_in_the_episodes_that_draw_it():
+    """Co-players a network that always chooses 0 and the scripted ``fixed1``, drawn per
+    episode: in every decision the co-player seat's firefighter goes where the drawn one
+    sends it (house seat + action, docs/rules/firefighting_graph.md), whatever the learner's
+    untrained network chose there; both are drawn."""
+    trainer = Trainer(env(), Settings(network="gru", share=False, hidden=8, envs=40, steps=6,
+                                      minibatches=2, epochs=1), 2,
+                      CoPlayers((1,), (constant(0), "fixed1"), (0.5, 0.5), "greedy"))
+    runner = jax.tree_util.tree_map(lambda x: x[0],
+                                    trainer.start(jax.random.split(jax.random.key(3), 1)))
+    decision = jax.jit(lambda runner: trainer._decision(0, runner))
+    drawn, went, chose, ended = [], [], [], []
+    for _ in range(30):
+        drawn.append(np.asarray(runner.coplayer[:, 0]))
+        runner, step, _ = decision(runner)
+        went.append(np.asarray(runner.env.arrays["visited"][:, 0, 1]) - 1)
+        chose.append(np.asarray(step.actions[:, 1]))
+        ended.append(np.asarray(step.dones[:, 1]))  # the state is then the next episode's
+    drawn, went, chose, ended = map(np.concatenate, (drawn, went, chose, ended))
+    drawn, went, chose = drawn[~ended], went[~ended], chose[~ended]
+    np.testing.assert_array_equal(went, drawn)  # network 0 sends it to 0, fixed1 to 1
+    assert 0.3 < drawn.mean() < 0.7
+    assert (chose[drawn == 1] == 0).any()  # the learner's own action, replaced by fixed1
+
+
+def test_scripted_coplayers_in_a_training_file(tmp_path):
+    text = TRAINING.replace(f'policies = ["{BOT}"]\nweights = [1.0]',
+                            f'policies = ["{BOT}", {{behaviour = "fixed1"}}]\n'
+                            'weights = [0.5, 0.5]')
+    frozen = DeepTraining(name="mixed", **tomllib.loads(text)).frozen()
+    assert frozen.policies[1] == "fixed1" and frozen.scripted == ("fixed1",)
+    assert frozen.networks[0].kind == "network"

@@ -3,6 +3,7 @@ response's training against the meta-strategy's co-players, the loop end to end 
 Firefighting Graph, its resumption, and bad input named in one line. The loop's logic
 against exact best responses is tests/test_psro.py."""
 
+import json
 import os
 from pathlib import Path
 
@@ -120,12 +121,30 @@ def test_psro_runs_writes_its_report_and_resumes_to_the_same(files):
         assert abs(again.loc[1, ["share_bot", "share_response0"]].sum() - 1) < 1e-9
 
 
+def test_a_scripted_strategy_is_a_coplayer_that_stands_in(files):
+    """A population of the bot and the scripted ``fixed0``: the first response trains
+    against the meta-strategy's support, the behaviour named as a scripted co-player (it
+    stands in for its seat inside the compiled training, tests/test_coplayers.py), and the
+    next table plays the response against both."""
+    (files / "pop.toml").write_text(POPULATION + 'fixed = "fixed0"\n')
+    out = files / "out"
+    assert main(["psro", str(files / "pop.toml"), "--oracle", str(files / "oracle.toml"),
+                 "--replicates", "2", "--out", str(out), "--backend", "serial",
+                 "--no-progress", "--iterations", "1"]) == 0
+    report = pd.read_csv(out / "fg-psro" / "psro.csv")
+    shares = {"bot": report.loc[0, "share_bot"], "fixed": report.loc[0, "share_fixed"]}
+    entries = {"bot": {"policy": BOT}, "fixed": {"behaviour": "fixed0"}}
+    training = json.loads((out / "fg-psro" / "response-0" / "training.json").read_text())
+    assert training["coplayers"]["policies"] == [entries[k] for k, v in shares.items() if v > 0]
+    assert training["coplayers"]["weights"] == [v for v in shares.values() if v > 0]
+    # 6 mixes of 3 strategies in 2 seats, 2 replicates, a model and an agent file each
+    assert len(list((out / "fg-psro").glob("fg-1-symmetric/runs/*"))) == 6 * 2 * 2
+
+
 @pytest.mark.parametrize("change, message", [
-    (("bot = {bot = \"ippo_firefighter\"}", "fixed0 = \"fixed0\""),
-     "strategy 'fixed0' is the scripted behaviour 'fixed0'"),
     (("[strategies]\nbot = {bot = \"ippo_firefighter\"}\n", "[strategies]\n"),
      "[strategies] must be a table of 1 or more strategies"),
-], ids=["scripted", "none"])
+], ids=["none"])
 def test_a_population_psro_cannot_play_is_one_line(files, capsys, change, message):
     (files / "pop.toml").write_text(POPULATION.replace(*change))
     assert main(["psro", str(files / "pop.toml"), "--oracle", str(files / "oracle.toml"),
@@ -154,8 +173,10 @@ def test_an_oracle_that_does_not_fit_is_one_line(files, capsys, oracle, message)
 
 
 def test_checks_name_what_cannot_be_a_coplayer(files):
-    with pytest.raises(StudyError, match="'cooperate' is the scripted behaviour"):
-        check_population(population(Strategy("cooperate", behaviour="fixed0")))
+    check_population(population(Strategy("cooperate", behaviour="fixed0")))
+    with pytest.raises(StudyError, match="'learn' is the behaviour 'q_learning', which cannot "
+                                         "decide on arrays"):
+        check_population(population(Strategy("learn", behaviour="q_learning")))
     oracle = read_training(files / "oracle.toml")
     check_oracle(oracle, population(Strategy("a", policy=BOT)))
     with pytest.raises(StudyError, match=r"\[coplayers\]: PSRO sets them"):

@@ -343,8 +343,8 @@ def alpharank(args):
 
 
 def psro(args):
-    """PSRO over a population file's network policies with IPPO best responses
-    (``dilemmas.learning.oracle``)."""
+    """PSRO over a population file's network policies and scripted behaviours with IPPO best
+    responses (``dilemmas.learning.oracle``)."""
     from pathlib import Path
 
     from dilemmas.analysis.game_theory import metagame

@@ -316,7 +316,7 @@ def _parser():
     psro = commands.add_parser(
         "psro", help="PSRO over a population's policies, with IPPO best responses",
         description="Policy-Space Response Oracles (Lanctot et al. 2017) from a population "
-        "file of network policies: solve the meta-game, train a best response with the "
+        "file of network policies and scripted behaviours: solve the meta-game, train a best response with the "
         "--oracle deep training against co-players drawn from the meta-strategy, add it, "
         "repeat; print and write each iteration's meta-strategy, value and gain, and a "
         "figure (resumable; docs/game-theory.md).")

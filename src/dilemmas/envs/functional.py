@@ -56,6 +56,18 @@ twice as fast for Bucket Brigade.
 they fix the arrays' shapes, so they are static: another ``EnvParams`` of the same game
 (``env.params_of(**parameters)``) plays with its own compiled functions.
 
+Stand-ins (``stand_ins=(behaviours, agents)``; a training's frozen scripted co-players,
+``dilemmas.learning.ppo.CoPlayers``): each named scripted behaviour may decide, episode by
+episode, for some of the agents (indices into ``env.agents``) instead of the actions given
+for them. ``env.standing(state, which)`` sets it for the episode ``state`` holds:
+``which`` ``(len(agents),)`` is the index into ``behaviours`` of the behaviour that decides
+for each of those agents, or -1 for none (its given action stands); an episode begins with
+none (a fresh episode of ``step``'s reset too: set it again). A stand-in decides as the
+behaviour does in a seat of its own (its ``batch_decide``, from the state and the engine's
+numbers), so its seat's observations, mask and rewards are those of the agent it stands in
+for. The behaviours decide every step whether they stand in or not (their numbers drawn
+either way).
+
 Randomness comes only from the keys given: the same key, state and actions give the same
 step, on a given backend. The episodes agree with the Mesa model's in distribution, not
 draw for draw (the engine draws its numbers its own way).
@@ -69,7 +81,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
-from dilemmas.models.batch import Group, _keep_compiled_programs, unable
+from dilemmas.models.batch import (STANDING, Group, _keep_compiled_programs, decides_on_arrays,
+                                   unable)
 from dilemmas.models.policies import check_action
 from dilemmas.registry import GAMES
 
@@ -77,9 +90,16 @@ from dilemmas.registry import GAMES
 OWN = ("policy", "rng", "collect_data")
 
 
-def functional_env(game: str, **parameters) -> "FunctionalEnv":
+def functional_env(game: str, stand_ins=None, **parameters) -> "FunctionalEnv":
     """One episode of a game with a batch engine as pure JAX functions (module docstring)."""
-    return FunctionalEnv(game, **parameters)
+    return FunctionalEnv(game, stand_ins, **parameters)
+
+
+def stands_in(game: str, behaviour: str) -> bool:
+    """Whether ``behaviour`` can stand in for an agent of ``game`` (module docstring): a
+    scripted behaviour of the game that decides on arrays."""
+    known = GAMES[game].behaviours
+    return behaviour in known and behaviour != "policy" and decides_on_arrays(known[behaviour])
 
 
 @dataclass(frozen=True)
@@ -138,7 +158,7 @@ def checked_engine(game: str, parameters: dict, episodes: int):
 class FunctionalEnv:
     """A game's rules as pure JAX functions of one episode (module docstring)."""
 
-    def __init__(self, game: str, **parameters):
+    def __init__(self, game: str, stand_ins=None, **parameters):
         import jax
 
         _keep_compiled_programs(jax)
@@ -149,6 +169,12 @@ class FunctionalEnv:
         self.seats = np.array([agent.seat for agent in model.policy_seats()], dtype=np.int64)
         self.agents = [f"agent_{seat}" for seat in self.seats]
         self.num_agents = len(self.agents)
+        self.stand_ins = self._stand_ins(stand_ins)
+        behaviours, agents = self.stand_ins
+        self.own_groups = len(self.template.groups)
+        self.template.groups = [*self.template.groups, *(
+            Group(self.game.behaviours[name], self.seats[list(agents)], {})
+            for name in behaviours)]
         self.decisions = self.template.decisions
         self.observation_spaces = dict.fromkeys(self.agents,
                                                 self.interface.observation_space(model))
@@ -160,6 +186,44 @@ class FunctionalEnv:
         self._step = jax.jit(self._step_with_reset)
         self._step_env = jax.jit(self._step_episode)
         self._world_state = jax.jit(self._world)
+
+    def _stand_ins(self, stand_ins) -> tuple[tuple, tuple]:
+        """``stand_ins`` checked (module docstring): ``(behaviours, agents)``, both tuples
+        (empty without); a ValueError names what is wrong."""
+        if stand_ins is None:
+            return (), ()
+        if not isinstance(stand_ins, tuple | list) or len(stand_ins) != 2:
+            raise ValueError(f"stand_ins={stand_ins!r} must be (behaviours, agents)")
+        behaviours, agents = map(tuple, stand_ins)
+        for name in behaviours:
+            if not stands_in(self.game.name, name):
+                able = sorted(n for n in self.game.behaviours if stands_in(self.game.name, n))
+                raise ValueError(f"stand_ins: {name!r} is not a scripted behaviour of "
+                                 f"{self.game.name} that decides on arrays; allowed: {able}")
+        if not behaviours or len(set(behaviours)) < len(behaviours):
+            raise ValueError(f"stand_ins: behaviours={list(behaviours)!r} must be distinct "
+                             "names, at least one")
+        if not agents or len(set(agents)) < len(agents) or not all(
+                type(j) is int and 0 <= j < self.num_agents for j in agents):
+            raise ValueError(f"stand_ins: agents={list(agents)!r} must be distinct agents, "
+                             f"from 0 to {self.num_agents - 1}")
+        return behaviours, agents
+
+    def with_stand_ins(self, behaviours, agents) -> "FunctionalEnv":
+        """This game and its parameters with the stand-ins ``(behaviours, agents)``."""
+        return FunctionalEnv(self.default_params.game, (behaviours, agents),
+                             **self.default_params.as_dict())
+
+    def standing(self, state: EnvState, which) -> EnvState:
+        """``state`` with the stand-ins of ``which`` (module docstring, "Stand-ins")."""
+        import jax.numpy as jnp
+
+        which = jnp.asarray(which)
+        memory = list(state.memory)
+        for b in range(len(self.stand_ins[0])):
+            memory[self.own_groups + b] = {**memory[self.own_groups + b],
+                                           STANDING: (which == b)[None]}
+        return state._replace(memory=tuple(memory))
 
     def observation_space(self, agent: str) -> spaces.Box:
         return self.observation_spaces[agent]
@@ -178,7 +242,8 @@ class FunctionalEnv:
             raise ValueError(f"params={params!r} is invalid: must be None or an EnvParams of "
                              f"{self.default_params.game!r} (env.params_of(**parameters))")
         if params not in self._others:
-            self._others[params] = FunctionalEnv(params.game, **params.as_dict())
+            stand_ins = self.stand_ins if self.stand_ins[0] else None
+            self._others[params] = FunctionalEnv(params.game, stand_ins, **params.as_dict())
         return self._others[params]
 
     # The interface (each jitted once per instance).
@@ -316,6 +381,8 @@ class FunctionalEnv:
 
         engine = self._bind(key, {}, tuple({} for _ in self.template.groups), jnp.int32(0))
         engine.start()
+        for group in engine.groups[self.own_groups:]:  # no stand-in yet (``standing``)
+            group.memory[STANDING] = jnp.zeros((1, len(group.seats)), dtype=bool)
         kept = self.interface.batch_memory(engine)
         engine.begin_round()
         return self._held(engine, kept)

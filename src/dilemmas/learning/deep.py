@@ -45,8 +45,9 @@ A deep training file is TOML::
 
     [coplayers]                       # optional: frozen co-players (ppo.CoPlayers)
     seats = [1]                       # the learning seats (from 0) they take
-    policies = ["a.npz", {policy = "b.npz", seat = 0}, {bot = "hunter"}]
-    weights = [0.5, 0.5, 0.0]         # each episode draws each seat's co-player by them
+    policies = ["a.npz", {policy = "b.npz", seat = 0}, {bot = "hunter"},
+                {behaviour = "hare_hunter"}]
+    weights = [0.5, 0.3, 0.0, 0.2]    # each episode draws each seat's co-player by them
     play = "greedy"                   # or "sampled" (the default)
 
     [evaluate]                        # as for the tabular learners, and:
@@ -59,7 +60,8 @@ The population's first entry seats ``policy``: those seats are the environment's
 played by the network being trained; the other entries are scripted behaviours that can play
 on the batch engine. ``[coplayers]`` gives some of the learning seats to frozen network
 policies (MLP or GRU; a file of several seats' policies names its ``seat``, a shipped bot
-its ``bot`` name) drawn per episode by ``weights``, as PSRO's best response trains against
+its ``bot`` name) or scripted behaviours (``behaviour``, one that plays on the batch
+engine) drawn per episode by ``weights``, as PSRO's best response trains against
 a meta-strategy (``dilemmas.learning.oracle``); it needs ``share = false`` and no
 ``[evaluate] every``, and its curves' returns are the other seats' (the ones that learn).
 Training seed ``i`` starts from the JAX key ``fold_in(PRNGKey(seed), i)``; every seed
@@ -226,6 +228,7 @@ class DeepTraining(Seating):
         if not self.coplayers:
             return None
         from dilemmas.analysis.game_theory.metagame import strategy
+        from dilemmas.envs.functional import stands_in
         from dilemmas.analysis.studies.study import StudyError
         from dilemmas.models.policies import PolicyError
 
@@ -236,21 +239,28 @@ class DeepTraining(Seating):
         seats, policies, weights = data["seats"], data["policies"], data["weights"]
         if not isinstance(seats, list) or not all(type(seat) is int for seat in seats):
             raise ValueError(f"seats={seats!r} must be a list of learning seats (from 0)")
+        kinds = "policy files, {policy = ..., seat = ...}, {bot = ...} or {behaviour = ...}"
         if not isinstance(policies, list) or not policies:
-            raise ValueError(f"policies={policies!r} must be a list of policy files, "
-                             "{policy = ..., seat = ...} or {bot = ...}")
+            raise ValueError(f"policies={policies!r} must be a list of {kinds}")
         loaded = []
         for index, value in enumerate(policies):
+            if isinstance(value, dict) and "behaviour" in value:
+                if set(value) != {"behaviour"} or not isinstance(value["behaviour"], str):
+                    raise ValueError(f"policies[{index}]={value!r}: a scripted co-player is "
+                                     "{behaviour = \"name\"} alone")
+                value = value["behaviour"]
+            elif isinstance(value, str):
+                value = {"policy": value}
             try:
-                chosen = strategy(self.game, f"coplayer{index}",
-                                  {"policy": value} if isinstance(value, str) else value)
+                chosen = strategy(self.game, f"coplayer{index}", value)
             except (StudyError, PolicyError) as error:
                 raise ValueError(f"policies[{index}]: "
                                  f"{str(error).partition(': ')[2]}") from None
-            if chosen.policy is None:
-                raise ValueError(f"policies[{index}]={value!r} must be a policy file, "
-                                 "{policy = ..., seat = ...} or {bot = ...}, not a behaviour")
-            loaded.append(chosen.loaded())
+            if chosen.policy is None and not stands_in(self.game, chosen.behaviour):
+                raise ValueError(f"policies[{index}]: behaviour={chosen.behaviour!r} cannot "
+                                 "decide on arrays, so it cannot be a co-player inside the "
+                                 "compiled training")
+            loaded.append(chosen.behaviour if chosen.policy is None else chosen.loaded())
         if not isinstance(weights, list) or len(weights) != len(policies) or not all(
                 isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights):
             raise ValueError(f"weights={weights!r} must be a list of {len(policies)} numbers, "

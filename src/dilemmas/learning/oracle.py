@@ -1,5 +1,5 @@
-"""PSRO with IPPO best responses over a population of network policies (docs/game-theory.md,
-"PSRO"; ``dilemmas psro``).
+"""PSRO with IPPO best responses over a population of network policies and scripted
+behaviours (docs/game-theory.md, "PSRO"; ``dilemmas psro``).
 
 ``run_psro(population, oracle, out)`` runs the loop of ``dilemmas.analysis.game_theory.psro``
 with
@@ -21,9 +21,10 @@ with
   (the next iteration's, played once): the same engine and play as the meta-strategy's value.
 
 Every strategy is a network policy (a policy file, a seat of one, a training's seeds or a
-shipped bot): a scripted behaviour cannot be a co-player inside the compiled training, so
-a population with one is refused. The response learns in seat 0; the symmetric table plays
-it in every seat.
+shipped bot) or a scripted behaviour that decides on arrays, which stands in for its
+co-player seat inside the compiled training (``dilemmas.envs.functional``, "Stand-ins"); a
+tabular or linear policy file, or a behaviour that decides only in Python, is refused. The
+response learns in seat 0; the symmetric table plays it in every seat.
 
 Resumable: each table is a study and each response a training, both resumed or reused from
 ``out``; run the same command again after a kill and the loop repeats, playing and training
@@ -42,6 +43,7 @@ from dilemmas.analysis.game_theory.dynamics import expected_payoffs
 from dilemmas.analysis.studies.runner import run_study
 from dilemmas.analysis.studies.study import StudyError
 from dilemmas.learning import deep
+from dilemmas.envs.functional import stands_in
 from dilemmas.learning.deep import DeepTraining
 
 #: The seat the best response learns in; the co-players sit in the others.
@@ -49,16 +51,18 @@ LEARNER = 0
 
 
 def check_population(population: metagame.Population) -> None:
-    """A StudyError naming the first strategy that cannot be a co-player (not a network)."""
+    """A StudyError naming the first strategy that cannot be a co-player (neither a network
+    nor a scripted behaviour that decides on arrays)."""
     for chosen in population.strategies:
         if chosen.policy is None:
-            raise StudyError(f"strategy {chosen.name!r} is the scripted behaviour "
-                             f"{chosen.behaviour!r}: PSRO's co-players play inside the compiled "
-                             "training, which plays network policies only (policy files, "
-                             "trainings' seeds, bots)")
-        if chosen.loaded().kind != "network":
+            if not stands_in(population.game, chosen.behaviour):
+                raise StudyError(f"strategy {chosen.name!r} is the behaviour "
+                                 f"{chosen.behaviour!r}, which cannot decide on arrays: PSRO's "
+                                 "co-players play inside the compiled training")
+        elif chosen.loaded().kind != "network":
             raise StudyError(f"strategy {chosen.name!r} is a {chosen.loaded().kind} policy: "
-                             "PSRO's co-players are network policies (deep learners')")
+                             "PSRO's co-players are network policies (deep learners') or "
+                             "scripted behaviours")
 
 
 def check_oracle(oracle: DeepTraining, population: metagame.Population) -> None:
@@ -84,7 +88,9 @@ def response_training(oracle: DeepTraining, population: metagame.Population, met
     """The oracle's training of a best response to ``meta`` (shares over the population's
     strategies) in seat ``LEARNER``, co-players in every other seat (module docstring)."""
     support = [k for k, share in enumerate(meta) if share > 0]
-    policies = [{"policy": population.strategies[k].policy,
+    policies = [{"behaviour": population.strategies[k].behaviour}
+                if population.strategies[k].policy is None else
+                {"policy": population.strategies[k].policy,
                  **({} if population.strategies[k].seat is None
                     else {"seat": population.strategies[k].seat})} for k in support]
     n = population.players

@@ -52,14 +52,17 @@ reports the return of the reward trained on (``objective_return``) beside the se
 (``learner_return``). Scripted background seats play their own rules inside the environment.
 
 Frozen co-players (``CoPlayers``; PSRO's best response, docs/game-theory.md): some of the
-environment's agents are played by fixed network policies instead of the learners. Each
-co-player seat draws, at every episode's start, one of the co-players' networks by their
-weights (a meta-strategy) and plays it for the whole episode, greedy or sampled as the
-population's ``play`` says; its actions replace the learner's, and its transitions move no
-network and enter no metric (``learner_return`` and ``objective_return`` are the learning
-seats'). Co-players need ``share`` false (each seat its own networks: the learning seats'
-are trained apart from the seats the co-players take). A recurrent co-player's memory
-starts at zeros with each episode, as its policy file plays in a model.
+environment's agents are played by fixed policies instead of the learners: network
+policies, or scripted behaviours (by name). Each co-player seat draws, at every episode's
+start, one of the co-players by their weights (a meta-strategy) and plays it for the whole
+episode: a network greedy or sampled as the population's ``play`` says, its actions
+replacing the learner's; a scripted behaviour as a stand-in of the environment
+(``dilemmas.envs.functional``, "Stand-ins"), deciding for the seat by its own rules. A
+co-player's transitions move no network and enter no metric (``learner_return`` and
+``objective_return`` are the learning seats'). Co-players need ``share`` false (each seat
+its own networks: the learning seats' are trained apart from the seats the co-players
+take). A recurrent co-player's memory starts at zeros with each episode, as its policy file
+plays in a model.
 
 Randomness comes only from the training seed's JAX key: the same settings and seed give the
 same training on a given backend.
@@ -159,8 +162,9 @@ class Settings:
 @dataclass(frozen=True)
 class CoPlayers:
     """Frozen co-players (module docstring): the environment's agents (indices) they sit in,
-    their policies (``NetworkPolicy``), the probability each is drawn with, and how they play
-    (``greedy`` or ``sampled``)."""
+    their policies (each a ``NetworkPolicy`` or a scripted behaviour's name), the
+    probability each is drawn with, and how the networks play (``greedy`` or
+    ``sampled``)."""
 
     seats: tuple
     policies: tuple
@@ -176,29 +180,47 @@ class CoPlayers:
             raise ValueError(f"co-player weights={list(self.weights)!r} must be one finite "
                              "number >= 0 per policy, not all 0")
         for policy in self.policies:
-            if getattr(policy, "kind", None) != "network":
-                raise ValueError("a co-player must be a network policy (a deep learner's); "
-                                 f"got a {getattr(policy, 'kind', type(policy).__name__)} "
-                                 "policy")
+            if not isinstance(policy, str) and getattr(policy, "kind", None) != "network":
+                raise ValueError("a co-player must be a network policy (a deep learner's) or "
+                                 "a scripted behaviour's name; got a "
+                                 f"{getattr(policy, 'kind', type(policy).__name__)} policy")
         if self.play not in ("greedy", "sampled"):
             raise ValueError(f"co-player play={self.play!r} must be 'greedy' or 'sampled'")
 
+    @property
+    def networks(self) -> tuple:
+        """The network policies, in order."""
+        return tuple(policy for policy in self.policies if not isinstance(policy, str))
+
+    @property
+    def scripted(self) -> tuple:
+        """The scripted behaviours' names, in order (the environment's stand-ins)."""
+        return tuple(policy for policy in self.policies if isinstance(policy, str))
+
+    def places(self) -> tuple[np.ndarray, np.ndarray]:
+        """For each policy its index among ``networks`` and among ``scripted`` (-1 where it is
+        not one)."""
+        network = np.cumsum([not isinstance(p, str) for p in self.policies]) - 1
+        scripted = np.cumsum([isinstance(p, str) for p in self.policies]) - 1
+        kinds = np.array([isinstance(p, str) for p in self.policies])
+        return np.where(kinds, -1, network), np.where(kinds, scripted, -1)
+
     def memory(self, shape) -> tuple:
-        """Each policy's memory, zeros ``shape + (hidden,)`` (``hidden`` 0 without a cell)."""
+        """Each network's memory, zeros ``shape + (hidden,)`` (``hidden`` 0 without a cell)."""
         import jax.numpy as jnp
 
         return tuple(jnp.zeros((*shape, 0 if policy.cell is None else policy.cell[3].shape[0]))
-                     for policy in self.policies)
+                     for policy in self.networks)
 
     def logits(self, observations, memory, first):
-        """Every co-player's logits ``(policies, ..., actions)`` of ``observations`` ``(...,
+        """Every network's logits ``(networks, ..., actions)`` of ``observations`` ``(...,
         inputs)`` and each one's memory after them, reset where ``first`` ``(...)`` before it
         is used (``NetworkPolicy.forward``'s arithmetic)."""
         import jax
         import jax.numpy as jnp
 
         found, kept = [], []
-        for policy, hidden in zip(self.policies, memory):
+        for policy, hidden in zip(self.networks, memory):
             x = observations
             for weight, bias in policy.layers:
                 x = x @ jnp.asarray(weight).T + jnp.asarray(bias)
@@ -501,9 +523,12 @@ class Trainer:
                  coplayers: CoPlayers | None = None):
         import jax
 
-        self.env, self.settings, self.updates = env, settings, updates
+        self.settings, self.updates = settings, updates
         self.seats = env.num_agents
         self.coplayers = coplayers
+        if coplayers is not None and coplayers.scripted:  # they stand in inside the env
+            env = env.with_stand_ins(coplayers.scripted, coplayers.seats)
+        self.env = env
         if coplayers is not None:
             if settings.share:
                 raise ValueError("co-players need share = false (the learning seats' networks "
@@ -634,6 +659,7 @@ class Trainer:
         coplayer, comemory = (jnp.zeros((envs, 0), jnp.int32), ()) if self.coplayers is None \
             else (self.coplayers.draw(jax.random.fold_in(env_key, 1), (envs,)),
                   self.coplayers.memory((envs, len(self.coplayers.seats))))
+        env = self.stood(env, coplayer)
         return Runner(actor, critic, optimiser, env, observations,  # leave them: one program
                       jnp.ones(envs, dtype=bool), memory, memory,
                       jnp.zeros((envs, self.seats)), key, jnp.int32(0),
@@ -680,6 +706,7 @@ class Trainer:
         ended = decided.ended
         if self.coplayers is not None:  # an episode that ended: the next one's co-players
             coplayer = jnp.where(ended[:, None], redraw, coplayer)
+            decided = decided._replace(state=self.stood(decided.state, coplayer))
         trained, shaping = self.objective(decided.rewards, decided.columns, runner.shaping,
                                           ended)
         returns = runner.returns + decided.rewards
@@ -700,25 +727,42 @@ class Trainer:
                                  coplayer=coplayer, coplayer_memory=comemory)
         return runner, step, seen
 
+    def stood(self, env, coplayer):
+        """The episodes ``env`` with the scripted co-players of ``coplayer`` ``(envs,
+        co-player seats)`` standing in (``FunctionalEnv.standing``)."""
+        import jax
+        import jax.numpy as jnp
+
+        if self.coplayers is None or not self.coplayers.scripted:
+            return env
+        scripted = jnp.asarray(self.coplayers.places()[1])[coplayer]
+        return jax.vmap(self.env.standing)(env, scripted)
+
     def coplayed(self, key, runner: Runner, actions):
         """The co-players' actions in their seats (``CoPlayers``): ``(actions, the
         co-players' memories after them, a co-player drawn for each seat of each episode for
-        the episode that follows)``."""
+        the episode that follows)``. A scripted co-player's seat keeps the learner's action,
+        which its stand-in replaces inside the environment."""
         import jax
         import jax.numpy as jnp
 
         co = self.coplayers
         seats = np.asarray(co.seats)
         play_key, draw_key = jax.random.split(key)
+        redraw = co.draw(draw_key, (self.settings.envs,))
+        if not co.networks:
+            return actions, runner.coplayer_memory, redraw
         first = jnp.broadcast_to(runner.first[:, None], (self.settings.envs, len(seats)))
         every, memory = co.logits(runner.observations[:, seats], runner.coplayer_memory,
-                                  first)  # (policies, envs, seats, actions)
-        logits = jnp.take_along_axis(every, runner.coplayer[None, ..., None], axis=0)[0]
+                                  first)  # (networks, envs, seats, actions)
+        network = jnp.asarray(co.places()[0])[runner.coplayer]
+        logits = jnp.take_along_axis(every, jnp.maximum(network, 0)[None, ..., None],
+                                     axis=0)[0]
         logits = masked_logits(logits, runner.env.mask[:, seats])
         chosen = jnp.argmax(logits, axis=-1) if co.play == "greedy" else \
             jax.random.categorical(play_key, logits)
-        return (actions.at[:, seats].set(chosen.astype(actions.dtype)), memory,
-                co.draw(draw_key, (self.settings.envs,)))
+        chosen = jnp.where(network >= 0, chosen.astype(actions.dtype), actions[:, seats])
+        return actions.at[:, seats].set(chosen), memory, redraw
 
     def _round(self, runner: Runner, _):
         import jax

@@ -148,10 +148,20 @@ def round_of(model_class: type) -> tuple[tuple, tuple[str, ...], tuple]:
     return rules(phases[:first]), tuple(phases[i].name for i in deciding), rules(phases[last + 1:])
 
 
+#: The memory entry of a stand-in group (``Group``): ``(episodes, seats)`` booleans, where it
+#: decides for the seat in the episode.
+STANDING = "standing in"
+
+
 @dataclass
 class Group:
     """Seats of one behaviour: the class, the seat numbers and the behaviour's own arrays
-    (``memory``: name -> array whose first axis is the episodes, kept in step with them)."""
+    (``memory``: name -> array whose first axis is the episodes, kept in step with them).
+
+    A stand-in group (``memory[STANDING]``) decides for seats whose decisions are supplied
+    from outside (``policy`` seats of an environment) only where its ``STANDING`` entry
+    holds, episode by episode: a frozen scripted co-player of a training
+    (``dilemmas.envs.functional``, ``stand_ins``). Elsewhere the supplied decision stands."""
 
     behaviour: type
     seats: np.ndarray
@@ -444,7 +454,8 @@ class BatchEngine:
     def decide(self, phase: str, supplied: tuple | None = None) -> tuple:
         """Every seat's decision in ``phase``: each behaviour's ``batch_decide`` for its seats
         (a tuple of arrays shaped like ``blank(phase)``, or one array); the seats of
-        behaviours without one take theirs from ``supplied`` (arrays like ``blank``)."""
+        behaviours without one take theirs from ``supplied`` (arrays like ``blank``), but
+        where a stand-in group stands in for them (``Group``)."""
         self.deciding = True
         try:
             if supplied is None and len(self.groups) == 1 \
@@ -456,8 +467,10 @@ class BatchEngine:
             for group in self.groups:
                 if group.arrays:
                     chosen = group.behaviour.batch_decide(self, group, phase)
+                    standing = group.memory.get(STANDING)
                     decided = tuple(
-                        set_at(target, (slice(None), group.seats), part)
+                        set_at(target, (slice(None), group.seats), part if standing is None
+                               else self.xp.where(standing, part, target[:, group.seats]))
                         for target, part in zip(decided, chosen if isinstance(chosen, tuple)
                                                 else (chosen,)))
         finally:
@@ -528,7 +541,10 @@ class InTurnEngine(BatchEngine):
             action = supplied[episodes, self.acting]
             for group in self.groups:
                 if group.behaviour.behaviour != "policy":
-                    mine = (self.acting[:, None] == xp.asarray(group.seats)).any(axis=1)
+                    mine = self.acting[:, None] == xp.asarray(group.seats)
+                    if STANDING in group.memory:
+                        mine = mine & group.memory[STANDING]
+                    mine = mine.any(axis=1)
                     action = xp.where(mine, group.behaviour.batch_decide(self, group, phase),
                                       action)
             self.act(action)
