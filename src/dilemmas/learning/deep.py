@@ -228,8 +228,8 @@ class DeepTraining(Seating):
         if not self.coplayers:
             return None
         from dilemmas.analysis.game_theory.metagame import strategy
-        from dilemmas.envs.functional import stands_in
         from dilemmas.analysis.studies.study import StudyError
+        from dilemmas.envs.functional import stands_in
         from dilemmas.models.policies import PolicyError
 
         data = self.coplayers

@@ -42,8 +42,8 @@ from dilemmas.analysis.game_theory import metagame, psro
 from dilemmas.analysis.game_theory.dynamics import expected_payoffs
 from dilemmas.analysis.studies.runner import run_study
 from dilemmas.analysis.studies.study import StudyError
-from dilemmas.learning import deep
 from dilemmas.envs.functional import stands_in
+from dilemmas.learning import deep
 from dilemmas.learning.deep import DeepTraining
 
 #: The seat the best response learns in; the co-players sit in the others.

@@ -200,10 +200,9 @@ class CoPlayers:
     def places(self) -> tuple[np.ndarray, np.ndarray]:
         """For each policy its index among ``networks`` and among ``scripted`` (-1 where it is
         not one)."""
-        network = np.cumsum([not isinstance(p, str) for p in self.policies]) - 1
-        scripted = np.cumsum([isinstance(p, str) for p in self.policies]) - 1
-        kinds = np.array([isinstance(p, str) for p in self.policies])
-        return np.where(kinds, -1, network), np.where(kinds, scripted, -1)
+        scripted = np.array([isinstance(policy, str) for policy in self.policies])
+        return (np.where(scripted, -1, np.cumsum(~scripted) - 1),
+                np.where(scripted, np.cumsum(scripted) - 1, -1))
 
     def memory(self, shape) -> tuple:
         """Each network's memory, zeros ``shape + (hidden,)`` (``hidden`` 0 without a cell)."""
