@@ -2,11 +2,12 @@
 
 For every game and every built-in behaviour that decides on arrays, a subclass that
 overrides one of its decision methods (``decisions`` of the game's agent class) without its
-own ``batch_decide`` is refused by the batch engine, keeps a study off it with a one-line
-reason the runner prints, and -- on the Mesa model, which plays it -- gives other results
-than its parent, since each of its decisions differs from the parent's. A subclass that
-changes only data (a new name), or that brings its own ``batch_decide``, still plays on the
-engine.
+own ``batch_decide`` is never played on arrays as its parent: the batch engine plays it in
+Python, episode by episode through each episode's model (``dilemmas.models.episode_models``;
+tests/test_python_in_blocks.py checks that play against the lone model), a study names it in
+the runner's one line, and -- on the Mesa model -- it gives other results than its parent,
+since each of its decisions differs from the parent's. A subclass that changes only data (a
+new name), or that brings its own ``batch_decide``, plays on arrays.
 """
 
 import numpy as np
@@ -71,14 +72,19 @@ def test_an_overriding_subclass_plays_on_the_model_and_differs(game, name, metho
     assert reason is not None and own.behaviour in reason and method in reason
     model = entry.model(population=own.behaviour, rng=0, collect_data=False)
     assert unable(model) == [own.behaviour]
-    with pytest.raises(ValueError, match=own.behaviour):
-        entry.batch(8, np.random.default_rng(0), population=own.behaviour)
+    engine = entry.batch(8, np.random.default_rng(0), population=own.behaviour)
+    assert not engine.groups[0].arrays and engine.seeds is not None
 
     study = Study(game=game, fixed={"population": own.behaviour}, replicates=1, name="own")
-    assert not study.batch and study.off_engine == reason
+    assert study.batch and study.off_engine is None
+    (named,) = study.in_python
+    assert named.startswith(f"{own.behaviour} (changes {method} of ") and named.endswith(
+        f" in {own.__name__})")
     run_study(study, tmp_path, backend="serial", progress=False)
     printed = capsys.readouterr().err.strip().splitlines()
-    assert printed == [f"study 'own' plays on the Mesa model, not the batch engine: {reason}"]
+    assert printed == [f"study 'own' plays on the batch engine in blocks of up to 10,000 "
+                       f"episodes; in Python, episode by episode through each episode's "
+                       f"model: {study.in_python[0]}"]
 
     differs = False
     for seed in range(3):
@@ -109,7 +115,7 @@ def test_the_issue_example_a_lazy_hare_hunter_plays_on_the_model(monkeypatch):
     monkeypatch.setitem(entry.behaviours, "lazy_hare_hunter", LazyHareHunter)
     study = Study(game="stag_hunt", fixed={"population": "lazy_hare_hunter"}, replicates=1,
                   name="lazy")
-    assert not study.batch and "choose_action" in study.off_engine
+    assert study.batch and "choose_action" in study.in_python[0]
 
     def hares(population):
         total = 0

@@ -498,16 +498,16 @@ def test_results_and_summary_read_a_batch_played_folder(tmp_path, capsys):
 # --- Found while testing ----------------------------------------------------------------------
 
 def test_resuming_a_folder_never_mixes_the_model_and_the_batch_engine(tmp_path, monkeypatch):
-    # A study of engine "auto" whose behaviour could not decide on arrays when the folder
-    # was begun (here: belief_tracker judged Python-only, as before it had a batch_decide) is
-    # played on the Mesa model; once the behaviour can, "auto" means the batch engine. The
+    # A study of engine "auto" whose behaviour could not play on the engine when the folder
+    # was begun (here: belief_tracker judged to need one model at a time, as if it declared
+    # one_model) is played on the Mesa model; once it can, "auto" means the batch engine. The
     # two agree in distribution, not draw for draw, so resuming is refused (naming the
     # remedy) and the folder is left as it was; with engine = "model" it resumes on the model.
     study_args = dict(name="fg_mixed", replicates=6, population=["belief_tracker"])
     tracker = dilemmas.agents.firefighting_graph.BeliefTrackerAgent
-    judged = dilemmas.models.batch.off_arrays
-    monkeypatch.setattr(dilemmas.models.batch, "off_arrays",
-                        lambda cls: "Python only, then" if cls is tracker else judged(cls))
+    judged = dilemmas.models.batch.off_blocks
+    monkeypatch.setattr(dilemmas.models.batch, "off_blocks",
+                        lambda cls: "one model only, then" if cls is tracker else judged(cls))
     before = fg(**study_args)
     assert not before.batch
     calls, play_batch = [], dilemmas.analysis.studies.runner.play_batch

@@ -217,14 +217,14 @@ def _engine_layout(game, combination):
     the engine's parameters); ``(None, why)`` where it cannot."""
     if game.references.get("batch") is None:
         return None, f"{game.name} has no batch engine"
-    from dilemmas.models.batch import why_off_arrays
+    from dilemmas.models.batch import why_off_engine
 
     parameters = dict(combination)
     if not parameters.pop("collect_data", True):
         raise ValueError("collect_data=False: batch_run reads every run's rows from its "
                          "model's DataCollector")
     probe = game.model(**parameters, collect_data=True, rng=0)
-    off = why_off_arrays(probe)
+    off = why_off_engine(probe)
     if off:
         return None, off
     collector = probe.datacollector
@@ -275,8 +275,11 @@ def _played(tasks, number_processes, display_progress, total, done):
         else:
             import multiprocessing
 
+            from dilemmas.models.session import with_session_behaviours
+
+            play = with_session_behaviours(_play)
             with multiprocessing.get_context("spawn").Pool(number_processes) as pool:
-                for result in pool.imap(_play, tasks):
+                for result in pool.imap(play, tasks):
                     yield from _keep(result, done, bar)
     finally:
         if bar is not None:
@@ -317,7 +320,7 @@ def _engine_block(model_cls, game_name, layout, runs, max_steps, period):
     distinct = list(dict.fromkeys(seeds))
     place = {seed: e for e, seed in enumerate(distinct)}
     engine = game.batch(len(distinct), np.random.default_rng(distinct), agents=layout["agents"],
-                        **layout["parameters"])
+                        seeds=distinct, **layout["parameters"])
     rows = engine.run(compiled=False, rounds=_cut(max_steps))
     missing = [name for name in layout["model"] if name not in rows.model]
     if layout["agents"]:

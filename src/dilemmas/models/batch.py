@@ -42,12 +42,14 @@ import copy
 import functools
 import math
 import os
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from dilemmas.models.episode_models import MACHINERY, EpisodeModels, off_blocks
 from dilemmas.models.xp import fori, set_at
 from dilemmas.registry import GAMES
 
@@ -108,17 +110,38 @@ def decides_on_arrays(behaviour: type) -> bool:
 
 def unable(model) -> list[str]:
     """The behaviours seated in ``model`` that cannot decide on arrays
-    (``decides_on_arrays``); empty when its game's batch engine can play its parameters."""
+    (``decides_on_arrays``): what a compiled program (``run(compiled=True)``, the functional
+    environment) cannot play; a block on numpy plays them through its episodes' models."""
     return sorted({agent.behaviour for agent in model.seats
                    if not decides_on_arrays(type(agent))})
 
 
-def why_off_arrays(model) -> str | None:
-    """In one line, the first seated behaviour (by seat) that keeps ``model``'s parameters
-    off the batch engine and why, or the engine's own refusal; None when the engine can
-    play them."""
+def in_python(model) -> list[str]:
+    """The behaviours seated in ``model`` that a block plays in Python, episode by episode,
+    through each episode's model (``dilemmas.models.episode_models``), with why each is not
+    on arrays: ``["home_guard (no batch_decide)", ...]``."""
+    named = {}
     for agent in model.seats:
         reason = off_arrays(type(agent))
+        if reason and off_blocks(type(agent)) is None:
+            named.setdefault(agent.behaviour, reason)
+    return [f"{name} ({_short(reason)})" for name, reason in named.items()]
+
+
+def _short(reason: str) -> str:
+    """``off_arrays``'s reason in a few words, without the behaviour's own name."""
+    if reason.endswith("(it has no batch_decide)"):
+        return "no batch_decide"
+    return reason.split(") ", 1)[1].removesuffix(" without its own batch_decide")
+
+
+def why_off_engine(model) -> str | None:
+    """In one line, the first seated behaviour (by seat) that keeps ``model``'s parameters
+    off the batch engine and why (``off_blocks``: it plays the model's policy, learns while
+    it plays, or declares ``one_model``), or the engine's own refusal; None when the engine
+    can play them (behaviours that decide in Python included, ``in_python``)."""
+    for agent in model.seats:
+        reason = off_blocks(type(agent))
         if reason:
             return reason
     engine = model.game.batch
@@ -213,15 +236,18 @@ class BatchEngine:
     chunk = 4
 
     def __init__(self, episodes: int, rng: np.random.Generator, *, agents: bool = False,
-                 external: bool = False, **parameters):
+                 external: bool = False, seeds=None, **parameters):
         if type(episodes) is not int or episodes < 1:
             raise ValueError(f"episodes={episodes!r} is invalid: must be an integer >= 1")
         game = GAMES[self.game]
         self.parameters = parameters
         self.model = game.model(**parameters, collect_data=False, rng=0)
         behaviours = [type(agent) for agent in self.model.seats]
-        if [name for name in unable(self.model) if not (external and name == "policy")]:
-            raise ValueError(f"population={self.model.population!r}: {unable(self.model)} "
+        refused = sorted({agent.behaviour for agent in self.model.seats
+                          if off_blocks(type(agent)) or external and not
+                          decides_on_arrays(type(agent))} - ({"policy"} if external else set()))
+        if refused:
+            raise ValueError(f"population={self.model.population!r}: {refused} "
                              f"cannot play in the {game.title} batch engine; use the Mesa "
                              f"model ({game.model.__name__})")
         refused = self.refusal(self.model)
@@ -236,6 +262,13 @@ class BatchEngine:
         self.t = 0
         self.groups = _groups(behaviours)
         self.collect_agents = agents
+        self.seeds = None
+        if any(not g.arrays and g.behaviour.behaviour not in MACHINERY for g in self.groups):
+            if seeds is None:
+                seeds = rng.integers(0, 2**63, size=episodes)
+            self.seeds = [int(seed) for seed in seeds]
+            if len(self.seeds) != episodes:
+                raise ValueError(f"seeds: {len(self.seeds)} seeds for {episodes} episodes")
 
     @property
     def decisions(self) -> tuple[str, ...]:
@@ -274,6 +307,11 @@ class BatchEngine:
     deciding = False
     #: An engine that holds a model's episode (``one``) draws from ``model.rng``.
     held = False
+    #: Each episode's Mesa model, for the seats that decide in Python (``EpisodeModels``;
+    #: made by ``start`` where the population has such seats, else None).
+    episode_models = None
+    #: Each episode's run seed, for its model (None: no seat decides in Python).
+    seeds = None
 
     def draw(self, shape) -> np.ndarray:
         """Uniform numbers in [0, 1) of ``shape``."""
@@ -296,6 +334,8 @@ class BatchEngine:
         behaviour starts it (``start_memory``)."""
         self.setup()
         self.start_memory()
+        if self.seeds is not None:
+            self.episode_models = EpisodeModels(self, self.seeds)
 
     def start_memory(self) -> None:
         """Each group's memory as its behaviour starts it (``batch_memory(batch, group)``,
@@ -309,8 +349,14 @@ class BatchEngine:
         numpy only); the recorded rows, episode by episode. ``compiled``: by JAX (True) or
         round by round on numpy (False); by default, JAX from ``COMPILED_FROM`` episodes on
         (and on numpy where ``rounds`` is given)."""
+        if compiled and self.seeds is not None:
+            warnings.warn(f"{', '.join(in_python(self.model))} decide in Python: the block "
+                          "plays on numpy, round by round, not compiled", UserWarning,
+                          stacklevel=2)
+            compiled = False
         if compiled is None:
-            compiled = self.episodes >= COMPILED_FROM and rounds is None
+            compiled = self.episodes >= COMPILED_FROM and rounds is None \
+                and self.seeds is None
         if compiled and rounds is not None:
             raise ValueError("rounds= stops a batch played round by round on numpy; a "
                              "compiled batch plays every episode to its end")
@@ -433,6 +479,8 @@ class BatchEngine:
         self.open_round()
         for phase in round_of(type(self.model))[0]:
             getattr(self, phase.method or phase.name)()
+        if self.episode_models is not None:
+            self.episode_models.opened()
 
     def resolve(self) -> np.ndarray:
         """The round's rule phases after its last decision; the mask of the episodes that
@@ -442,6 +490,8 @@ class BatchEngine:
             result = getattr(self, phase.method or phase.name)()
             if phase.ends:
                 ended = result
+        if self.episode_models is not None:
+            self.episode_models.closed(ended)
         return ended
 
     def play_round(self) -> np.ndarray:
@@ -473,6 +523,8 @@ class BatchEngine:
                                else self.xp.where(standing, part, target[:, group.seats]))
                         for target, part in zip(decided, chosen if isinstance(chosen, tuple)
                                                 else (chosen,)))
+            if self.episode_models is not None:
+                decided = self.episode_models.decide(phase, decided)
         finally:
             self.deciding = False
         return decided
@@ -540,13 +592,15 @@ class InTurnEngine(BatchEngine):
             self.acting = self.order[:, i]
             action = supplied[episodes, self.acting]
             for group in self.groups:
-                if group.behaviour.behaviour != "policy":
+                if group.arrays:
                     mine = self.acting[:, None] == xp.asarray(group.seats)
                     if STANDING in group.memory:
                         mine = mine & group.memory[STANDING]
                     mine = mine.any(axis=1)
                     action = xp.where(mine, group.behaviour.batch_decide(self, group, phase),
                                       action)
+            if self.episode_models is not None:
+                action = self.episode_models.act(phase, action)
             self.act(action)
             return self.current, self.key
 

@@ -142,6 +142,7 @@ class RulePhase:
                 model.running = False
 
         play.__name__ = method
+        play.played_on = True
         play.__doc__ = (f"The rule phase {self.name!r} on the model's episode "
                         f"(``episode.{method}``), then ``show``.")
         return play

@@ -67,7 +67,8 @@ def play_blocks(task):
         wanted = np.array([run.run_id not in skip for run in runs])
         played += int(wanted.sum())
         try:
-            engine = game.batch(len(runs), np.random.default_rng([run.seed for run in runs]),
+            seeds = [run.seed for run in runs]
+            engine = game.batch(len(runs), np.random.default_rng(seeds), seeds=seeds,
                                 agents="agent" in study.collect, **combination)
             rows = engine.run()
         except Exception as error:  # every run of the block failed; the study goes on

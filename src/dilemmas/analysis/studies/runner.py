@@ -13,11 +13,14 @@
   more than playing it; ``batch_size=1`` writes each run as it finishes.
 * ``failed/<run_id>.json`` -- a run that raised: its parameters, seed and traceback. The
   other runs go on. A failed run is tried again when the study is run again.
-* Studies whose every behaviour can decide on arrays are played by the game's batch engine
-  instead of its model, a block of up to 10,000 episodes at a time (1,000 when agents are
-  collected; ``dilemmas.analysis.studies.blocks``):
-  the same files and columns, one file per task of blocks. Where a behaviour cannot, the
-  runner says in one line which and why (``Study.off_engine``) and plays the model. The columns in front of every
+* Studies the game's batch engine can play are played by it instead of its model, a block
+  of up to 10,000 episodes at a time (1,000 when agents are collected;
+  ``dilemmas.analysis.studies.blocks``): the same files and columns, one file per task of
+  blocks. Behaviours that decide in Python play there too, episode by episode through each
+  episode's model (``dilemmas.models.episode_models``), and the runner names them in one
+  line. Where the engine cannot play a study (a ``policy`` seat, a learner, a behaviour
+  declaring ``one_model``), the runner says in one line which and why
+  (``Study.off_engine``) and plays the model. The columns in front of every
   row include ``engine`` (``"model"`` or ``"batch"``) and the game's ``rules_version``.
 * ``study.json`` -- the study's definition. Running a different study into the same folder
   is an error, so results of two studies never mix.
@@ -61,12 +64,13 @@ import pyarrow as pa
 from tqdm.auto import tqdm
 
 from dilemmas.analysis.studies import fork_server, manifest
-from dilemmas.analysis.studies.blocks import block_tasks, play_blocks
+from dilemmas.analysis.studies.blocks import AGENT_BLOCK, BLOCK, block_tasks, play_blocks
 from dilemmas.analysis.studies.run_files import record_failure, run_columns, write_batch
 from dilemmas.analysis.studies.study import (BACKENDS, Study, StudyError, canonical,
                                              read_definition)
 from dilemmas import GAMES
 from dilemmas.models.files import write_atomic
+from dilemmas.models.session import with_session_behaviours
 
 MAX_BATCH = 50
 
@@ -128,6 +132,11 @@ def _run(study, folder, backend, workers, scheduler, batch_size, progress) -> Re
     if study.off_engine:
         print(f"study {study.name!r} plays on the Mesa model, not the batch engine: "
               f"{study.off_engine}", file=sys.stderr)
+    elif study.in_python:
+        size = AGENT_BLOCK if "agent" in study.collect else BLOCK
+        print(f"study {study.name!r} plays on the batch engine in blocks of up to {size:,} "
+              "episodes; in Python, episode by episode through each episode's model: "
+              f"{', '.join(study.in_python)}", file=sys.stderr)
     if study.batch:
         tasks, already_done = block_tasks(study, folder, done, failed_before)
         function = play_blocks
@@ -206,7 +215,9 @@ def play(function, tasks, backend, workers, scheduler):
         return
     if backend == "serial":
         yield from map(function, tasks)
-    elif backend == "local":
+        return
+    function = with_session_behaviours(function)
+    if backend == "local":
         context = multiprocessing.get_context(
             "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn")
         # the workers import every module that registered a game, as this process did; the

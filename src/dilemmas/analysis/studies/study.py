@@ -32,13 +32,15 @@ key and the problem. A study's size is checked before any of it is built: at mos
 in 16 GiB (``MEMORY``).
 
 ``engine``: with ``"auto"``, a study of a game that has a batch engine (``Game.batch``) whose
-every combination seats only behaviours that can decide on arrays is played by that engine,
-thousands of episodes at once (``dilemmas.analysis.studies.blocks``); otherwise, or with
+every combination the engine can play is played by that engine, thousands of episodes at
+once (``dilemmas.analysis.studies.blocks``): behaviours with an array form on arrays, those
+that decide in Python episode by episode through each episode's model
+(``dilemmas.models.episode_models``; ``Study.in_python`` names them); otherwise, or with
 ``"model"``, each run is played by the game's Mesa model. The two agree in distribution, not draw
 for draw, so the engine that plays a study (``Study.batch``) is part of its definition: a folder
 played by one is never resumed by the other. Where ``"auto"`` finds a combination the engine
 cannot play, ``Study.off_engine`` says in one line which behaviour (or parameter) and why
-(``dilemmas.models.batch.why_off_arrays``), and the runner prints it.
+(``dilemmas.models.batch.why_off_engine``), and the runner prints it.
 
 Each run is a parameter combination and a replicate number. Its seed is derived from the
 study's seed and the run's parameters and replicate (SHA-256 of their canonical JSON), so the
@@ -236,10 +238,11 @@ class Study:
                              f"{size // self.replicates:,} combinations) is more than "
                              f"max_runs={self.max_runs:,}; split the study, or set max_runs "
                              "in the study file if you mean it")
-        from dilemmas.models.batch import why_off_arrays  # imports Mesa: only when a study is made
+        # imports Mesa: only when a study is made
+        from dilemmas.models.batch import in_python, why_off_engine
 
         batch = self.engine == "auto" and GAMES[self.game].references["batch"] is not None
-        off = None
+        off, python = None, {}
         checked = set()
         for combination in self.combinations():
             if self.design is not None:  # sampled points may repeat: each checked once
@@ -255,10 +258,12 @@ class Study:
                 raise StudyError(f"{where}: {error}"
                                  + (f" (in the combination {swept})" if swept else "")) from None
             if batch:
-                off = why_off_arrays(model)
+                off = why_off_engine(model)
                 batch = off is None
+                python.update(dict.fromkeys(in_python(model)))
         object.__setattr__(self, "batch", batch)
         object.__setattr__(self, "off_engine", off)
+        object.__setattr__(self, "in_python", list(python) if batch else [])
 
     def _check_max_runs(self, where: str) -> None:
         """``max_runs``: an integer from 1 to ``MEMORY // RUN_BYTES``, checked before the

@@ -288,10 +288,15 @@ class StagHuntModel(PhasedModel):
         """The acting seat's action of ``batch_decide`` (one episode)."""
         return [int(decided[0])]
 
+    @staticmethod
+    def action_index(agent, action) -> int:
+        """``agent``'s action, checked (an integer in ``0..len(ACTIONS) - 1``)."""
+        return check.decision(agent, action, len(ACTIONS), "action")
+
     def take_action(self, agent, action):
         """Pay ``agent``'s pending reward, then apply its action (docs/rules/stag_hunt.md,
         "Round"; the episode's ``act``); each resource killed is recorded in ``defeats``."""
-        action = check.decision(agent, action, len(ACTIONS), "action")
+        action = self.action_index(agent, action)
         self._number_by_hand()
         episode = self.episode
         episode.acting = np.array([agent.seat])

@@ -187,14 +187,19 @@ class StatePunishmentModel(PhasedModel):
         """The acting seat's action of ``batch_decide`` (one episode), by name."""
         return [self.action_names[int(decided[0])]]
 
-    def take_action(self, agent, action: str):
-        """Apply ``agent``'s action: move (collecting what it steps on), then vote, then
-        subtract its accumulated harm (the episode's ``act``). Reward = value + punishment -
-        vote cost - harm."""
+    def action_index(self, agent, action: str) -> int:
+        """The engine's number of ``agent``'s action (a name of ``action_names``)."""
         index = self._action_index.get(action)
         if index is None:
             raise ValueError(f"agent {agent.seat} ({agent.behaviour}) chose {action!r}; "
                              f"the {self.action_mode} actions are {list(self.action_names)}")
+        return index
+
+    def take_action(self, agent, action: str):
+        """Apply ``agent``'s action: move (collecting what it steps on), then vote, then
+        subtract its accumulated harm (the episode's ``act``). Reward = value + punishment -
+        vote cost - harm."""
+        index = self.action_index(agent, action)
         episode = self.episode
         episode.acting = np.array([agent.seat])
         outcome = episode.act(np.array([index]))
