@@ -58,7 +58,10 @@ class EpisodeModels:
 
     The engine calls ``opened()`` after the rule phases before the first decision,
     ``decide(phase, decided)`` in a simultaneous phase, ``act(phase, action)`` at each place
-    of an "in turn" phase, and ``closed(ended)`` after the round's last rule phase."""
+    of an "in turn" phase, and ``closed(ended)`` after the round's last rule phase. A game
+    with an "in turn" phase gives its model ``prepare_action(agent, decision)``: the
+    decision checked, as the engine's action number, the episode made ready for it (what its
+    ``take_action`` does before the action takes effect)."""
 
     def __init__(self, engine, seeds):
         from dilemmas.models.batch import round_of
@@ -221,7 +224,7 @@ class EpisodeModels:
             shown = self._show(r, model, *seen)
             agent = model.seats[seat]
             if model.can_act(agent):
-                action[r] = model.action_index(agent, getattr(agent, method)())
+                action[r] = model.prepare_action(agent, getattr(agent, method)())
             self._back(r, model, shown)
         return action
 

@@ -288,16 +288,17 @@ class StagHuntModel(PhasedModel):
         """The acting seat's action of ``batch_decide`` (one episode)."""
         return [int(decided[0])]
 
-    @staticmethod
-    def action_index(agent, action) -> int:
-        """``agent``'s action, checked (an integer in ``0..len(ACTIONS) - 1``)."""
-        return check.decision(agent, action, len(ACTIONS), "action")
+    def prepare_action(self, agent, action) -> int:
+        """``agent``'s action, checked (an integer in ``0..len(ACTIONS) - 1``), with the
+        episode made ready for it: a resource put on the map by hand is numbered."""
+        action = check.decision(agent, action, len(ACTIONS), "action")
+        self._number_by_hand()
+        return action
 
     def take_action(self, agent, action):
         """Pay ``agent``'s pending reward, then apply its action (docs/rules/stag_hunt.md,
         "Round"; the episode's ``act``); each resource killed is recorded in ``defeats``."""
-        action = self.action_index(agent, action)
-        self._number_by_hand()
+        action = self.prepare_action(agent, action)
         episode = self.episode
         episode.acting = np.array([agent.seat])
         kills = episode.act(np.array([action]))

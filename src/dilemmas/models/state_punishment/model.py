@@ -187,7 +187,7 @@ class StatePunishmentModel(PhasedModel):
         """The acting seat's action of ``batch_decide`` (one episode), by name."""
         return [self.action_names[int(decided[0])]]
 
-    def action_index(self, agent, action: str) -> int:
+    def prepare_action(self, agent, action: str) -> int:
         """The engine's number of ``agent``'s action (a name of ``action_names``)."""
         index = self._action_index.get(action)
         if index is None:
@@ -199,7 +199,7 @@ class StatePunishmentModel(PhasedModel):
         """Apply ``agent``'s action: move (collecting what it steps on), then vote, then
         subtract its accumulated harm (the episode's ``act``). Reward = value + punishment -
         vote cost - harm."""
-        index = self.action_index(agent, action)
+        index = self.prepare_action(agent, action)
         episode = self.episode
         episode.acting = np.array([agent.seat])
         outcome = episode.act(np.array([index]))
