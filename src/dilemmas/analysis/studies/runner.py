@@ -18,8 +18,8 @@
   ``dilemmas.analysis.studies.blocks``): the same files and columns, one file per task of
   blocks. Behaviours that decide in Python play there too, episode by episode through each
   episode's model (``dilemmas.models.episode_models``), and the runner names them in one
-  line. Where the engine cannot play a study (a ``policy`` seat, a learner, a behaviour
-  declaring ``one_model``), the runner says in one line which and why
+  line. Where the engine cannot play a study (a learner, a behaviour declaring
+  ``one_model``), the runner says in one line which and why
   (``Study.off_engine``) and plays the model. The columns in front of every
   row include ``engine`` (``"model"`` or ``"batch"``) and the game's ``rules_version``.
 * ``study.json`` -- the study's definition. Running a different study into the same folder
