@@ -82,7 +82,7 @@ def test_an_overriding_subclass_plays_on_the_model_and_differs(game, name, metho
         f" in {own.__name__})")
     run_study(study, tmp_path, backend="serial", progress=False)
     printed = capsys.readouterr().err.strip().splitlines()
-    assert printed == [f"study 'own' plays on the batch engine in blocks of up to 10,000 "
+    assert printed == [f"study 'own' plays on the batch engine in blocks of up to 1,000 "
                        f"episodes; in Python, episode by episode through each episode's "
                        f"model: {study.in_python[0]}"]
 

@@ -16,9 +16,8 @@
 * Reproducible and registered once: the same study gives the same rows serially, in the
   local pool and on Dask, with a behaviour defined inside the test function; a behaviour
   that cannot be sent is refused in one line naming it.
-* ``policy`` seats (the shipped bots) play in blocks too, draw for draw as on the lone model.
-* Refused, naming the cause: a learner, a behaviour that declares ``one_model``, a model
-  subclass (``dilemmas.batch_run(..., engine="batch")``).
+* Refused, naming the cause: a ``policy`` seat, a learner, a behaviour that declares
+  ``one_model``, a model subclass (``dilemmas.batch_run(..., engine="batch")``).
 """
 
 import threading
@@ -351,14 +350,17 @@ def test_what_cannot_play_in_blocks_is_refused_naming_its_cause(monkeypatch):
     shared = type("Shared", (guard,), {"behaviour": "shared", "one_model": True})
     monkeypatch.setitem(entry.behaviours, "shared", shared)
     causes = {"shared": "declares one_model = True",
-              "q_learning": "learns while it plays"}
+              "q_learning": "learns while it plays",
+              "policy": "plays the model's policy"}
     for behaviour, cause in causes.items():
-        model = entry.model(population=behaviour, rng=0, collect_data=False)
+        extra = {"policy": lambda observation: 0} if behaviour == "policy" else {}
+        model = entry.model(population=behaviour, rng=0, collect_data=False, **extra)
         assert cause in why_off_engine(model)
-        with pytest.raises(ValueError, match=behaviour):
-            entry.batch(2, np.random.default_rng(0), population=behaviour)
-        study = Study(game="bucket_brigade", name="off", fixed={"population": behaviour})
-        assert not study.batch and cause in study.off_engine
+        if behaviour != "policy":
+            with pytest.raises(ValueError, match=behaviour):
+                entry.batch(2, np.random.default_rng(0), population=behaviour)
+            study = Study(game="bucket_brigade", name="off", fixed={"population": behaviour})
+            assert not study.batch and cause in study.off_engine
 
     class Slower(entry.model):
         def spread(self):
@@ -381,31 +383,3 @@ def test_a_compiled_run_with_python_seats_says_so_and_plays_on_numpy(monkeypatch
     for name, values in again.model.items():
         assert same(values, compiled.model[name])
 
-
-BOT_POPULATIONS = {"bucket_brigade": "policy:2,follower:2",
-                   "state_punishment": "policy:2,wanderer:1",
-                   "stag_hunt": "policy:1,shuffler:1"}
-
-
-@pytest.mark.parametrize("game", EXACT)
-def test_a_shipped_bot_beside_a_python_behaviour_plays_in_a_block_as_on_the_model(
-        game, monkeypatch):
-    """Greedy play: a bot played sampled draws from ``model.rng``, which the lone model's
-    rules share (as ``rules_coin`` does)."""
-    from dilemmas.models.policies import BOTS
-    from dilemmas.scenarios.catalogue import catalogues
-
-    entry = GAMES[game]
-    for cls in fresh_behaviours()[game]:
-        monkeypatch.setitem(entry.behaviours, cls.behaviour, cls)
-    (bot,) = sorted(BOTS.glob(f"{game}_*.npz"))
-    population = BOT_POPULATIONS[game]
-    substrate = dict(catalogues()[game].substrate)
-    for seed in range(2):
-        rows = entry.batch(1, np.random.default_rng(seed), seeds=[seed], population=population,
-                           policy=str(bot), **substrate).run()
-        model = entry.model(population=population, rng=seed, policy=str(bot), **substrate)
-        model.run_model()
-        frame = model.datacollector.get_model_vars_dataframe()
-        for name, values in rows.model.items():
-            assert same(values, frame[name]), (game, seed, name)

@@ -51,7 +51,7 @@ from collections.abc import Iterable, Mapping
 __all__ = ["batch_run"]
 
 #: Episodes per engine block: the batch runner's (``dilemmas.analysis.studies.blocks``),
-#: without agent rows and with them.
+#: without agent rows and with them (or with seats that decide in Python).
 BLOCK, AGENT_BLOCK = 10_000, 1_000
 ENGINES = ("auto", "model", "batch")
 
@@ -203,7 +203,7 @@ def _plan(model_cls, combinations, runs, seeds, engine, max_steps, period):
         if layout is None:
             tasks += [("model", model_cls, run, max_steps, period) for run in by_combination[c]]
             continue
-        size = AGENT_BLOCK if layout["agents"] else BLOCK
+        size = AGENT_BLOCK if layout["agents"] or layout["python"] else BLOCK
         mine = by_combination[c]
         for first in range(0, len(mine), size):
             tasks.append(("engine", model_cls, game.name, layout, mine[first:first + size],
@@ -217,7 +217,7 @@ def _engine_layout(game, combination):
     the engine's parameters); ``(None, why)`` where it cannot."""
     if game.references.get("batch") is None:
         return None, f"{game.name} has no batch engine"
-    from dilemmas.models.batch import why_off_engine
+    from dilemmas.models.batch import in_python, why_off_engine
 
     parameters = dict(combination)
     if not parameters.pop("collect_data", True):
@@ -239,6 +239,7 @@ def _engine_layout(game, combination):
     agent_types = {name: _kind(record[2 + i] for record in records)
                    for i, name in enumerate(agent_columns)}
     return {"parameters": parameters, "agents": bool(agent_columns),
+            "python": bool(in_python(probe)),
             "model": model_columns, "agent": agent_columns,
             "types": {"model": model_types, "agent": agent_types},
             "step": type(probe.time)}, None

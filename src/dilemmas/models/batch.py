@@ -137,8 +137,8 @@ def _short(reason: str) -> str:
 
 def why_off_engine(model) -> str | None:
     """In one line, the first seated behaviour (by seat) that keeps ``model``'s parameters
-    off the batch engine and why (``off_blocks``: it learns while it plays, or declares
-    ``one_model``), or the engine's own refusal; None when the engine
+    off the batch engine and why (``off_blocks``: it plays the model's policy, learns while
+    it plays, or declares ``one_model``), or the engine's own refusal; None when the engine
     can play them (behaviours that decide in Python included, ``in_python``)."""
     for agent in model.seats:
         reason = off_blocks(type(agent))
@@ -587,8 +587,6 @@ class InTurnEngine(BatchEngine):
         (supplied,) = decisions
         xp = self.xp
         episodes = xp.arange(self.size)
-        if self.episode_models is not None:
-            self.episode_models.ask(phase)
 
         def place(i, carry):
             self.current, self.key = carry

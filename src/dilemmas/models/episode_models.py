@@ -14,8 +14,6 @@ through the game's own Mesa model of that episode (``EpisodeModels``):
   ``model.observation`` read as in a lone model, at the same point of the round;
 * what a decision sets by hand (an agent moved, a house or a cell changed) goes back to the
   block's row before the rules play on;
-* a ``policy`` seat observes and asks the model's policy (loaded once for the block) through
-  its episode's model, at the point of the round where the lone model asks it;
 * the model's rule phases do nothing on its episode (the block plays them); what the model
   records beside them does run: the model's own methods of a rule phase (Bucket Brigade's
   ``observe`` writes ``model.observation``), its phases' ``apply`` (Bucket Brigade's
@@ -31,7 +29,9 @@ path refuses it (``off_blocks``) and it plays on one model at a time.
 import numpy as np
 
 #: Behaviours that decide by the model's own machinery, not by their decision methods.
-MACHINERY = {"q_learning": "learns while it plays (tabular training)",
+MACHINERY = {"policy": "plays the model's policy (studies of policy files stay on the model "
+                       "while the scenarios' stored baselines are the model's)",
+             "q_learning": "learns while it plays (tabular training)",
              "linear_q": "learns while it plays (linear Q-learning)"}
 
 
@@ -71,12 +71,8 @@ class EpisodeModels:
 
         self.engine = engine
         game, model_class = GAMES[engine.game], type(engine.model)
-        parameters = dict(engine.parameters)
-        if engine.model.policy_seats():  # the policy loaded once, for every episode's model
-            parameters["policy"] = engine.model.policy
-        self.models = [game.model(**parameters, collect_data=False, rng=int(seed))
+        self.models = [game.model(**engine.parameters, collect_data=False, rng=int(seed))
                        for seed in seeds]
-        self.asking = set(game.interface.phases) if engine.model.policy_seats() else set()
         before, _, after = round_of(model_class)
         self.own_before = [p.method or p.name for p in before
                            if not _played_on(model_class, p.method or p.name)]
@@ -198,8 +194,6 @@ class EpisodeModels:
         rows, taken = [], []
         for r, model in self.live():
             shown = self._show(r, model, *seen)
-            if phase in self.asking:
-                model._decide(phase)
             model._block_phases[phase]()
             self._back(r, model, shown)
             rows.append(r)
@@ -214,17 +208,6 @@ class EpisodeModels:
             whole[rows[:, None], seats] = values[:, seats]
             out.append(whole)
         return tuple(out)
-
-    def ask(self, phase: str) -> None:
-        """An "in turn" phase opens: each episode's ``policy`` seats observe and ask the
-        policy, as the lone model does before the phase (``PhasedModel._decide``)."""
-        if phase not in self.asking:
-            return
-        seen = self._rows()
-        for r, model in self.live():
-            shown = self._show(r, model, *seen)
-            model._decide(phase)
-            self._back(r, model, shown)
 
     def act(self, phase: str, action: np.ndarray) -> np.ndarray:
         """A place of an "in turn" phase: ``action`` ``(episodes,)`` with the action of each

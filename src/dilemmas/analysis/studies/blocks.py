@@ -3,7 +3,7 @@
 When a study is played by a batch engine (``Study.batch``,
 ``dilemmas.analysis.studies.study``), the runner (``dilemmas.analysis.studies.runner``) cuts
 each parameter combination's replicates into blocks of ``BLOCK`` (``AGENT_BLOCK`` when agents
-are collected): replicates 0 .. BLOCK-1, then the next ``BLOCK``, and so on. A block is played
+are collected, or some seats decide in Python, ``block_size``): replicates 0 .. BLOCK-1, then the next ``BLOCK``, and so on. A block is played
 in one go by the engine (``dilemmas.models.batch.BatchEngine``), seeded with the seeds of all
 its runs (``numpy.random.default_rng([seed, ...])``), so a run's rows depend on its block,
 which is fixed by the study, and on nothing else: every backend, number of workers and
@@ -25,15 +25,21 @@ from dilemmas.analysis.studies.run_files import record_failure, run_columns, wri
 from dilemmas.analysis.studies.study import Study
 from dilemmas import GAMES
 
-#: Episodes in a block when only the model rows are collected, and when agents are too.
+#: Episodes in a block when only the model rows are collected, and when agents are too (or
+#: when some seats decide in Python: each episode then holds a Mesa model, about 20 to 200 KiB).
 BLOCK, AGENT_BLOCK = 10_000, 1_000
+
+
+def block_size(study: Study) -> int:
+    """The episodes in each of ``study``'s blocks (``BLOCK`` or ``AGENT_BLOCK``)."""
+    return AGENT_BLOCK if "agent" in study.collect or study.in_python else BLOCK
 
 
 def block_tasks(study: Study, folder: Path, done: set, failed_before: set):
     """``(tasks, runs already done)``: each task a list of blocks (about ``BLOCK`` episodes
     in all) with runs left to play; a block is ``(combination index, combination, first
     replicate, stop, ids already done)``. The runs themselves are derived in the workers."""
-    size = AGENT_BLOCK if "agent" in study.collect else BLOCK
+    size = block_size(study)
     tasks, task, episodes, already = [], [], 0, 0
     for index, combination in enumerate(study.combinations()):
         for first in range(0, study.replicates, size):

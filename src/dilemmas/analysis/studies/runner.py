@@ -18,8 +18,8 @@
   ``dilemmas.analysis.studies.blocks``): the same files and columns, one file per task of
   blocks. Behaviours that decide in Python play there too, episode by episode through each
   episode's model (``dilemmas.models.episode_models``), and the runner names them in one
-  line. Where the engine cannot play a study (a learner, a behaviour declaring
-  ``one_model``), the runner says in one line which and why
+  line. Where the engine cannot play a study (a ``policy`` seat, a learner, a behaviour
+  declaring ``one_model``), the runner says in one line which and why
   (``Study.off_engine``) and plays the model. The columns in front of every
   row include ``engine`` (``"model"`` or ``"batch"``) and the game's ``rules_version``.
 * ``study.json`` -- the study's definition. Running a different study into the same folder
@@ -64,7 +64,7 @@ import pyarrow as pa
 from tqdm.auto import tqdm
 
 from dilemmas.analysis.studies import fork_server, manifest
-from dilemmas.analysis.studies.blocks import AGENT_BLOCK, BLOCK, block_tasks, play_blocks
+from dilemmas.analysis.studies.blocks import block_size, block_tasks, play_blocks
 from dilemmas.analysis.studies.run_files import record_failure, run_columns, write_batch
 from dilemmas.analysis.studies.study import (BACKENDS, Study, StudyError, canonical,
                                              read_definition)
@@ -133,8 +133,8 @@ def _run(study, folder, backend, workers, scheduler, batch_size, progress) -> Re
         print(f"study {study.name!r} plays on the Mesa model, not the batch engine: "
               f"{study.off_engine}", file=sys.stderr)
     elif study.in_python:
-        size = AGENT_BLOCK if "agent" in study.collect else BLOCK
-        print(f"study {study.name!r} plays on the batch engine in blocks of up to {size:,} "
+        print(f"study {study.name!r} plays on the batch engine in blocks of up to "
+              f"{block_size(study):,} "
               "episodes; in Python, episode by episode through each episode's model: "
               f"{', '.join(study.in_python)}", file=sys.stderr)
     if study.batch:
