@@ -22,6 +22,7 @@ Run: ``.venv/bin/python benchmarks/python_behaviours.py [--episodes N] [--cpu C]
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 import time
@@ -35,26 +36,13 @@ from dilemmas.analysis.studies.study import Study
 
 
 def bucket_brigade():
-    from dilemmas.agents.bucket_brigade import BucketBrigadeAgent, FirefighterAgent, nearest_fire
-    from dilemmas.models.bucket_brigade.rules import BURNING, REST, WORK
+    from dilemmas.agents.bucket_brigade import BucketBrigadeAgent, FirefighterAgent
+    from dilemmas.models.bucket_brigade.rules import REST, WORK
 
-    class HomeGuard(BucketBrigadeAgent):  # docs/how-to/add-a-behaviour.md
-        behaviour = "home_guard"
-
-        def own_fires(self):
-            houses = self.model.observation.houses
-            return [h for h in self.owned if houses[h] == BURNING]
-
-        def choose_signal(self):
-            return WORK if self.own_fires() else REST
-
-        def choose_action(self):
-            here = self.model.observation.locations[self.seat]
-            fires = self.own_fires()
-            if not fires:
-                return here, REST
-            mine = [BURNING if h in fires else 0 for h in range(self.model.num_houses)]
-            return nearest_fire(mine, here), WORK
+    page = (Path(__file__).parents[1] / "docs/how-to/add-a-behaviour.md").read_text()
+    namespace = {"__name__": "how_to"}
+    exec(re.findall(r"```\{code-cell\}\n(.*?)```", page, re.S)[0], namespace)
+    HomeGuard = namespace["HomeGuard"]  # docs/how-to/add-a-behaviour.md
 
     class Doubtful(FirefighterAgent):
         """A firefighter that, one night in ten, signals the opposite (``super()``)."""

@@ -20,7 +20,9 @@
   ``one_model``, a model subclass (``dilemmas.batch_run(..., engine="batch")``).
 """
 
+import re
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -286,29 +288,12 @@ def test_each_episode_draws_from_its_own_runs_generator(monkeypatch):
 
 
 def home_guard():
-    """docs/how-to/add-a-behaviour.md's HomeGuard, defined inside a function."""
-    from dilemmas.agents.bucket_brigade import BucketBrigadeAgent, nearest_fire
-    from dilemmas.models.bucket_brigade.rules import BURNING, REST, WORK
-
-    class HomeGuard(BucketBrigadeAgent):
-        behaviour = "home_guard"
-
-        def own_fires(self):
-            houses = self.model.observation.houses
-            return [h for h in self.owned if houses[h] == BURNING]
-
-        def choose_signal(self):
-            return WORK if self.own_fires() else REST
-
-        def choose_action(self):
-            here = self.model.observation.locations[self.seat]
-            fires = self.own_fires()
-            if not fires:
-                return here, REST
-            mine = [BURNING if h in fires else 0 for h in range(self.model.num_houses)]
-            return nearest_fire(mine, here), WORK
-
-    return HomeGuard
+    """docs/how-to/add-a-behaviour.md's HomeGuard (its first code cell), defined inside a
+    function: a class no worker process can import."""
+    page = (Path(__file__).parents[1] / "docs/how-to/add-a-behaviour.md").read_text()
+    namespace = {"__name__": "defined_in_a_function"}
+    exec(re.findall(r"```\{code-cell\}\n(.*?)```", page, re.S)[0], namespace)
+    return namespace["HomeGuard"]
 
 
 def test_a_behaviour_registered_in_a_function_plays_in_every_backend(tmp_path, monkeypatch):
