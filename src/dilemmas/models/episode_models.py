@@ -85,7 +85,7 @@ class EpisodeModels:
         self.running = np.ones(len(self.models), dtype=bool)
         self.row, self.decided, self.taken = 0, None, None
         self.rules = {p.method or p.name for p in (*before, *after)}
-        for model, r in zip(self.models, range(len(self.models))):
+        for r, model in enumerate(self.models):
             self._hold(model)
             engine.load(model, {"t": engine.t, **{name: getattr(engine, name)[r]
                                                   for name in engine.state}})
