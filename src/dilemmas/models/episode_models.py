@@ -26,6 +26,8 @@ with the class attribute ``one_model = True`` (docs/how-to/add-a-behaviour.md): 
 path refuses it (``off_blocks``) and it plays on one model at a time.
 """
 
+import operator
+
 import numpy as np
 
 #: Behaviours that decide by the model's own machinery, not by their decision methods.
@@ -84,6 +86,9 @@ class EpisodeModels:
         self.python[self.seats] = True
         self.running = np.ones(len(self.models), dtype=bool)
         self.row, self.decided, self.taken = 0, None, None
+        state = engine.state
+        self._state_of = operator.itemgetter(*state) if len(state) > 1 else \
+            lambda held: (held[state[0]],)
         self.rules = {p.method or p.name for p in (*before, *after)}
         for r, model in enumerate(self.models):
             self._hold(model)
@@ -147,10 +152,12 @@ class EpisodeModels:
             held.update(zip(names, rows[r]))
             model._block_rows = rows
             model.show()
-            state = self.engine.state
-            model._block_seen = (tuple(held[name] for name in state),
-                                 {name: held[name] for name, view in zip(names, rows[r])
-                                  if name in state and held[name] is not view})
+            layered = model.__dict__.get("_block_layered")
+            if layered is None:  # the fields show puts its grid's layers in: the same always
+                layered = model._block_layered = [
+                    name for name, view in zip(names, rows[r])
+                    if name in self.engine.state and held[name] is not view]
+            model._block_seen = (self._state_of(held), {name: held[name] for name in layered})
         return model._block_seen
 
     def _back(self, r: int, model, seen: tuple) -> None:
