@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dilemmas.models.episode_models import MACHINERY, EpisodeModels, off_blocks
+from dilemmas.models.episode_models import EpisodeModels, off_blocks
 from dilemmas.models.xp import fori, set_at
 from dilemmas.registry import GAMES
 
@@ -263,8 +263,7 @@ class BatchEngine:
         self.groups = _groups(behaviours)
         self.collect_agents = agents
         self.seeds = None
-        if any(not g.arrays and g.behaviour.behaviour not in MACHINERY
-               and not (external and g.behaviour.behaviour == "policy") for g in self.groups):
+        if any(not g.arrays and off_blocks(g.behaviour) is None for g in self.groups):
             if seeds is None:
                 seeds = rng.integers(0, 2**63, size=episodes)
             self.seeds = [int(seed) for seed in seeds]

@@ -108,7 +108,6 @@ class EpisodeModels:
             d[self.row:self.row + 1] for d in self.decided)
         episode.take = self._keep_taken
         episode.act = self._keep_taken
-        episode.turn_order = lambda: self.engine.order[self.row:self.row + 1]
 
     def _keep_taken(self, *arguments):
         self.taken = arguments[-1]
