@@ -33,9 +33,15 @@ run: $(STAMP)
 
 # the test files spread over every core (pytest-xdist), each file whole on one worker so that
 # its module fixtures (the documentation site, trained learners) are built once
+# its own wall time (the two pytest runs, after the installs) printed last, passed or not
 test: $(STAMP) $(ASSETS_STAMP) $(ROUTES_STAMP) chromium
-	$(VENV)/bin/python -m pytest -n auto --dist loadfile
-	$(ROUTES)/bin/python -m pytest -n auto --dist loadfile $(ROUTE_TESTS)
+	@start=$$(date +%s); \
+	$(VENV)/bin/python -m pytest -n auto --dist loadfile && \
+	$(ROUTES)/bin/python -m pytest -n auto --dist loadfile $(ROUTE_TESTS); \
+	status=$$?; took=$$(( $$(date +%s) - start )); \
+	echo "make test: the suite took $$((took / 60)) min $$((took % 60)) s of wall time" \
+		"on $$(nproc) cores ($$([ $$status = 0 ] && echo passed || echo failed))"; \
+	exit $$status
 
 $(ROUTES_STAMP): $(STAMP) tests/routes-requirements.txt
 	$(PYTHON) -m venv $(ROUTES)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from compiles import no_compiles
 from dilemmas.analysis.learning.training import Training
-from dilemmas.learning.deep import read_training
+from dilemmas.learning.training_file import read_training
 from dilemmas.models.learners import LEARNERS
 
 ROOT = Path(__file__).resolve().parents[1]

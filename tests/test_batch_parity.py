@@ -608,9 +608,9 @@ def test_determinism(game, parameters, path):
     if parameters.get("population") == HEURISTIC_MIX and not _heuristics_batch():
         pytest.skip("the heuristic archetypes have no batch_decide yet")
     compiled = PATHS[path]
-    first = _all_arrays(batch_rows(game, parameters, 500, seed=11, compiled=compiled))
-    again = _all_arrays(batch_rows(game, parameters, 500, seed=11, compiled=compiled))
-    other = _all_arrays(batch_rows(game, parameters, 500, seed=12, compiled=compiled))
+    first = _all_arrays(batch_rows(game, parameters, 200, seed=11, compiled=compiled))
+    again = _all_arrays(batch_rows(game, parameters, 200, seed=11, compiled=compiled))
+    other = _all_arrays(batch_rows(game, parameters, 200, seed=12, compiled=compiled))
     assert list(first) == list(again) == list(other)
     for name in first:
         assert _same(first[name], again[name]), name

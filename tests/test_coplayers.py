@@ -14,7 +14,8 @@ import pytest
 
 from dilemmas.analysis.learning.training import TrainingError
 from dilemmas.envs.functional import functional_env
-from dilemmas.learning.deep import DeepTraining, read_training
+from dilemmas.learning.deep import DeepTraining
+from dilemmas.learning.training_file import read_training
 from dilemmas.learning.ppo import CoPlayers, Settings, Trainer
 from dilemmas.models.policies import BOTS, NetworkPolicy, load_policy
 

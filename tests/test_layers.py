@@ -78,3 +78,29 @@ def test_batch_run_reaches_only_the_registry_and_the_models():
     wrong = [f"line {line}: {name}" for line, name in named if name.startswith("dilemmas")
              and name not in ANYWHERE and not name.startswith("dilemmas.models")]
     assert not wrong, f"batch_run.py reaches above the models: {wrong}"
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_no_module_imports_itself_round_a_circle():
+    """The import graph of the package, deferred imports (inside functions) included, has no
+    circle (``graphlib`` finds one if there is)."""
+    import graphlib
+
+    paths = {_module(path): path for path in PACKAGE.rglob("*.py")}
+    graph = {}
+    for name, path in paths.items():
+        imported = {target for _, target in _imports(ast.parse(path.read_text(), str(path)))}
+        # ``from dilemmas.x import y`` imports y when it is a module of x
+        imported |= {f"{target}.{alias.name}" for node in ast.walk(ast.parse(path.read_text()))
+                     if isinstance(node, ast.ImportFrom) and node.module and not node.level
+                     for target in [node.module] for alias in node.names}
+        graph[name] = {target for target in imported if target in paths and target != name
+                       and target != "dilemmas"}
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as error:
+        pytest.fail(f"an import circle: {' -> '.join(error.args[1])}")

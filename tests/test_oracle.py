@@ -15,7 +15,7 @@ from dilemmas.analysis.game_theory.metagame import Population, Strategy
 from dilemmas.analysis.studies.study import StudyError
 from dilemmas.cli.main import main
 from dilemmas.learning import deep
-from dilemmas.learning.deep import read_training
+from dilemmas.learning.training_file import read_training
 from dilemmas.learning.oracle import check_oracle, check_population, response_training
 from dilemmas.models.policies import BOTS, load_policy
 

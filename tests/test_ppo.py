@@ -40,7 +40,7 @@ from dilemmas.learning.ppo import (
     replay,
 )
 from dilemmas.analysis.learning.training import TrainingError
-from dilemmas.learning.deep import read_training
+from dilemmas.learning.training_file import read_training
 from dilemmas.cli.main import main
 from dilemmas.envs.functional import functional_env
 from dilemmas.models.policies import NetworkPolicy, best, load_policy, save_policy

@@ -11,7 +11,8 @@ import pytest
 from dilemmas import GAMES
 from dilemmas.analysis.learning.training import TrainingError
 from dilemmas.envs.functional import functional_env
-from dilemmas.learning.deep import DeepTraining, read_training
+from dilemmas.learning.deep import DeepTraining
+from dilemmas.learning.training_file import read_training
 from dilemmas.learning.ppo import Settings
 from dilemmas.learning.rewards import Objective, Shaping, check
 

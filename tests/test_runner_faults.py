@@ -35,9 +35,10 @@ population = ["random", "civic_voter"]
 """
 
 
-#: Long enough (300 runs, several seconds) that a signal sent after the first batches lands
-#: while the study is still running, on a fast machine too.
-LONG = SLOW.replace("replicates = 30", "replicates = 150")
+#: Long enough (120 runs of 100 steps, several seconds) that a signal sent after the first
+#: batches lands while the study is still running, on a fast machine too.
+LONG = SLOW.replace("replicates = 30", "replicates = 60")
+LONG_RUNS = 120
 
 
 def small(**changes):
@@ -143,15 +144,16 @@ def start(study_file, out, *extra):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def pool_processes(session: int) -> set[int]:
+def pool_processes(session: int, kinds=(b"multiprocessing.forkserver",)) -> set[int]:
     """The processes of ``session`` (the one ``start`` opens) that run a multiprocessing fork
-    server or one of its workers (their command line is the server's): only those, since the
-    suite's other workers may run pools of their own meanwhile."""
+    server or one of its workers (their command line is the server's; ``kinds``: the words
+    of the command lines looked for): only those, since the suite's other workers may run
+    pools of their own meanwhile."""
     found = set()
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and b"multiprocessing.forkserver" in (
-                    entry / "cmdline").read_bytes() \
+            if entry.name.isdigit() and any(kind in (entry / "cmdline").read_bytes()
+                                            for kind in kinds) \
                     and int((entry / "stat").read_text().rpartition(")")[2].split()[3]) \
                     == session:
                 found.add(int(entry.name))
@@ -212,7 +214,7 @@ def test_killing_the_main_process_stops_its_workers_and_frees_the_folder(tmp_pat
         "the fork server or a worker outlived the main process"
     study = Study.from_file(study_file)
     resumed = run_study(study, tmp_path / "out", workers=2, progress=False)   # not locked
-    assert resumed.already_done >= 2 and resumed.already_done + resumed.played == 300
+    assert resumed.already_done >= 2 and resumed.already_done + resumed.played == LONG_RUNS
     whole = run_study(study, tmp_path / "whole", workers=2, progress=False)
     assert_same(folder, rows(whole.folder))
 
@@ -245,16 +247,24 @@ def test_killing_the_main_process_stops_its_dask_workers_too(tmp_path):
     process = start(study_file, tmp_path / "out", "--backend", "dask", "--workers", "1",
                     "--batch-size", "1")
     wait_for(lambda: recorded(folder) >= 2, process, "recorded batch", seconds=120)
+    workers = (b"multiprocessing.spawn", b"multiprocessing.resource_tracker")
+    assert pool_processes(process.pid, workers)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    time.sleep(5)                            # the cluster's workers notice their parent
+    deadline = time.monotonic() + 1.5        # the cluster's workers see their pipe close
+    while pool_processes(process.pid, workers) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    left = pool_processes(process.pid, workers)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, "a Dask worker outlived the main process by 1.5 s"
     files = sorted(p.name for p in (folder / "runs").iterdir())
     time.sleep(2)
     assert sorted(p.name for p in (folder / "runs").iterdir()) == files, \
         "a Dask worker went on writing after the runner died"
     resumed = run_study(Study.from_file(study_file), tmp_path / "out", backend="serial",
                         batch_size=50, progress=False)
-    assert resumed.already_done >= 2 and resumed.already_done + resumed.played == 300
+    assert resumed.already_done >= 2 and resumed.already_done + resumed.played == LONG_RUNS
 
 
 def test_ctrl_c_stops_with_one_line_and_status_130_and_the_study_resumes(tmp_path):
@@ -270,7 +280,7 @@ def test_ctrl_c_stops_with_one_line_and_status_130_and_the_study_resumes(tmp_pat
                               "resume)"), stderr
     study = Study.from_file(study_file)
     resumed = run_study(study, tmp_path / "out", workers=2, progress=False)
-    assert resumed.already_done + resumed.played == 300 and resumed.already_done >= 2
+    assert resumed.already_done + resumed.played == LONG_RUNS and resumed.already_done >= 2
     assert resumed.played > 0   # the interruption came before the end
     whole = run_study(study, tmp_path / "whole", workers=2, progress=False)
     assert_same(folder, rows(whole.folder))

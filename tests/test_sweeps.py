@@ -12,7 +12,8 @@ from scipy import stats
 from dilemmas.analysis.learning.training import TrainingError
 from dilemmas.cli.main import main
 from dilemmas.learning import deep, sweeps
-from dilemmas.learning.deep import DeepTraining, read_training
+from dilemmas.learning.deep import DeepTraining
+from dilemmas.learning.training_file import read_training
 
 BASE = """\
 game = "firefighting_graph"

@@ -17,7 +17,8 @@ from dilemmas.analysis.learning.evaluation import comparison, evaluation_study, 
 from dilemmas.analysis.studies.runner import run_study
 from dilemmas.analysis.learning.training import Training, TrainingError, curves, episode_returns, train
 from dilemmas.learning.sweeps import TrainingSweep
-from dilemmas.learning.deep import DeepTraining, read_training
+from dilemmas.learning.deep import DeepTraining
+from dilemmas.learning.training_file import read_training
 from dilemmas.models.learners import load_learner
 
 ROOT = Path(__file__).resolve().parents[1]

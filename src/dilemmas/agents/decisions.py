@@ -12,7 +12,7 @@ batch engine would hold, with one episode), for its own seat, with its own memor
 ``batch_decide`` plays on the engine and on the model alike.
 
 A class that defines a decision method itself (or any other method) below its
-``batch_decide`` is played by the model only (``dilemmas.models.batch.off_arrays``).
+``batch_decide`` is played by the model only (``dilemmas.models.on_arrays.off_arrays``).
 """
 
 from typing import ClassVar

@@ -4,7 +4,7 @@
 import numpy as np
 import pandas as pd
 
-from dilemmas.models.files import make_folder
+from dilemmas.models.files import check_writable, make_folder
 from dilemmas.cli.arguments import behaviour_list, interval_text, settings
 
 
@@ -195,6 +195,7 @@ def optimal(args):
             raise ValueError(f"--{name} {value} must be at least 2")
     for firefighters, horizon in cases:  # every instance checked before any is solved
         optimal.tables("firefighting_graph", horizon, **parameters, n_agents=firefighters)
+    check_writable(args.out)
     values = optimal.optimal_table(cases, **parameters)
     print(f"exact optimal expected total team reward, {parameters}")
     print(values.to_string(index=False, float_format="{:.6g}".format))
@@ -350,7 +351,8 @@ def psro(args):
     from dilemmas.analysis.game_theory import metagame
     from dilemmas.analysis.game_theory import psro as loop
     from dilemmas.analysis.learning.training import TrainingError
-    from dilemmas.learning.deep import DeepTraining, read_training
+    from dilemmas.learning.deep import DeepTraining
+    from dilemmas.learning.training_file import read_training
     from dilemmas.learning.oracle import run_psro
 
     if args.iterations < 1:

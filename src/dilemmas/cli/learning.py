@@ -9,7 +9,7 @@ def train(args):
 
     from dilemmas.learning import deep, sweeps
     from dilemmas.analysis.learning.training import train
-    from dilemmas.learning.deep import read_training
+    from dilemmas.learning.training_file import read_training
 
     training = read_training(args.training)
     if isinstance(training, sweeps.TrainingSweep):  # a training per combination, placed
@@ -52,7 +52,7 @@ def evaluate(args):
         returns,
     )
     from dilemmas.analysis.studies.runner import run_study
-    from dilemmas.learning.deep import read_training
+    from dilemmas.learning.training_file import read_training
 
     training = read_training(args.training)
     if args.cross_play:

@@ -46,7 +46,7 @@ from dilemmas.cli import game_theory, learning, scenarios
 from dilemmas.cli.arguments import (backend_arguments, example, figure_arguments,
                                     metagame_arguments, mix_arguments, settings,
                                     study_arguments)
-from dilemmas.models.files import make_folder
+from dilemmas.models.files import check_writable, make_folder
 from dilemmas.cli.describe import first_sentence
 
 
@@ -65,6 +65,10 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as error:  # a path the system refuses: a loop of links, no permission
+        where = f"{str(error.filename)!r}: " if error.filename else ""
+        print(f"dilemmas {args.name}: {where}{error.strerror or error}", file=sys.stderr)
+        return 2
 
 
 #: Commands that pick up where an interrupted run of them stopped.
@@ -433,6 +437,7 @@ def _figures(args):
     folders = args.folders or sorted(p.parent for p in args.results.glob("*/study.json"))
     if not folders:
         raise FileNotFoundError(f"no study results in {args.results} (no */study.json)")
+    check_writable(args.out)
     skipped = []
     for path in make_figures(folders, args.out, skipped, args.caption, args.width):
         print(path)
@@ -456,6 +461,7 @@ def _plot(args):
     from dilemmas.analysis.figures.plot import plot
 
     folder = _results(args)
+    check_writable(args.out)
     with layout(args.caption, args.width):
         figure = plot(folder, args.x, args.y, args.hue, args.facet)
     name = "_".join([folder.name, "plot", args.y, "by", args.x,
@@ -471,6 +477,7 @@ def _sensitivity(args):
     from dilemmas.analysis.sensitivity import sensitivity, text
 
     folder = _results(args)
+    check_writable(args.out)
     table = sensitivity(folder, args.statistic)
     print(text(table))
     name = f"{folder.name}_sensitivity_{args.statistic}"

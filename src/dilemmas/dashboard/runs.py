@@ -309,13 +309,9 @@ def _read_rows(folder: Path, name: str, checksum: str | None, run_id: str,
     are checked against the manifest's ``checksum`` first."""
     path = folder / "runs" / name
     try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise RunError(f"{path} cannot be read: {error.strerror or error}") from None
-    if checksum is not None and manifest.digest(data) != checksum:
-        raise RunError(f"{path} does not match its checksum in {manifest.NAME}: it was "
-                       "damaged or changed after it was written (running the study again "
-                       "plays its runs again)")
+        data = manifest.checked_bytes(path, checksum)
+    except StudyError as error:
+        raise RunError(str(error)) from None
     try:
         table = pq.read_table(pa.BufferReader(data), filters=[("run_id", "==", run_id)])
     except (pa.ArrowException, OSError, ValueError) as error:

@@ -101,7 +101,6 @@ stopped.
 """
 
 import io
-import tomllib
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,7 +115,6 @@ from dilemmas import GAMES
 from dilemmas.analysis.learning.training import (
     DURING,
     Seating,
-    Training,
     TrainingError,
     TrainingReport,
     check_integer,
@@ -502,22 +500,3 @@ def curves(folder) -> pd.DataFrame:
         raise FileNotFoundError(f"no learning curves in {folder} (curve-*.parquet)")
     rows = pd.concat([pq.read_table(path).to_pandas() for path in files], ignore_index=True)
     return rows.sort_values(["replicate", "update"], ignore_index=True)
-
-
-def read_training(path):
-    """A training file's ``DeepTraining`` (``algorithm = "ippo"`` or ``"mappo"``), with a
-    ``[sweep]`` table its ``sweeps.TrainingSweep``, or, without an ``algorithm``, its tabular
-    or linear learners' ``Training``."""
-    try:
-        data = tomllib.loads(Path(path).read_text())
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        data = {}  # Training.from_file names the problem
-    if "sweep" in data:
-        from dilemmas.learning.sweeps import TrainingSweep
-
-        if data.get("algorithm") is None:
-            raise TrainingError(f"training file {str(path)!r}: [sweep] sweeps deep trainings "
-                                "(algorithm = \"ippo\" or \"mappo\"); a tabular training "
-                                "has none")
-        return TrainingSweep.from_file(path)
-    return (DeepTraining if data.get("algorithm") is not None else Training).from_file(path)

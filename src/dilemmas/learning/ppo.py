@@ -87,6 +87,15 @@ RANGES = {"learning_rate": (0, math.inf), "discount": (0, 1), "gae_lambda": (0, 
           "clip": (0, math.inf), "entropy": (0, math.inf), "value": (0, math.inf),
           "max_grad_norm": (0, math.inf)}
 POSITIVE = ("learning_rate", "clip", "max_grad_norm")
+#: The integer settings' ranges (None: no upper end but the memory check's,
+#: ``Trainer.check_footprint``). More layers than 16 or epochs than 100 are far outside PPO's
+#: practice (2 and 4 here, as in PureJaxRL) and compile or train for minutes before
+#: anything is written.
+INTEGERS = {"hidden": (1, None), "layers": (0, 16), "envs": (1, None), "steps": (1, None),
+            "epochs": (1, 100), "minibatches": (1, None)}
+#: The most gradient steps a training may take (updates x epochs x minibatches): optax counts
+#: them, and anneals the learning rate over them, in int32.
+MAX_STEPS = 2 ** 31 - 1
 #: The settings a learning seat may have its own of (with ``share`` false): a list of one
 #: per learning seat in place of the number.
 SEAT_SETTINGS = tuple(RANGES)
@@ -127,11 +136,11 @@ class Settings:
             if getattr(self, key) not in allowed:
                 raise ValueError(f"{key}={getattr(self, key)!r} is invalid: allowed: "
                                  f"{list(allowed)}")
-        for key in ("hidden", "layers", "envs", "steps", "epochs", "minibatches"):
+        for key, (low, high) in INTEGERS.items():
             value = getattr(self, key)
-            if type(value) is not int or value < (0 if key == "layers" else 1):
-                raise ValueError(f"{key}={value!r} must be an integer >= "
-                                 f"{0 if key == 'layers' else 1}")
+            if type(value) is not int or value < low or (high is not None and value > high):
+                raise ValueError(f"{key}={value!r} must be an integer "
+                                 + (f">= {low}" if high is None else f"from {low} to {high}"))
         for key in ("share", "anneal", "value_norm"):
             if not isinstance(getattr(self, key), bool):
                 raise ValueError(f"{key}={getattr(self, key)!r} must be true or false")
@@ -562,6 +571,10 @@ class Trainer:
         self.critic_input = self.observation if settings.algorithm == "ippo" \
             else env.state_space.shape[0] + self.seats
         self.steps = updates * settings.epochs * settings.minibatches
+        if self.steps > MAX_STEPS:
+            raise ValueError(f"updates={updates} x epochs={settings.epochs} x minibatches="
+                             f"{settings.minibatches} is {self.steps:,} gradient steps, more "
+                             f"than the {MAX_STEPS:,} the optimiser counts")
         # the actor and the critic optimised apart (MAPPO), or as one (IPPO)
         self.apart = settings.algorithm == "mappo"
         self.per_seat = {key: self.seat_values(key) for key in SEAT_SETTINGS}

@@ -39,7 +39,6 @@ a population with a behaviour that cannot decide on arrays (``unable`` names the
 """
 
 import copy
-import functools
 import math
 import os
 import warnings
@@ -50,6 +49,8 @@ from pathlib import Path
 import numpy as np
 
 from dilemmas.models.episode_models import EpisodeModels, off_blocks
+from dilemmas.models.on_arrays import decides_on_arrays, off_arrays
+from dilemmas.models.phases import _columns, round_of
 from dilemmas.models.xp import fori, set_at
 from dilemmas.registry import GAMES
 
@@ -73,39 +74,6 @@ def gathered(kind: type) -> property:
 def _shown_only():
     raise RuntimeError("a world replayed from a batch-engine block shows a recorded episode "
                        "and cannot play on: build the game's model to play")
-
-
-def off_arrays(behaviour: type) -> str | None:
-    """Why a behaviour class cannot play in a batch (None: it can). It can when it has
-    ``batch_decide`` and no class from itself up to the one that defines ``batch_decide``
-    defines a method of its own: a subclass that changes any decision, a helper its
-    decisions call or its constructor without its own ``batch_decide`` would be played as
-    its parent, so it plays on the Mesa model (docs/how-to/add-a-behaviour.md)."""
-    owner = next((cls for cls in behaviour.__mro__ if "batch_decide" in vars(cls)), None)
-    if owner is None:
-        return (f"behaviour {behaviour.behaviour!r} ({behaviour.__qualname__}) decides in "
-                "Python only (it has no batch_decide)")
-    for cls in behaviour.__mro__[:behaviour.__mro__.index(owner)]:
-        changed = sorted(name for name, value in vars(cls).items()
-                         if _is_method(name, value))
-        if changed:
-            return (f"behaviour {behaviour.behaviour!r} ({behaviour.__qualname__}) changes "
-                    f"{', '.join(changed)} of {owner.__qualname__} in {cls.__qualname__} "
-                    "without its own batch_decide")
-    return None
-
-
-def _is_method(name: str, value) -> bool:
-    """Whether a class attribute is behaviour (a function, property or other descriptor, the
-    constructor included) rather than data such as ``behaviour`` or ``params``."""
-    if name.startswith("__") and name != "__init__" or isinstance(value, type):
-        return False
-    return callable(value) or hasattr(value, "__get__")
-
-
-def decides_on_arrays(behaviour: type) -> bool:
-    """Whether a behaviour class can play in a batch (``off_arrays`` says why not)."""
-    return off_arrays(behaviour) is None
 
 
 def unable(model) -> list[str]:
@@ -154,21 +122,6 @@ def _groups(behaviours: list[type]) -> list["Group"]:
     """The seats of each behaviour, in the order the behaviours first sit."""
     return [Group(cls, np.array([i for i, kind in enumerate(behaviours) if kind is cls]), {})
             for cls in dict.fromkeys(behaviours)]
-
-
-@functools.cache
-def round_of(model_class: type) -> tuple[tuple, tuple[str, ...], tuple]:
-    """``(rules before, decisions, rules after)``: a model class's declared round
-    (``phases``) as its batch engine plays it: the rule phases (``RulePhase``) before its
-    first decision phase, the names of its decision phases, and the rule phases after the
-    last."""
-    from dilemmas.models.phases import AgentPhase, RulePhase
-
-    phases = model_class.phases
-    deciding = [i for i, phase in enumerate(phases) if isinstance(phase, AgentPhase)]
-    first, last = (deciding[0], deciding[-1]) if deciding else (len(phases), len(phases))
-    rules = lambda part: tuple(p for p in part if isinstance(p, RulePhase))  # noqa: E731
-    return rules(phases[:first]), tuple(phases[i].name for i in deciding), rules(phases[last + 1:])
 
 
 #: The memory entry of a stand-in group (``Group``): ``(episodes, seats)`` booleans, where it
@@ -417,8 +370,6 @@ class BatchEngine:
         model computes them. ``model``, one this method returned at an earlier round, is
         loaded on in place."""
         import mesa
-
-        from dilemmas.models.phases import _columns
 
         if model is None or model.steps > round:
             model = GAMES[self.game].model(**self.parameters, collect_data=False, rng=0)

@@ -30,6 +30,8 @@ import operator
 
 import numpy as np
 
+from dilemmas.models.phases import AgentPhase, round_of
+
 #: Behaviours that decide by the model's own machinery, not by their decision methods.
 MACHINERY = {"policy": "plays the model's policy (studies of policy files stay on the model "
                        "while the scenarios' stored baselines are the model's)",
@@ -67,8 +69,6 @@ class EpisodeModels:
     ``take_action`` does before the action takes effect)."""
 
     def __init__(self, engine, seeds):
-        from dilemmas.models.batch import round_of
-        from dilemmas.models.phases import AgentPhase
         from dilemmas.registry import GAMES
 
         self.engine = engine

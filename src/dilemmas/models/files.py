@@ -1,4 +1,5 @@
-"""Writing result and replay files so that a failed write never damages what was there.
+"""Writing result and replay files so that a failed write never damages what was there, and
+reading a file only when it is a regular file.
 
 The text goes to a temporary file in the target's folder, is flushed to disk, and only then
 replaces the target in one ``os.replace``: a reader sees the old file or the new one, never
@@ -9,9 +10,13 @@ cut short, so use it only where the reader checks what it reads.
 The file gets the permissions an ordinary ``open`` would give it, ``0o666`` less the
 process's umask (a temporary file alone would be private to its owner), so collaborators
 read results as they read any other file.
+
+``read_bytes`` refuses a path that is not a regular file (a FIFO, a folder, a device) before
+opening it: reading a FIFO waits for a writer forever.
 """
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -58,4 +63,36 @@ def make_folder(path) -> Path:
         blocking = next(p for p in (path, *path.parents) if p.exists() and not p.is_dir())
         raise ValueError(f"the folder {str(path)!r} cannot be made: {str(blocking)!r} is a "
                          "file, not a folder; choose another output folder") from None
+    return path
+
+
+#: What ``stat`` calls the kinds of file that are not regular files.
+KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+         (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
+
+def read_bytes(path) -> bytes:
+    """``path``'s bytes (``Path.read_bytes``); a ValueError names it if it is not a regular
+    file (a FileNotFoundError if it does not exist)."""
+    path = Path(path)
+    mode = path.stat().st_mode
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in KINDS if test(mode)), "not a file")
+        raise ValueError(f"{str(path)!r} is {kind}, not a regular file")
+    return path.read_bytes()
+
+
+def check_writable(path) -> Path:
+    """``path``, if it is a folder that can be written into or can be made (nothing is
+    made); else a ValueError naming what stands in the way. For the commands that check
+    their output folder before the work whose results go there."""
+    path = Path(path)
+    standing = next(p for p in (path, *path.parents) if p.exists() or p.is_symlink())
+    if not standing.is_dir():
+        what = "a file, not a folder" if standing.is_file() else "not a folder"
+        raise ValueError(f"the folder {str(path)!r} cannot be made: {str(standing)!r} is "
+                         f"{what}; choose another output folder")
+    if not os.access(standing, os.W_OK | os.X_OK):
+        raise ValueError(f"the folder {str(path)!r} cannot be written: {str(standing)!r} is "
+                         "not writable; choose another output folder")
     return path

@@ -46,6 +46,7 @@ A model whose ``running`` is False has finished its episode: ``step()`` runs no 
 counts no step (``model.steps`` and ``model.time`` stay).
 """
 
+import functools
 import inspect
 import math
 import secrets
@@ -57,7 +58,7 @@ from typing import ClassVar
 import mesa
 import numpy as np
 
-from dilemmas.models.batch import decides_on_arrays
+from dilemmas.models.on_arrays import decides_on_arrays
 from dilemmas.models.population import parse_population
 from dilemmas.registry import registration_of
 from dilemmas.models import validation as check
@@ -556,3 +557,16 @@ class PhasedModel(mesa.Model):
                 self.learners[agent.behaviour].update(
                     *agent.experience, agent.reward - agent.paid, None, None)
                 agent.experience = None
+
+
+@functools.cache
+def round_of(model_class: type) -> tuple[tuple, tuple[str, ...], tuple]:
+    """``(rules before, decisions, rules after)``: a model class's declared round
+    (``phases``) as its batch engine plays it: the rule phases (``RulePhase``) before its
+    first decision phase, the names of its decision phases, and the rule phases after the
+    last."""
+    phases = model_class.phases
+    deciding = [i for i, phase in enumerate(phases) if isinstance(phase, AgentPhase)]
+    first, last = (deciding[0], deciding[-1]) if deciding else (len(phases), len(phases))
+    rules = lambda part: tuple(p for p in part if isinstance(p, RulePhase))  # noqa: E731
+    return rules(phases[:first]), tuple(phases[i].name for i in deciding), rules(phases[last + 1:])

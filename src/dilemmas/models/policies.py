@@ -6,9 +6,9 @@ the int8 ``"action_mask"``) and ``action`` an integer of its action space. ``pol
 such a callable, or the path of a saved policy file, read by ``load_policy``.
 
 A policy file is NumPy's ``.npz`` with the arrays ``format`` (``"dilemmas/policy"``),
-``version`` (1), ``game`` (the game's name) and ``kind``, then the kind's own arrays, of finite
-real numbers (a file missing one of them, or holding NaN, infinities or complex numbers in
-one, is refused, naming the field):
+``version`` (the integer 1, not the text), ``game`` (the game's name) and ``kind``, then the
+kind's own arrays, of finite real numbers (a file missing one of them, or holding NaN,
+infinities, booleans or complex numbers in one, is refused, naming the field):
 
 * ``"linear"``: ``weights`` (actions x observation length) and ``bias`` (actions): the
   action is the allowed one with the highest ``weights @ observation + bias``;
@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dilemmas.models.files import write_atomic
+from dilemmas.models.files import read_bytes, write_atomic
 
 FORMAT = "dilemmas/policy"
 VERSION = 1
@@ -419,7 +419,7 @@ def read_policy_file(path) -> dict:
     (``game`` and ``kind`` as strings); ``PolicyError`` names the file and the field."""
     path = Path(path)
     try:
-        data = np.load(path, allow_pickle=False)
+        data = np.load(io.BytesIO(read_bytes(path)), allow_pickle=False)
         if not isinstance(data, np.lib.npyio.NpzFile):
             raise ValueError("it is not an .npz archive of arrays")
         with data:
@@ -429,9 +429,12 @@ def read_policy_file(path) -> dict:
     for key in ("format", "version", "game", "kind"):
         if key not in fields:
             raise PolicyError(f"policy file {str(path)!r}: the field {key!r} is missing")
-    if str(fields["format"]) != FORMAT or str(fields["version"]) != str(VERSION):
+    version = fields["version"]
+    if str(fields["format"]) != FORMAT or version.shape != () or version.dtype.kind not in "iu" \
+            or int(version) != VERSION:
         raise PolicyError(f"policy file {str(path)!r} is not a {FORMAT} file of version "
-                          f"{VERSION}")
+                          f"{VERSION} (format {str(fields['format'])!r}, version "
+                          f"{version.tolist()!r} of type {version.dtype})")
     fields["kind"], fields["game"] = str(fields["kind"]), str(fields["game"])
     _check_fields(fields, path)
     return fields
@@ -469,7 +472,7 @@ def _needed(fields, kind) -> list[str]:
 
 def _finite_reals(array) -> bool:
     array = np.asarray(array)
-    return array.dtype.kind in "biu" or array.dtype.kind == "f" and bool(
+    return array.dtype.kind in "iu" or array.dtype.kind == "f" and bool(
         np.isfinite(array).all())
 
 
@@ -477,6 +480,7 @@ def _what(array) -> str:
     """What is wrong with an array that is not of finite real numbers."""
     array = np.asarray(array)
     return "NaN or infinite values" if array.dtype.kind == "f" else \
+        f"values of type {array.dtype} (not numbers)" if array.dtype.kind == "b" else \
         f"values of type {array.dtype} (not real numbers)"
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from dilemmas import GAMES
 from dilemmas.analysis.studies.study import StudyError, canonical
+from dilemmas.models.files import read_bytes
 from dilemmas.models.policies import BOTS
 from dilemmas.models.population import entries
 
@@ -151,8 +152,8 @@ def read_catalogue(path) -> Catalogue:
     path = Path(path)
     where = f"scenario catalogue {str(path)!r}"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        data = tomllib.loads(read_bytes(path).decode("utf-8"))
+    except (OSError, ValueError) as error:
         raise ScenarioError(f"{where} cannot be read: {error}") from None
     _keys(where, data, KEYS)
     game = data.get("game")

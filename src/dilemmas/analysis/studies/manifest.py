@@ -8,9 +8,12 @@ checked every time a study resumes (``verify``), so whatever damaged a file -- c
 changed, replaced by a copy of another batch, deleted -- its batch's files are removed and its
 runs played again. A file no line names (its batch was cut short before it was recorded) is
 removed too, and a run named twice keeps only its first batch. ``results.load`` reads only the
-files the manifest names. A line that is not a batch's record (bytes changed: not UTF-8, not
-JSON) stops a reader (``entries``) with one line naming the file and the line; resuming
-drops it and plays its runs again, as for a damaged run file.
+files the manifest names, each checked against its checksum (``read``): a reader meeting a
+missing or damaged file is told which, and that running the study again mends it. A line
+that is not a batch's record (bytes changed: not UTF-8, not JSON) stops a reader
+(``entries``) with one line naming the file and the line, and so does a manifest that names
+no file though run files are on disk (cut short); resuming drops it and plays its runs
+again, as for a damaged run file.
 
 A folder written before manifests existed has run files and no manifest: ``verify`` adopts
 every run file that reads whole, so nothing written earlier is lost.
@@ -33,9 +36,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dilemmas.analysis.studies.study import StudyError
-from dilemmas.models.files import make_folder, write_atomic
+from dilemmas.models.files import make_folder, read_bytes, write_atomic
 
 NAME = "manifest.jsonl"
+#: What mends a damaged study folder, said by every error that finds one.
+AGAIN = ("run the study again (dilemmas run, same --out) to check every file against the "
+         "manifest and play again the runs it lost")
 
 
 class FolderInUse(StudyError):
@@ -108,8 +114,7 @@ def entries(folder: Path) -> list[dict]:
         if entry is None:
             path = Path(folder) / NAME
             raise StudyError(f"{str(path)!r} line {number} is damaged (not a finished batch's "
-                             "record); run the study again (dilemmas run, same --out) to "
-                             "check every file against it and play again the runs it lost")
+                             f"record); {AGAIN}")
     return lines
 
 
@@ -120,7 +125,7 @@ def _lines(folder: Path) -> list[dict | None]:
     if not path.exists():
         return []
     # the last piece: b"" after the last newline, or a line a crash cut short
-    return [_entry(line) for line in path.read_bytes().split(b"\n")[:-1]]
+    return [_entry(line) for line in read_bytes(path).split(b"\n")[:-1]]
 
 
 def _entry(line: bytes) -> dict | None:
@@ -182,10 +187,54 @@ def _adopt(runs: Path, names: set[str]) -> list[dict]:
 
 
 def files(folder: Path, level: str) -> list[Path]:
-    """The run files of ``level`` ("model" or "agent") that the manifest names, by name."""
+    """The run files of ``level`` ("model" or "agent") that the manifest names, by name; a
+    StudyError if the manifest names none though run files of ``level`` are on disk (cut
+    short or damaged)."""
     folder = Path(folder)
+    on_disk = sorted((folder / "runs").glob(f"*.{level}.parquet"))
     if not (folder / NAME).exists():  # a folder from before manifests, not yet resumed
-        return sorted((folder / "runs").glob(f"*.{level}.parquet"))
+        return on_disk
     names = {name for entry in entries(folder) for name in entry["files"]
              if name.endswith(f".{level}.parquet")}
+    if not names and on_disk:
+        raise StudyError(f"{str(folder / NAME)!r} names none of the {len(on_disk)} {level} "
+                         f"file{'s' * (len(on_disk) != 1)} in {str(folder / 'runs')!r}: it "
+                         f"is cut short or damaged; {AGAIN}")
     return sorted(folder / "runs" / name for name in names)
+
+
+def checked_bytes(path: Path, checksum: str | None) -> bytes:
+    """A run file's bytes, checked against its manifest ``checksum`` (None: a folder from
+    before manifests); a StudyError says what is damaged and what mends it."""
+    try:
+        data = read_bytes(path)
+    except FileNotFoundError:
+        raise StudyError(f"{str(path)!r} is missing (the manifest records it); {AGAIN}") \
+            from None
+    except (OSError, ValueError) as error:
+        raise StudyError(f"{str(path)!r} cannot be read: "
+                         f"{getattr(error, 'strerror', None) or error}") from None
+    if checksum is not None and digest(data) != checksum:
+        raise StudyError(f"{str(path)!r} does not match its checksum in {NAME}: it was cut "
+                         f"short or changed after it was written; {AGAIN}")
+    return data
+
+
+def read(folder: Path, level: str) -> list[pa.Table]:
+    """Every run file of ``level`` that the manifest names (``files``), each checked against
+    its checksum (``checked_bytes``) and read whole; a StudyError names a file that is
+    missing, damaged or not a run file."""
+    folder = Path(folder)
+    paths = files(folder, level)
+    checksums = {name: checksum for entry in _lines(folder) if entry
+                 for name, checksum in entry["files"].items()} \
+        if (folder / NAME).exists() else {}
+    tables = []
+    for path in paths:
+        data = checked_bytes(path, checksums.get(path.name))
+        try:
+            tables.append(pq.read_table(pa.BufferReader(data)))
+        except (pa.ArrowException, OSError, ValueError) as error:
+            raise StudyError(f"{str(path)!r} cannot be read as a run file ({error}); "
+                             f"{AGAIN}") from None
+    return tables

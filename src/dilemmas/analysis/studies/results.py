@@ -23,7 +23,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 from scipy import stats
 
 from dilemmas.analysis.studies import manifest
@@ -38,7 +37,7 @@ def definition(folder) -> dict:
     """The study's definition (``study.json``) in a results folder, checked
     (``read_definition``)."""
     path = Path(folder) / "study.json"
-    if not path.exists():
+    if not (path.exists() or path.is_symlink()):
         raise FileNotFoundError(f"{folder} holds no study results (no study.json)")
     return read_definition(path)
 
@@ -72,10 +71,10 @@ def load(folder, level: str = "model") -> pd.DataFrame:
     if level not in ("model", "agent"):
         raise ValueError(f"level={level!r} is invalid: must be 'model' or 'agent'")
     definition(folder)
-    paths = manifest.files(folder, level)
-    if not paths:
+    tables = manifest.read(folder, level)
+    if not tables:
         raise FileNotFoundError(f"{folder} holds no {level} results yet")
-    frame = pd.concat([pq.read_table(path).to_pandas() for path in paths], ignore_index=True)
+    frame = pd.concat([table.to_pandas() for table in tables], ignore_index=True)
     keys = ["run_id", "Step", *(["AgentID"] if level == "agent" else [])]
     return frame.sort_values(keys, kind="stable").reset_index(drop=True)
 

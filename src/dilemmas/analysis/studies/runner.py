@@ -61,24 +61,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
-from tqdm.auto import tqdm
 
 from dilemmas.analysis.studies import fork_server, manifest
 from dilemmas.analysis.studies.blocks import block_size, block_tasks, play_blocks
 from dilemmas.analysis.studies.run_files import record_failure, run_columns, write_batch
-from dilemmas.analysis.studies.study import (BACKENDS, Study, StudyError, canonical,
+from dilemmas.analysis.studies.study import (BACKENDS, Progress, Study, StudyError, canonical,
                                              read_definition)
 from dilemmas import GAMES
 from dilemmas.models.files import write_atomic
 from dilemmas.models.session import with_session_behaviours
 
 MAX_BATCH = 50
-
-
-class Progress(tqdm):
-    """tqdm without its monitor thread (no thread of ours runs beside the pool)."""
-
-    monitor_interval = 0
 
 
 @dataclass

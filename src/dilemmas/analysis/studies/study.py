@@ -53,18 +53,30 @@ coincide after rounding to integers or levels still have runs of their own.
 import hashlib
 import itertools
 import json
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from tqdm.auto import tqdm
+
 from dilemmas import GAMES
 from dilemmas.analysis.studies.designs import Design, DesignError
+from dilemmas.models.files import read_bytes
 
 COLLECT = ("model", "agent")
 STUDY_KEYS = ("name", "game", "seed", "replicates", "collect", "fixed", "sweep", "design",
               "max_runs", "engine")
 ENGINES = ("auto", "model")
+class Progress(tqdm):
+    """tqdm without its monitor thread (no thread of ours runs beside the runner's pool)."""
+
+    monitor_interval = 0
+
+
+#: A study of more combinations than this shows a progress bar while it checks them.
+CHECKED_QUIETLY = 10_000
 #: The most runs (combinations x replicates) a study may hold unless it sets ``max_runs``.
 MAX_RUNS = 100_000
 #: What a study may hold in memory before it plays: the runner lists every run (``runs``),
@@ -105,8 +117,9 @@ def read_definition(path) -> dict:
     """A study folder's ``study.json`` (``Study.definition``); a StudyError names the file
     when it is not one (cut short, bytes changed, another shape) and says what to do."""
     path = Path(path)
+    text = read_bytes(path)
     try:
-        definition = json.loads(path.read_bytes().decode("utf-8"))
+        definition = json.loads(text.decode("utf-8"))
         why = _definition_fault(definition)
     except ValueError as error:  # UnicodeDecodeError too
         why = f"not JSON: {error}"
@@ -148,9 +161,12 @@ def read_toml(path, what: str, keys, required, error) -> dict:
     a key not in ``keys``, a ``required`` key missing."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as problem:
-        raise error(f"{what} file {str(path)!r} cannot be read: {problem}") from None
+        text = read_bytes(path)
+    except (OSError, ValueError) as problem:
+        raise error(f"{what} file {str(path)!r} cannot be read: "
+                    f"{getattr(problem, 'strerror', None) or problem}") from None
+    try:
+        data = tomllib.loads(text.decode("utf-8"))
     except UnicodeDecodeError as problem:
         raise error(f"{what} file {str(path)!r} is not UTF-8 text (byte {problem.start} is "
                     f"{problem.object[problem.start:problem.start + 1]!r}): a {what} file "
@@ -238,13 +254,26 @@ class Study:
                              f"{size // self.replicates:,} combinations) is more than "
                              f"max_runs={self.max_runs:,}; split the study, or set max_runs "
                              "in the study file if you mean it")
+        for key, values in self.sweep.items():
+            seen = set()
+            for value in values:
+                if canonical(value) in seen:
+                    raise StudyError(f"{where}: [sweep] {key} lists {value!r} more than once "
+                                     "(a combination's runs share one id); list each value "
+                                     "once, and raise replicates for more runs of it")
+                seen.add(canonical(value))
         # imports Mesa: only when a study is made
         from dilemmas.models.batch import in_python, why_off_engine
 
         batch = self.engine == "auto" and GAMES[self.game].references["batch"] is not None
         off, python = None, {}
         checked = set()
-        for combination in self.combinations():
+        combinations = self.combinations()
+        # each combination's model is built once (about a millisecond): a big study says so
+        for combination in Progress(combinations, desc=f"study {self.name!r}: checking each "
+                                "combination's parameters", unit="combination",
+                                disable=len(combinations) < CHECKED_QUIETLY, file=sys.stderr,
+                                leave=False):
             if self.design is not None:  # sampled points may repeat: each checked once
                 text = canonical(combination)
                 if text in checked:

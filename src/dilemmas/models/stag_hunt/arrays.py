@@ -145,8 +145,14 @@ def observation(state, rules, turn, seats, radius: int, channels: int, embedding
 def _shifted(cells, direction: int, fill):
     """``(E, height, width)``: at each cell, the value of ``cells`` at its neighbour in
     ``direction`` (``DIRECTIONS``), ``fill`` beyond the map's edge."""
-    xp = namespace(cells)
     d_row, d_col = DIRECTIONS[direction]
+    if isinstance(cells, np.ndarray):  # one array written once (the search's hot spot)
+        height, width = cells.shape[1:]
+        out = np.full_like(cells, fill)
+        out[:, max(0, -d_row):height - max(0, d_row), max(0, -d_col):width - max(0, d_col)] = \
+            cells[:, max(0, d_row):height + min(0, d_row), max(0, d_col):width + min(0, d_col)]
+        return out
+    xp = namespace(cells)
     edge_row = xp.full_like(cells[:, :1], fill)
     edge_col = xp.full_like(cells[:, :, :1], fill)
     if d_row == -1:
