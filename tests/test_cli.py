@@ -110,10 +110,22 @@ def test_play_prints_an_episode_summary(capsys, game):
     model = GAMES[game].model(rng=3)
     model.run_model()
     assert out.splitlines()[0] == f"{game}, seed 3, {model.steps} steps"
-    for section in ("\nfinal state\n", "\nepisode\n", "\nagents\n"):
-        assert section in out
+    rules = f"docs/rules/{GAMES[game].rules.name}"
     final = model.datacollector.get_model_vars_dataframe().iloc[-1]
-    assert f"\nfinal state\n{final.to_string()}\n" in out
+    assert (f"\nfinal state (the model columns at the last step: some count that step alone, "
+            f"some the episode so far, as {rules} says of each)\n{final.to_string()}\n") in out
+    for column in final.index[final.isna()]:   # each NaN with its meaning, from the rules
+        meaning = next(line for line in GAMES[game].rules.read_text().splitlines()
+                       if line.startswith(f"| `{column}` |"))
+        assert f"  {column} is NaN: {meaning.split(' | ', 1)[1][:-2]} ({rules})\n" in out
+    assert "\nepisode (statistics of the whole episode)\n" in out
+    assert ("\nagents (the last step; AgentID is the Mesa model's, pettingzoo the same seat in "
+            "the PettingZoo environment)\n") in out
+    table = out.split("PettingZoo environment)\n")[1].splitlines()
+    assert table[0].split()[0] == "pettingzoo" and table[1].split() == ["AgentID"]
+    for line in table[2:]:                       # AgentID k is agent_{k-1}
+        agent_id, name = line.split()[:2]
+        assert name == f"agent_{int(agent_id) - 1}"
 
 
 def test_play_reads_set_values_as_toml(capsys):

@@ -36,6 +36,7 @@ ends the command quietly with status 141, as it would a Unix tool.
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -402,12 +403,27 @@ def _play(args):
     statistics = game.statistics(rows.assign(run=0), "run")
     print(f"{args.game}, seed {args.seed}, {len(rows) - 1} steps"
           + (f", {parameters}" if parameters else ""))
-    print("\nfinal state\n" + rows.iloc[-1].to_string())
-    print("\nepisode\n" + statistics.iloc[0].to_string())
+    print(f"\nfinal state (the model columns at the last step: some count that step alone, "
+          f"some the episode so far, as docs/rules/{game.rules.name} says of each)\n"
+          + rows.iloc[-1].to_string())
+    for column in rows.columns[rows.iloc[-1].isna()]:
+        print(f"  {column} is NaN: {_column_meaning(game, column)}")
+    print("\nepisode (statistics of the whole episode)\n" + statistics.iloc[0].to_string())
     if "reward" in model.agent_reporters:
         agents = model.datacollector.get_agent_vars_dataframe()
         final = agents.xs(agents.index.get_level_values(0).max(), level=0)
-        print("\nagents\n" + final.to_string())
+        seat = {agent.unique_id: agent.seat for agent in model.seats}
+        final.insert(0, "pettingzoo", [f"agent_{seat[i]}" for i in final.index])
+        print("\nagents (the last step; AgentID is the Mesa model's, pettingzoo the same seat "
+              "in the PettingZoo environment)\n" + final.to_string())
+
+
+def _column_meaning(game, column: str) -> str:
+    """A model column's row of the table in the game's rules (docs/rules/<game>.md), which
+    says when it is NaN."""
+    found = re.search(rf"^\| `{re.escape(column)}` \| (.+?) \|$", game.rules.read_text(), re.M)
+    where = f"docs/rules/{game.rules.name}"
+    return f"{found.group(1)} ({where})" if found else f"see {where}"
 
 
 def _run(args):
