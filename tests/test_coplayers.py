@@ -16,7 +16,9 @@ from dilemmas.analysis.learning.training import TrainingError
 from dilemmas.envs.functional import functional_env
 from dilemmas.learning.deep import DeepTraining
 from dilemmas.learning.training_file import read_training
-from dilemmas.learning.ppo import CoPlayers, Settings, Trainer
+from dilemmas.learning.coplayers import CoPlayers
+from dilemmas.learning.ppo import Trainer
+from dilemmas.learning.ppo_settings import Settings
 from dilemmas.models.policies import BOTS, NetworkPolicy, load_policy
 
 FG = {"n_agents": 2, "max_steps": 3, "layout": "row", "preset": "oliehoek"}

@@ -624,7 +624,8 @@ def policy_file(folder, shown, mix, kind):
     if kind == "network":
         import jax
 
-        from dilemmas.learning.ppo import Settings, network, network_arrays
+        from dilemmas.learning.networks import network, network_arrays
+        from dilemmas.learning.ppo_settings import Settings
 
         model = shown.model(rng=0)
         actor = network(jax.random.PRNGKey(0), shown.interface.observation_length(model),

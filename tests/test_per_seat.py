@@ -14,7 +14,8 @@ from dilemmas.analysis.learning.training import TrainingError
 from dilemmas.envs.functional import functional_env
 from dilemmas.learning import deep
 from dilemmas.learning.deep import DeepTraining
-from dilemmas.learning.ppo import Settings, Trainer
+from dilemmas.learning.ppo import Trainer
+from dilemmas.learning.ppo_settings import Settings
 from dilemmas.models.policies import NetworkPolicy, SeatedPolicy, load_policy
 
 HUNT = {"num_agents": 2, "num_agents_to_spawn": 2, "max_steps": 8}

@@ -26,19 +26,10 @@ from env_support import assert_frames_equal, own_episode
 import dilemmas
 from dilemmas.learning import deep
 from dilemmas.learning.deep import DeepTraining
-from dilemmas.learning.ppo import (
-    Settings,
-    Trainer,
-    advantages,
-    apply,
-    greedy_episodes,
-    masked_logits,
-    memory_size,
-    network,
-    network_arrays,
-    ppo_loss,
-    replay,
-)
+from dilemmas.learning.networks import (apply, masked_logits, memory_size, network,
+                                        network_arrays, replay)
+from dilemmas.learning.ppo import Trainer, advantages, greedy_episodes, ppo_loss
+from dilemmas.learning.ppo_settings import Settings
 from dilemmas.analysis.learning.training import TrainingError
 from dilemmas.learning.training_file import read_training
 from dilemmas.cli.main import main

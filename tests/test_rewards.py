@@ -13,7 +13,7 @@ from dilemmas.analysis.learning.training import TrainingError
 from dilemmas.envs.functional import functional_env
 from dilemmas.learning.deep import DeepTraining
 from dilemmas.learning.training_file import read_training
-from dilemmas.learning.ppo import Settings
+from dilemmas.learning.ppo_settings import Settings
 from dilemmas.learning.rewards import Objective, Shaping, check
 
 RTOL = 1e-6

@@ -9,7 +9,8 @@ import numpy as np
 from env_support import RewardsTimes
 
 from dilemmas.envs.functional import functional_env
-from dilemmas.learning.ppo import VALUE_DECAY, Settings, Trainer, ValueStats
+from dilemmas.learning.ppo import VALUE_DECAY, Trainer, ValueStats
+from dilemmas.learning.ppo_settings import Settings
 
 
 def test_the_statistics_are_the_debiased_weighted_moments_of_the_targets():

@@ -22,14 +22,16 @@ PACKAGE = Path(__file__).resolve().parent
 
 def contributions(name: str) -> dict:
     """The ``"module:name"`` references of what game ``name`` contributes, by the package's
-    layout: behaviours in ``dilemmas.agents.<name>``, statistics and figures in
-    ``dilemmas.analysis.<name>``, the dashboard view in ``dilemmas.dashboard.<name>``, the
-    environment interface in ``dilemmas.models.<name>.env``, and the example study and
-    training files and the rules shipped as package data."""
+    layout: behaviours in ``dilemmas.agents.<name>``, statistics, figures and the world's
+    colours in ``dilemmas.analysis.<name>``, the dashboard view in
+    ``dilemmas.dashboard.<name>``, the environment interface in
+    ``dilemmas.models.<name>.env``, and the example study and training files and the rules
+    shipped as package data."""
     return dict(behaviours=f"dilemmas.agents.{name}:BEHAVIOURS",
                 statistics=f"dilemmas.analysis.{name}:statistics",
                 ranges=f"dilemmas.analysis.{name}:RANGES",
                 figures=f"dilemmas.analysis.{name}:FIGURES",
+                world_colours=f"dilemmas.analysis.{name}:WORLD_COLOURS",
                 view=f"dilemmas.dashboard.{name}:VIEW",
                 interface=f"dilemmas.models.{name}.env:INTERFACE",
                 study=PACKAGE / "examples" / "studies" / f"{name}.toml",

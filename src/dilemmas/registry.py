@@ -104,6 +104,9 @@ class Game:
     ``round`` names one ``step()`` of the game ("night", "turn", "step"), for tables.
     ``team_reward`` names the model column of the team reward where the rules define one
     (as it would stand if the episode ended now): the deep learners' ``reward = "team"``.
+    ``world_colours``: every colour the dashboard draws the game's world in (its cells,
+    houses, resources, beams), which no behaviour's colour may come near
+    (``dilemmas.analysis.figures.colours.behaviour_colours``).
     """
 
     model = _Loaded()
@@ -114,20 +117,22 @@ class Game:
     view = _Loaded()
     interface = _Loaded()
     batch = _Loaded()
+    world_colours = _Loaded()
 
     def __init__(self, *, name: str, title: str, model, behaviours, statistics,
                  figures, view, study, rules, training=None, benchmarks=(),
                  round: str = "round", parameters=None,
                  interface=None, dilemma: tuple[str, str] | None = None, ranges=None,
                  batch=None, rules_version: int = 1, model_versions=None,
-                 team_reward: str | None = None):
+                 team_reward: str | None = None, world_colours=None):
         self.name, self.title, self.round = name, title, round
         self.team_reward = team_reward
         self.references = {"model": model, "behaviours": behaviours, "statistics": statistics,
                            "parameters": parameters,
                            "ranges": {} if ranges is None else ranges,
                            "figures": figures, "view": view, "interface": interface,
-                           "batch": batch}
+                           "batch": batch,
+                           "world_colours": () if world_colours is None else world_colours}
         self.rules_version = rules_version
         self.model_versions = (rules_version,) if model_versions is None else model_versions
         self.study, self.rules = Path(study), Path(rules)

@@ -60,14 +60,7 @@ class PublicGoodsModel(PhasedModel):
 
     def __init__(self, *, collect_data=True, rng=None, **parameters):
         super().__init__(rng=rng, collect_data=collect_data)
-        p = self.check_parameters(parameters)
-        self.num_agents = p.num_agents
-        self.population = p.population
-        self.policy = p.policy
-        self.learner = p.learner
-        self.multiplier = p.multiplier
-        self.endowment = p.endowment
-        self.max_steps = p.max_steps
+        self.set_parameters(parameters)
         behaviours = self.seat_behaviours(self.num_agents)
         self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
         self.round = self.contributors = 0

@@ -9,6 +9,8 @@ subclasses the game's own agent, so it is laid out like the game's other behavio
 the learners' classes are made once for every game (``policy_behaviours``).
 """
 
+from dilemmas.models.policies import POLICY
+
 
 def take_decision(agent):
     """The decision set for this phase (and forgets it)."""
@@ -29,7 +31,7 @@ def policy_behaviours(base: type, module: str) -> tuple[type, type, type]:
                                   **attributes})
 
     policy = made("PolicyAgent", (base,), "Plays the model's ``policy`` (docs/policies.md).",
-                  behaviour="policy", decision=None,
+                  behaviour=POLICY, decision=None,
                   **dict.fromkeys(base.decisions, take_decision))
     q_learning = made("QLearningAgent", (policy,), "Learns by tabular Q-learning over the "
                       "game's features, from its own rewards (docs/learning.md).",

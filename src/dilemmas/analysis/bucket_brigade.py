@@ -19,7 +19,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from dilemmas.analysis.studies import results
+from dilemmas.analysis.figures.colours import HOUSE_STATES
 from dilemmas.analysis.figures.paper import bars, behaviour_notes, lines_in_panels, require
+
+#: Every colour the dashboard draws the world in: the houses' states (``Game.world_colours``).
+WORLD_COLOURS = tuple(HOUSE_STATES.values())
 
 #: The range of each episode statistic (``Game.ranges``, for confidence intervals that stay
 #: inside it), from the rules: fractions and rates in [0, 1], counts from 0; the rewards can

@@ -18,8 +18,13 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from dilemmas.analysis.studies import results
+from dilemmas.analysis.figures.colours import fire_shades
 from dilemmas.analysis.figures.paper import behaviour_notes, lines_in_panels, require, study_value
 from dilemmas.models.firefighting_graph.model import FirefightingGraphModel
+
+#: Every colour the dashboard draws the world in: 21 shades of fire, none to the most
+#: (``Game.world_colours``).
+WORLD_COLOURS = tuple(fire_shades(21))
 
 #: The range of each episode statistic (``Game.ranges``, for confidence intervals that stay
 #: inside it), from the rules: steps, fire levels and house counts from 0 (their upper ends,

@@ -19,9 +19,15 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from dilemmas.analysis.studies import results
-from dilemmas.analysis.figures.colours import STAG_HUNT_RESOURCES
+from dilemmas.analysis.figures.colours import (BEAM_OPACITY, STAG_HUNT_BEAMS, STAG_HUNT_GRID,
+                                              STAG_HUNT_RESOURCES, over_white)
 from dilemmas.analysis.figures.paper import (bars, behaviour_notes, lines_in_panels, require,
                                              study_value)
+
+#: Every colour the dashboard draws the world in, as it is seen: its grid, resources and
+#: beams, and the beams over white (``Game.world_colours``).
+WORLD_COLOURS = (*STAG_HUNT_GRID.values(), *STAG_HUNT_RESOURCES.values(), *STAG_HUNT_BEAMS.values(),
+                 *(over_white(c, BEAM_OPACITY) for c in STAG_HUNT_BEAMS.values()))
 
 #: The range of each episode statistic (``Game.ranges``, for confidence intervals that stay
 #: inside it), from the rules: the counts from 0, ``stag_share`` in [0, 1]; the mean reward

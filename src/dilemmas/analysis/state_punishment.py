@@ -19,9 +19,14 @@ mix?
 import pandas as pd
 from matplotlib.figure import Figure
 
+from dilemmas.analysis.figures.colours import STATE_PUNISHMENT_GRID, STATE_PUNISHMENT_RESOURCES
 from dilemmas.analysis.figures.paper import behaviour_notes, lines_in_panels, require
 from dilemmas.analysis.studies import results
 from dilemmas.models.state_punishment.rules import KINDS
+
+#: Every colour the dashboard draws the world in: its grid and resources
+#: (``Game.world_colours``).
+WORLD_COLOURS = (*STATE_PUNISHMENT_GRID.values(), *STATE_PUNISHMENT_RESOURCES.values())
 
 #: The range of each episode statistic (``Game.ranges``, for confidence intervals that stay
 #: inside it), from the rules: punishment levels in [0, 1]; turns, votes, resources and the

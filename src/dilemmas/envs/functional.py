@@ -57,7 +57,7 @@ they fix the arrays' shapes, so they are static: another ``EnvParams`` of the sa
 (``env.params_of(**parameters)``) plays with its own compiled functions.
 
 Stand-ins (``stand_ins=(behaviours, agents)``; a training's frozen scripted co-players,
-``dilemmas.learning.ppo.CoPlayers``): each named scripted behaviour may decide, episode by
+``dilemmas.learning.coplayers.CoPlayers``): each named scripted behaviour may decide, episode by
 episode, for some of the agents (indices into ``env.agents``) instead of the actions given
 for them. ``env.standing(state, which)`` sets it for the episode ``state`` holds:
 ``which`` ``(len(agents),)`` is the index into ``behaviours`` of the behaviour that decides
@@ -83,7 +83,7 @@ from gymnasium import spaces
 
 from dilemmas.models.batch import (STANDING, Group, _keep_compiled_programs, decides_on_arrays,
                                    unable)
-from dilemmas.models.policies import check_action
+from dilemmas.models.policies import POLICY, check_action
 from dilemmas.registry import GAMES
 
 #: Parameters that belong to the environment, not to the game.
@@ -99,7 +99,7 @@ def stands_in(game: str, behaviour: str) -> bool:
     """Whether ``behaviour`` can stand in for an agent of ``game`` (module docstring): a
     scripted behaviour of the game that decides on arrays."""
     known = GAMES[game].behaviours
-    return behaviour in known and behaviour != "policy" and decides_on_arrays(known[behaviour])
+    return behaviour in known and behaviour != POLICY and decides_on_arrays(known[behaviour])
 
 
 @dataclass(frozen=True)
@@ -141,9 +141,9 @@ def checked_engine(game: str, parameters: dict, episodes: int):
                              "keys or seeds to reset()")
     from dilemmas.envs.parallel import _refuse
 
-    parameters = {"population": "policy", **parameters, "policy": _refuse}
+    parameters = {"population": POLICY, **parameters, "policy": _refuse}
     model = entry.model(**parameters, collect_data=False, rng=0)
-    scripted = [name for name in unable(model) if name != "policy"]
+    scripted = [name for name in unable(model) if name != POLICY]
     if scripted:
         raise ValueError(f"population={model.population!r}: {scripted} cannot decide on "
                          "arrays, so they cannot play beside an array environment's agents; "

@@ -15,14 +15,14 @@ A deep training file is TOML::
     [parameters]                      # the game's other parameters
     n_agents = 2
 
-    [network]                         # every key optional (defaults: ppo.Settings)
+    [network]                         # every key optional (defaults: ppo_settings.Settings)
     kind = "gru"                      # "mlp" or "gru"
     share = true                      # false: each learning seat its own networks
     hidden = 64
     layers = 2
     activation = "tanh"
 
-    [ppo]                             # every key optional (defaults: ppo.Settings); with
+    [ppo]                             # every key optional (defaults: ppo_settings.Settings); with
                                       # share = false learning_rate ... max_grad_norm may
                                       # be one per learning seat: [1e-3, 5e-4]
     envs = 64                         # parallel episodes per seed
@@ -43,7 +43,7 @@ A deep training file is TOML::
     inequity_beta = 0.0
     inequity_smoothing = 0.0
 
-    [coplayers]                       # optional: frozen co-players (ppo.CoPlayers)
+    [coplayers]                       # optional: frozen co-players (coplayers.CoPlayers)
     seats = [1]                       # the learning seats (from 0) they take
     policies = ["a.npz", {policy = "b.npz", seat = 0}, {bot = "hunter"},
                 {behaviour = "hare_hunter"}]
@@ -125,17 +125,13 @@ from dilemmas.analysis.learning.training import (
 from dilemmas.analysis.studies import manifest
 from dilemmas.analysis.studies.run_files import parquet_bytes
 from dilemmas.analysis.studies.runner import Progress
-from dilemmas.learning.ppo import (
-    ALGORITHMS,
-    NETWORKS,
-    CoPlayers,
-    Settings,
-    Trainer,
-    network_arrays,
-)
+from dilemmas.learning.coplayers import CoPlayers
+from dilemmas.learning.networks import network_arrays
+from dilemmas.learning.ppo import Trainer
+from dilemmas.learning.ppo_settings import ALGORITHMS, NETWORKS, Settings
 from dilemmas.learning.rewards import WEIGHTS
 from dilemmas.models.files import write_atomic
-from dilemmas.models.policies import (NetworkPolicy, SeatedPolicy, read_policy_file,
+from dilemmas.models.policies import (POLICY, NetworkPolicy, SeatedPolicy, read_policy_file,
                                       save_policy)
 
 KEYS = ("name", "game", "algorithm", "population", "updates", "seeds", "seed",
@@ -176,8 +172,8 @@ class DeepTraining(Seating):
         if self.algorithm not in ALGORITHMS:
             raise TrainingError(f"{where}: algorithm={self.algorithm!r} is not a deep learner; "
                                 f"allowed: {list(ALGORITHMS)}")
-        if self.entries[0].partition(":")[0].strip() != "policy" \
-                or any(e.partition(":")[0].strip() == "policy" for e in self.entries[1:]):
+        if self.entries[0].partition(":")[0].strip() != POLICY \
+                or any(e.partition(":")[0].strip() == POLICY for e in self.entries[1:]):
             raise TrainingError(f"{where}: population={self.population!r} must seat 'policy' "
                                 "(the learning seats) in its first entry and only there")
         kind = self.network.get("kind", "mlp")

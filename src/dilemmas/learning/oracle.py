@@ -11,7 +11,7 @@ with
 * **the oracle**: a deep training (``oracle``, a ``DeepTraining`` whose learner settings are
   used: algorithm, updates, seeds, seed, ``[network]``, ``[ppo]``, whose ``reward`` must be
   ``"own"``, the meta-game's payoff) of the game's every seat, seat 0 learning and the
-  others frozen co-players (``[coplayers]``, ``ppo.CoPlayers``), each episode drawing each
+  others frozen co-players (``[coplayers]``, ``coplayers.CoPlayers``), each episode drawing each
   co-player seat's strategy from the meta-strategy, as the population plays them
   (``play``); it is trained into ``<out>/<population>-psro/response-<k>`` with ``share =
   false``. Of its training seeds the one of the highest return (its ``learner_return``

@@ -51,9 +51,14 @@ import numpy as np
 from dilemmas.models.episode_models import EpisodeModels, off_blocks
 from dilemmas.models.on_arrays import decides_on_arrays, off_arrays
 from dilemmas.models.phases import _columns, round_of
+from dilemmas.models.policies import POLICY
 from dilemmas.models.xp import fori, set_at
 from dilemmas.registry import GAMES
 
+
+#: The entry of an engine's ``agent_row()`` that marks the seats with agent rows, where a game
+#: seats some agents without rows (Stag Hunt's seats not spawned); not an agent reporter.
+SEATED = "seated"
 
 def gathered(kind: type) -> property:
     """A property of an engine holding the arrays named by the fields of ``kind`` (a
@@ -167,7 +172,7 @@ class BatchEngine:
     ``take(phase, decisions)`` (the decisions take effect), ``resolve()`` (the rest of the
     round; returns the mask of the episodes that ended), ``model_row()`` (the model
     reporters, name -> ``(episodes,)`` array) and ``agent_row()`` (the numeric agent
-    reporters, name -> ``(episodes, seats)``, and ``"seated"``, the seats that have agent
+    reporters, name -> ``(episodes, seats)``, and ``SEATED``, the seats that have agent
     rows, where only some do); ``labels`` names the agent reporters recorded as words
     (reporter -> the words for False and True; None before the first round);
     ``seat_columns`` the agent reporters read from the Mesa model's seats (fixed for an
@@ -198,7 +203,7 @@ class BatchEngine:
         behaviours = [type(agent) for agent in self.model.seats]
         refused = sorted({agent.behaviour for agent in self.model.seats
                           if off_blocks(type(agent)) or external and not
-                          decides_on_arrays(type(agent))} - ({"policy"} if external else set()))
+                          decides_on_arrays(type(agent))} - ({POLICY} if external else set()))
         if refused:
             raise ValueError(f"population={self.model.population!r}: {refused} "
                              f"cannot play in the {game.title} batch engine; use the Mesa "
@@ -725,8 +730,8 @@ def collected(engine: BatchEngine, rounds: list, episodes: int) -> "Rows":
                               np.array(engine.labels[name], dtype=object)[values.astype(int)])
         agent[name] = values
     agent_episode, agent_step = np.repeat(episode, len(seats)), np.repeat(steps, len(seats))
-    if "seated" in first["agent"]:
-        seated = stacked("agent", "seated").reshape(-1).astype(bool)
+    if SEATED in first["agent"]:
+        seated = stacked("agent", SEATED).reshape(-1).astype(bool)
         agent = {name: values[seated] for name, values in agent.items()}
         agent_episode, agent_step = agent_episode[seated], agent_step[seated]
     return Rows(episodes, episode, steps, model, agent_episode, agent_step, agent)

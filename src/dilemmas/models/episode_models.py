@@ -31,9 +31,10 @@ import operator
 import numpy as np
 
 from dilemmas.models.phases import AgentPhase, round_of
+from dilemmas.models.policies import POLICY
 
 #: Behaviours that decide by the model's own machinery, not by their decision methods.
-MACHINERY = {"policy": "plays the model's policy (studies of policy files stay on the model "
+MACHINERY = {POLICY: "plays the model's policy (studies of policy files stay on the model "
                        "while the scenarios' stored baselines are the model's)",
              "q_learning": "learns while it plays (tabular training)",
              "linear_q": "learns while it plays (linear Q-learning)"}

@@ -257,7 +257,8 @@ class Parameter:
     ``requires``: what the model checks of it beside other parameters, in words (a check a
     bound cannot say, docs/rules/README.md, rule 7), shown after what its kind allows.
     ``used``: when the model uses it, if not always: the conditions (:class:`When`) that
-    must all hold.
+    must all hold. ``attribute``: the model's attribute that holds it (``set_parameters``),
+    if not its name (one Mesa's ``Model`` has already).
     """
 
     name: str
@@ -269,6 +270,7 @@ class Parameter:
     optional: bool = False
     requires: str = ""
     used: tuple[When, ...] = ()
+    attribute: str = ""
 
     def is_used(self, values: Mapping) -> bool:
         """Whether the model uses this parameter beside the other ``values``."""

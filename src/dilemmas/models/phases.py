@@ -4,7 +4,8 @@ docs/rules/README.md, rule 2: the documented phase order is enforced by one mech
 ``step()`` runs the declared phases in that order, and the sequence actually run is
 observable. A game's parameters are declared next to its phases (``parameters``,
 ``dilemmas/models/parameters.py``): the declaration is the constructor's signature, and
-``check_parameters(parameters)`` checks the keywords given, for the constructor to set.
+``set_parameters(parameters)`` checks the keywords given and sets each on the model under
+its declared name (``check_parameters`` checks without setting).
 
 A subclass of :class:`PhasedModel` lists its round as ``phases``, a tuple of the following
 (a model may replace its class's tuple in ``__init__``, e.g. to pick an order from a
@@ -64,7 +65,7 @@ from dilemmas.registry import registration_of
 from dilemmas.models import validation as check
 from dilemmas.models.learners import LEARNERS
 from dilemmas.models.parameters import Parameters
-from dilemmas.models.policies import check_action, check_play
+from dilemmas.models.policies import POLICY, check_action, check_play
 
 ORDERS = ("seat", "shuffled", "simultaneous", "in turn")
 
@@ -306,6 +307,14 @@ class PhasedModel(mesa.Model):
         return SimpleNamespace(**self.parameters.check(
             given, behaviours=self.game.behaviours, game=self.game.name))
 
+    def set_parameters(self, given: dict) -> SimpleNamespace:
+        """``check_parameters(given)``, each value also set on the model, as its declared name
+        (or the declaration's ``attribute``)."""
+        checked = self.check_parameters(given)
+        for parameter in self.parameters:
+            setattr(self, parameter.attribute or parameter.name, getattr(checked, parameter.name))
+        return checked
+
     def report(self, *inputs) -> None:
         """The model reporters are now ``array_reporters(*inputs)`` for this one episode
         (arrays the model no longer changes), computed when first read."""
@@ -434,7 +443,7 @@ class PhasedModel(mesa.Model):
 
     def policy_seats(self) -> list:
         """The seats whose behaviour is ``policy``, in seat order."""
-        return [agent for agent in getattr(self, "seats", ()) if agent.behaviour == "policy"]
+        return [agent for agent in getattr(self, "seats", ()) if agent.behaviour == POLICY]
 
     def learning_seats(self) -> list:
         """The seats whose behaviour is a learner (``dilemmas.models.learners``), in seat order."""

@@ -46,6 +46,8 @@ import numpy as np
 
 from dilemmas.models.files import read_bytes, write_atomic
 
+#: The behaviour of a seat played by the model's ``policy`` (``dilemmas.agents.policy``).
+POLICY = "policy"
 FORMAT = "dilemmas/policy"
 VERSION = 1
 

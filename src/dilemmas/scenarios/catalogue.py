@@ -27,7 +27,7 @@ from pathlib import Path
 from dilemmas import GAMES
 from dilemmas.analysis.studies.study import StudyError, canonical
 from dilemmas.models.files import read_bytes
-from dilemmas.models.policies import BOTS
+from dilemmas.models.policies import BOTS, POLICY
 from dilemmas.models.population import entries
 
 HERE = Path(__file__).resolve().parent
@@ -104,10 +104,10 @@ class Scenario:
         the ``policy`` parameter it needs: ``(policy, seats)`` in seat order, the bots' files
         for their seats."""
         population = [f"{focal}:{self.focal}"]
-        parts = [(policy, self.focal)] if focal == "policy" else []
+        parts = [(policy, self.focal)] if focal == POLICY else []
         for name, count in self.background_entries():
             if name in self.bots:
-                population.append(f"policy:{count}")
+                population.append(f"{POLICY}:{count}")
                 parts.append((self.bots[name].path, count))
             else:
                 population.append(f"{name}:{count}")
@@ -225,7 +225,7 @@ def _check(where, scenario: Scenario, bots: dict) -> None:
     if not scenario.description:
         raise ScenarioError(f"{where}: the description is missing")
     names = {name for name, _ in scenario.background_entries()}
-    allowed = (set(GAMES[scenario.game].behaviours) | set(bots)) - {"policy"}
+    allowed = (set(GAMES[scenario.game].behaviours) | set(bots)) - {POLICY}
     if names - allowed:
         raise ScenarioError(f"{where}: background={scenario.background!r} names "
                             f"{sorted(names - allowed)[0]!r}; allowed: the game's behaviours "

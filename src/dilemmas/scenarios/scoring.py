@@ -38,7 +38,7 @@ from dilemmas.analysis.studies.runner import run_study
 from dilemmas.analysis.studies.study import Study
 from dilemmas.models.files import make_folder, write_atomic
 from dilemmas.models.learners import LEARNERS
-from dilemmas.models.policies import save_policy, seated_policy
+from dilemmas.models.policies import POLICY, save_policy, seated_policy
 from dilemmas.scenarios.catalogue import Scenario, ScenarioError
 
 CONFIDENCE = 0.95
@@ -49,7 +49,7 @@ def study(scenario: Scenario, focal: str, policies=(), out="results/scenarios",
     """The evaluation of ``scenario`` with its focal seats played by the behaviour ``focal``,
     or, with ``focal = "policy"``, by each of the policy files ``policies`` in turn."""
     behaviours = GAMES[scenario.game].behaviours
-    if focal == "policy" and not policies:
+    if focal == POLICY and not policies:
         raise ScenarioError("the focal seats of 'policy' need a policy file: give its path")
     if focal in LEARNERS:
         raise ScenarioError(f"{focal!r} is a learner, which would play untrained: give its "

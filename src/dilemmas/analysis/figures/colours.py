@@ -14,8 +14,9 @@
   game's behaviour colours (``behaviour_colours``) are the ``CANDIDATES`` in order, each
   kept only when it is at least ``DISTINCT`` (CIE76 Delta E in CIELAB) from every colour of
   the game's world (``world_colours``: its cells, houses, fire, beams, ink and paper) and
-  from the colours kept before it; so no agent wears the colour of a ruined house, a
-  resource or fire, and the first ``len(behaviour_colours(game))`` behaviours of a game
+  from the colours kept before it (a game's world colours are its registration's
+  ``world_colours``, set beside its statistics in ``dilemmas.analysis.<game>``); so no
+  agent wears the colour of a ruined house, a resource or fire, and the first ``len(behaviour_colours(game))`` behaviours of a game
   (9 to 11 in each game) all differ; later ones repeat the colours with another line style
   and marker. ``population_style`` draws a mix of behaviours
   (``"greedy_forager:2,civic_voter:1"``) in the colour and marker of its largest part (the
@@ -169,19 +170,13 @@ def fire_shades(count: int) -> list[str]:
 
 
 def world_colours(game: str) -> tuple[str, ...]:
-    """Every colour the world of ``game`` is drawn in on the dashboard, as it is seen
-    (beams over white), with fire, ink and paper, which every game keeps."""
-    common = (FIRE, INK, "#FFFFFF")
-    worlds = {
-        "bucket_brigade": (*HOUSE_STATES.values(),),
-        "state_punishment": (*STATE_PUNISHMENT_GRID.values(),
-                             *STATE_PUNISHMENT_RESOURCES.values()),
-        "stag_hunt": (*STAG_HUNT_GRID.values(), *STAG_HUNT_RESOURCES.values(),
-                      *STAG_HUNT_BEAMS.values(),
-                      *(over_white(c, BEAM_OPACITY) for c in STAG_HUNT_BEAMS.values())),
-        "firefighting_graph": tuple(fire_shades(21)),
-    }
-    return (*worlds.get(game, ()), *common)
+    """Every colour the world of ``game`` is drawn in on the dashboard, as it is seen: its
+    registration's ``world_colours`` (none for a game not registered), with fire, ink and
+    paper, which every game keeps."""
+    from dilemmas.registry import GAMES
+
+    own = tuple(GAMES[game].world_colours) if game in GAMES else ()
+    return (*own, FIRE, INK, "#FFFFFF")
 
 
 @cache

@@ -35,6 +35,7 @@ from dilemmas.analysis import social
 from dilemmas.analysis.studies import results
 from dilemmas.analysis.studies.study import Study
 from dilemmas.analysis.learning.training import Training, folder_of
+from dilemmas.models.policies import POLICY
 
 CONFIDENCE = 0.95
 
@@ -62,7 +63,7 @@ def evaluation_study(training: Training, trained="results/training") -> Study:
     docstring)."""
     backgrounds = training.evaluate.get("backgrounds", [training.background])
     populations = [training.focal_population(focal, background)
-                   for background in backgrounds for focal in ("policy", "random")]
+                   for background in backgrounds for focal in (POLICY, "random")]
     plays = {"policy_play": list(training.PLAYS)} if len(training.PLAYS) > 1 else {}
     return Study(game=training.game, name=f"{training.name}-evaluation", seed=training.seed,
                  replicates=training.evaluate.get("seeds", 30), collect=("model", "agent"),

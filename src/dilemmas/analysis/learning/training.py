@@ -69,7 +69,7 @@ from dilemmas.analysis.studies.study import StudyError, canonical, check_name, r
 from dilemmas import GAMES
 from dilemmas.models.files import write_atomic
 from dilemmas.models.learners import LEARNERS, SETTINGS, load_learner
-from dilemmas.models.policies import PolicyError
+from dilemmas.models.policies import POLICY, PolicyError
 
 KEYS = ("name", "game", "population", "episodes", "seeds", "seed", "checkpoint_every",
         "parameters", "learner", "evaluate")
@@ -156,7 +156,7 @@ class Seating:
                                 "non-empty list of behaviour mixes (\"\" for none)")
         try:
             for background in backgrounds:
-                for focal in ("policy", "random"):
+                for focal in (POLICY, "random"):
                     GAMES[self.game].model(**self.parameters, rng=0, collect_data=False,
                                            population=self.focal_population(focal, background),
                                            policy=_first_allowed)

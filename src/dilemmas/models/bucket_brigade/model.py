@@ -58,6 +58,8 @@ class BucketBrigadeModel(PhasedModel):
     agent_reporters = AGENT_REPORTERS
     parameters = PARAMETERS
 
+    # A RulePhase's method here is made by PhasedModel (phases.RulePhase.played_on): its
+    # code is the engine's method of that name, BucketBrigadeBatch in models/bucket_brigade/batch.py.
     phases = (
         RulePhase("observe"),
         AgentPhase("signal", "choose_signal", order="simultaneous", apply="reveal_signals",
@@ -74,30 +76,7 @@ class BucketBrigadeModel(PhasedModel):
 
     def __init__(self, *, collect_data=True, rng=None, **parameters):
         super().__init__(rng=rng, collect_data=collect_data)
-        p = self.check_parameters(parameters)
-        self.scenario_name = p.scenario  # mesa.Model.scenario is Mesa's own
-        self.num_houses = p.num_houses
-        self.num_agents = p.num_agents
-        self.population = p.population
-        self.policy = p.policy
-        self.policy_play = p.policy_play
-        self.learner = p.learner
-        self.beta = p.beta
-        self.kappa = p.kappa
-        self.A = p.A
-        self.L = p.L
-        self.c = p.c
-        self.rho_ignite = p.rho_ignite
-        self.N_min = p.N_min
-        self.p_spark = p.p_spark
-        self.N_spark = p.N_spark
-        self.gamma = p.gamma
-        self.lambda_own = p.lambda_own
-        self.alpha_own = p.alpha_own
-        self.r_rest = p.r_rest
-        self.work_costs = p.work_costs
-        self.rules = p.rules
-        self.max_steps = p.max_steps
+        self.set_parameters(parameters)
         if self.work_costs is None:
             self.work_costs = (self.c,) * self.num_agents
         behaviours = self.seat_behaviours(self.num_agents)

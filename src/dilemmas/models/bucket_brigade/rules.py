@@ -61,7 +61,7 @@ def _from_scenario(name, kind, description):
 PARAMETERS = Parameters((
     Parameter("scenario", "default", Choice(tuple(SCENARIOS)),
               "named scenario that gives every scenario parameter (`beta` ... `N_spark`) left at "
-              "`None`", control=Select()),
+              "`None`", control=Select(), attribute="scenario_name"),  # Model.scenario is Mesa's
     Parameter("num_houses", 10, Integer(low=3, high=1000), "houses on the ring"),
     Parameter("num_agents", 4, Integer(low=4, high=10), "agents (seats)",
               control=Slider(4, 10)),

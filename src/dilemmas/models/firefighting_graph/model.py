@@ -48,6 +48,8 @@ class FirefightingGraphModel(PhasedModel):
     agent_reporters = AGENT_REPORTERS
     parameters = PARAMETERS
 
+    # A RulePhase's method here is made by PhasedModel (phases.RulePhase.played_on): its
+    # code is the engine's method of that name, FirefightingGraphBatch in models/firefighting_graph/batch.py.
     phases = (
         AgentPhase("choose", "choose_action", order="simultaneous", apply="visit",
                    agents="seats"),
@@ -59,27 +61,7 @@ class FirefightingGraphModel(PhasedModel):
 
     def __init__(self, *, collect_data=True, rng=None, **parameters):
         super().__init__(rng=rng, collect_data=collect_data)
-        p = self.check_parameters(parameters)
-        self.layout = p.layout
-        self.n_agents = p.n_agents
-        self.n_width = p.n_width
-        self.n_height = p.n_height
-        self.population = p.population
-        self.policy = p.policy
-        self.policy_play = p.policy_play
-        self.learner = p.learner
-        self.preset = p.preset
-        self.max_fire_level = p.max_fire_level
-        self.p_ignite = p.p_ignite
-        self.p_grow_neighbour = p.p_grow_neighbour
-        self.p_grow_alone = p.p_grow_alone
-        self.p_reduce_neighbour = p.p_reduce_neighbour
-        self.p_reduce_alone = p.p_reduce_alone
-        self.p_two_agents = p.p_two_agents
-        self.p_observe = p.p_observe
-        self.shared_reward = p.shared_reward
-        self.initial_levels = p.initial_levels
-        self.max_steps = p.max_steps
+        p = self.set_parameters(parameters)
         values = vars(p)
         shape = house_shape(values)
         self.n_agents = firefighters(values)

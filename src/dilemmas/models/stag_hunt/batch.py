@@ -18,7 +18,7 @@ program does not do.
 
 import numpy as np
 
-from dilemmas.models.batch import InTurnEngine, gathered
+from dilemmas.models.batch import SEATED, InTurnEngine, gathered
 from dilemmas.models.stag_hunt import arrays
 
 
@@ -117,7 +117,7 @@ class StagHuntBatch(InTurnEngine):
     def agent_row(self) -> dict:
         """The spawned seats' rows (an agent not spawned has none, as in the model)."""
         return {"health": self.agent_health, "reward": self.reward, "stags": self.stags,
-                "hares": self.hares, "removed": self.removed, "seated": self.playing}
+                "hares": self.hares, "removed": self.removed, SEATED: self.playing}
 
     def shown(self, model, state):
         """After ``load``: the seats spawned in this episode are the model's agents (the

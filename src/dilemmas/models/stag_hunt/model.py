@@ -93,6 +93,8 @@ class StagHuntModel(PhasedModel):
     agent_reporters = AGENT_REPORTERS
     parameters = PARAMETERS
 
+    # A RulePhase's method here is made by PhasedModel (phases.RulePhase.played_on): its
+    # code is the engine's method of that name, StagHuntBatch in models/stag_hunt/batch.py.
     phases = (
         RulePhase("turn", method="advance_turn"),
         RulePhase("removals", method="update_removals"),
@@ -103,45 +105,7 @@ class StagHuntModel(PhasedModel):
 
     def __init__(self, *, collect_data=True, rng=None, **parameters):
         super().__init__(rng=rng, collect_data=collect_data)
-        p = self.check_parameters(parameters)
-        self.height = p.height
-        self.width = p.width
-        self.wall_density = p.wall_density
-        self.resource_density = p.resource_density
-        self.stag_probability = p.stag_probability
-        self.num_agents = p.num_agents
-        self.num_agents_to_spawn = p.num_agents_to_spawn
-        self.population = p.population
-        self.policy = p.policy
-        self.policy_play = p.policy_play
-        self.learner = p.learner
-        self.agent_config = p.agent_config
-        self.random_agent_spawning = p.random_agent_spawning
-        self.agent_health = p.agent_health
-        self.respawn_lag = p.respawn_lag
-        self.simplified_movement = p.simplified_movement
-        self.attack_mode = p.attack_mode
-        self.area_attack = p.area_attack
-        self.single_tile_attack = p.single_tile_attack
-        self.attack_cooldown = p.attack_cooldown
-        self.attack_cost = p.attack_cost
-        self.attack_range = p.attack_range
-        self.beam_cooldown = p.beam_cooldown
-        self.beam_length = p.beam_length
-        self.beam_radius = p.beam_radius
-        self.punish_cooldown = p.punish_cooldown
-        self.punish_cost = p.punish_cost
-        self.stag_health = p.stag_health
-        self.stag_reward = p.stag_reward
-        self.stag_regeneration_cooldown = p.stag_regeneration_cooldown
-        self.hare_health = p.hare_health
-        self.hare_reward = p.hare_reward
-        self.hare_regeneration_cooldown = p.hare_regeneration_cooldown
-        self.heal_delay = p.heal_delay
-        self.reward_sharing_radius = p.reward_sharing_radius
-        self.vision_radius = p.vision_radius
-        self.embedding_size = p.embedding_size
-        self.max_steps = p.max_steps
+        p = self.set_parameters(parameters)
         behaviours = self.seat_behaviours(self.num_agents)
         if self.attack_mode is None:
             self.attack_mode = ("area" if self.area_attack else

@@ -68,6 +68,8 @@ class StatePunishmentModel(PhasedModel):
     agent_reporters = AGENT_REPORTERS
     parameters = PARAMETERS
 
+    # A RulePhase's method here is made by PhasedModel (phases.RulePhase.played_on): its
+    # code is the engine's method of that name, StatePunishmentBatch in models/state_punishment/batch.py.
     phases = (
         RulePhase("spawn"),
         AgentPhase("act", "choose_action", order="in turn", agents="seats"),
@@ -76,30 +78,7 @@ class StatePunishmentModel(PhasedModel):
 
     def __init__(self, *, collect_data=True, rng=None, **parameters):
         super().__init__(rng=rng, collect_data=collect_data)
-        p = self.check_parameters(parameters)
-        self.width = p.width
-        self.height = p.height
-        self.num_agents = p.num_agents
-        self.population = p.population
-        self.policy = p.policy
-        self.policy_play = p.policy_play
-        self.learner = p.learner
-        self.max_steps = p.max_steps
-        self.taboo = p.taboo
-        self.initial_resources = p.initial_resources
-        self.spawn_prob = p.spawn_prob
-        self.spawn_weights = p.spawn_weights
-        self.activation = p.activation
-        self.action_mode = p.action_mode
-        self.initial_punishment = p.initial_punishment
-        self.vote_step = p.vote_step
-        self.vote_cost = p.vote_cost
-        self.punishment_mode = p.punishment_mode
-        self.punishment_magnitude = p.punishment_magnitude
-        self.vision_radius = p.vision_radius
-        self.full_view = p.full_view
-        self.num_worlds = p.num_worlds
-        self.composite_views = p.composite_views
+        self.set_parameters(parameters)
         behaviours = self.seat_behaviours(self.num_agents)
         weights = self.spawn_weights
         self.spawn_weights = tuple(w / sum(weights) for w in weights)
