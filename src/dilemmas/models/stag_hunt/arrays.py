@@ -259,23 +259,32 @@ class Rules(NamedTuple):
     spawn: np.ndarray             # (height, width): where a returning agent may stand
 
 
+#: The ``Rules`` fields that are the model's parameters of the same name, as they are.
+AS_DECLARED = ("punish_cooldown", "respawn_lag", "agent_health", "heal_delay")
+
+
 def rules_of(model) -> Rules:
-    """The ``Rules`` of a ``StagHuntModel``'s parameters."""
+    """The ``Rules`` of a ``StagHuntModel``'s parameters, field by field."""
     beam = model.attack_mode == "beam"
-    flag = [[bool(agent_config[key]) for agent_config in model.agent_config]
-            for key in ("can_hunt", "can_receive_shared_reward", "exclusive_reward")]
+    by_seat = {field: np.array([bool(config[key]) for config in model.agent_config])
+               for field, key in (("can_hunt", "can_hunt"),
+                                  ("can_receive", "can_receive_shared_reward"),
+                                  ("exclusive", "exclusive_reward"))}
     return Rules(
-        rays(model.attack_mode, model.attack_range, model.beam_length, model.beam_radius),
-        rays("punish", 0, model.beam_length, 0),
-        model.beam_cooldown if beam else model.attack_cooldown, model.punish_cooldown,
-        float(model.attack_cost), float(model.punish_cost), model.respawn_lag,
-        bool(model.simplified_movement), model.reward_sharing_radius,
-        np.array([0.0, model.stag_reward, model.hare_reward]),
-        np.array([0, model.stag_regeneration_cooldown, model.hare_regeneration_cooldown]),
-        *(np.array(values) for values in flag),
-        np.array([model.kinds.index(config["kind"]) for config in model.agent_config]),
-        np.array([0, model.stag_health, model.hare_health]), model.agent_health,
-        model.heal_delay, _spawn_cells(model))
+        **{name: getattr(model, name) for name in AS_DECLARED}, **by_seat,
+        attack=rays(model.attack_mode, model.attack_range, model.beam_length,
+                    model.beam_radius),
+        punish=rays("punish", 0, model.beam_length, 0),
+        attack_cooldown=model.beam_cooldown if beam else model.attack_cooldown,
+        attack_cost=float(model.attack_cost), punish_cost=float(model.punish_cost),
+        simplified_movement=bool(model.simplified_movement),
+        sharing_radius=model.reward_sharing_radius,
+        reward=np.array([0.0, model.stag_reward, model.hare_reward]),
+        regrow_cooldown=np.array([0, model.stag_regeneration_cooldown,
+                                  model.hare_regeneration_cooldown]),
+        kind=np.array([model.kinds.index(config["kind"]) for config in model.agent_config]),
+        full_health=np.array([0, model.stag_health, model.hare_health]),
+        spawn=_spawn_cells(model))
 
 
 def _spawn_cells(model) -> np.ndarray:

@@ -57,19 +57,20 @@ class Rules(NamedTuple):
 
 
 def rules_of(model) -> Rules:
-    """The ``Rules`` of a ``StatePunishmentModel``'s parameters."""
+    """The ``Rules`` of a ``StatePunishmentModel``'s parameters, field by field."""
     effects = [EFFECTS[name] for name in ACTION_MODES[model.action_mode]]
     offsets = np.array([MOVES[move] if move else (0, 0) for move, _ in effects])
     return Rules(
-        model.height, model.width, model.num_worlds,
-        np.arange(model.num_agents) % model.num_worlds,
-        np.array([False, *(kind in model.taboo for kind in KINDS)]),
-        offsets[:, 0], offsets[:, 1], np.array([move is not None for move, _ in effects]),
-        np.array([vote for _, vote in effects]), model.initial_units, model.step_units,
-        model.denominator,
-        float(model.vote_cost), float(model.punishment_magnitude),
-        model.punishment_mode == "stochastic", float(model.spawn_prob),
-        np.asarray(model.cumulative_weights))
+        height=model.height, width=model.width, worlds=model.num_worlds,
+        world_of=np.arange(model.num_agents) % model.num_worlds,
+        taboo=np.array([False, *(kind in model.taboo for kind in KINDS)]),
+        move_row=offsets[:, 0], move_col=offsets[:, 1],
+        moves=np.array([move is not None for move, _ in effects]),
+        vote=np.array([vote for _, vote in effects]), initial_units=model.initial_units,
+        step_units=model.step_units, denominator=model.denominator,
+        vote_cost=float(model.vote_cost), magnitude=float(model.punishment_magnitude),
+        stochastic=model.punishment_mode == "stochastic", spawn_prob=float(model.spawn_prob),
+        cumulative_weights=np.asarray(model.cumulative_weights))
 
 
 class State(NamedTuple):
