@@ -33,10 +33,11 @@ run: $(STAMP)
 
 # the test files spread over every core (pytest-xdist), each file whole on one worker so that
 # its module fixtures (the documentation site, trained learners) are built once
-# its own wall time (the two pytest runs, after the installs) printed last, passed or not
+# its slowest 15 tests, and its own wall time (the two pytest runs, after the installs)
+# printed last, passed or not
 test: $(STAMP) $(ASSETS_STAMP) $(ROUTES_STAMP) chromium
 	@start=$$(date +%s); \
-	$(VENV)/bin/python -m pytest -n auto --dist loadfile && \
+	$(VENV)/bin/python -m pytest -n auto --dist loadfile --durations=15 && \
 	$(ROUTES)/bin/python -m pytest -n auto --dist loadfile $(ROUTE_TESTS); \
 	status=$$?; took=$$(( $$(date +%s) - start )); \
 	echo "make test: the suite took $$((took / 60)) min $$((took % 60)) s of wall time" \
