@@ -349,3 +349,23 @@ def test_a_damaged_run_file_or_manifest_is_named_and_running_again_mends_it(
     assert main(["run", str(study_file), "--out", str(tmp_path), "--backend", "serial",
                  "--no-progress"]) == 0
     assert results.load(folder).equals(rows)
+
+
+def test_a_study_being_written_before_its_first_record_has_no_results_yet(tmp_path):
+    """Run files on disk that no manifest line names yet are not damage while a runner holds
+    the folder (its first batch is being recorded): readers say there are no results yet."""
+    from dilemmas.analysis.studies import manifest, results
+
+    study_file = tmp_path / "s.toml"
+    study_file.write_text(STUDY)
+    assert main(["run", str(study_file), "--out", str(tmp_path), "--backend", "serial",
+                 "--no-progress"]) == 0
+    folder = tmp_path / "s"
+    (folder / manifest.NAME).write_bytes(b"")               # nothing recorded yet
+    with manifest.lock(folder):
+        assert manifest.being_written(folder)
+        with pytest.raises(FileNotFoundError, match="holds no model results yet"):
+            results.load(folder)
+    assert not manifest.being_written(folder)
+    with pytest.raises(manifest.StudyError, match="names none of the 1 model file"):
+        results.load(folder)

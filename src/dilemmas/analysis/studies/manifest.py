@@ -71,6 +71,20 @@ def lock(folder: Path):
             handle.truncate()
 
 
+def being_written(folder: Path) -> bool:
+    """Whether a runner holds the folder's lock (``lock``) now; the lock dies with it."""
+    path = Path(folder) / ".lock"
+    if not path.is_file():
+        return False
+    with open(path) as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return False
+
+
 #: The operating system's refusals to write: no permission, a read-only or full file system.
 UNWRITABLE = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT}
 
@@ -188,15 +202,16 @@ def _adopt(runs: Path, names: set[str]) -> list[dict]:
 
 def files(folder: Path, level: str) -> list[Path]:
     """The run files of ``level`` ("model" or "agent") that the manifest names, by name; a
-    StudyError if the manifest names none though run files of ``level`` are on disk (cut
-    short or damaged)."""
+    StudyError if the manifest names none though run files of ``level`` are on disk and no
+    runner is writing the folder (its first batch not yet recorded): cut short or
+    damaged."""
     folder = Path(folder)
     on_disk = sorted((folder / "runs").glob(f"*.{level}.parquet"))
     if not (folder / NAME).exists():  # a folder from before manifests, not yet resumed
         return on_disk
     names = {name for entry in entries(folder) for name in entry["files"]
              if name.endswith(f".{level}.parquet")}
-    if not names and on_disk:
+    if not names and on_disk and not being_written(folder):
         raise StudyError(f"{str(folder / NAME)!r} names none of the {len(on_disk)} {level} "
                          f"file{'s' * (len(on_disk) != 1)} in {str(folder / 'runs')!r}: it "
                          f"is cut short or damaged; {AGAIN}")
