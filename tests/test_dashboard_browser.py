@@ -1194,6 +1194,17 @@ def test_a_studys_summary_and_figures_are_shown(page, problems, recorded):
     expect(table).to_be_visible()
     expected = summary(recorded["sweep"], ci=True)
     expect(table.locator("tbody tr")).to_have_count(len(expected))
+    compact = [c for c in expected.columns if not c.endswith(("_low", "_high"))]
+    assert table.locator("th").all_text_contents() == compact     # issue 63 item 2
+    assert table.locator("th").first.evaluate("th => getComputedStyle(th).position") \
+        == "sticky"
+    first_row = table.locator("tbody tr").first.locator("td").all_text_contents()
+    statistics = first_row[compact.index("n") + 1:]          # each 'mean [low, high]'
+    assert statistics and all(re.fullmatch(r"\S+( \[\S+, \S+\])?", cell.strip())
+                              for cell in statistics)
+    assert any("[" in cell for cell in statistics)
+    page.get_by_text("every column (means, lows and highs apart)").click()
+    expect(table.locator("th")).to_have_count(len(expected.columns))
     assert table.locator("th").all_text_contents() == list(expected.columns)
     page.locator(".draw-figures").click()
     expect(page.locator(".study-figures img").first).to_be_visible()

@@ -38,9 +38,44 @@ def studied(tmp_path_factory):
     return root, folder
 
 
+def _shown(html: str) -> pd.DataFrame:
+    table = ElementTree.fromstring(html)
+    head = [cell.text.strip() for cell in table.iter("th")]
+    rows = [[(cell.text or "").strip() for cell in row.iter("td")]
+            for row in table.find("tbody").iter("tr")]
+    return pd.DataFrame(rows, columns=head)
+
+
+def test_the_summary_shows_a_column_a_statistic_as_mean_and_interval(studied):
+    """Issue 63 item 2: readable at a glance: the swept parameters, n, then one column per
+    statistic whose cells are 'mean [low, high]' to 3 significant digits (as ``dilemmas
+    summary --ci`` prints them), not three columns of four digits each."""
+    from dilemmas.analysis.studies.results import number_text
+
+    _, folder = studied
+    shown, expected = _shown(summaries.summary_html(folder)), summary(folder, ci=True)
+    statistics = [c[:-4] for c in expected.columns if c.endswith("_low")]
+    assert list(shown.columns) == ["population", "n", *statistics]
+    assert len(shown.columns) < len(expected.columns) / 2
+    for name in statistics:
+        assert list(shown[name]) == [
+            f"{number_text(m)} [{number_text(lo)}, {number_text(hi)}]"
+            if not (pd.isna(lo) and pd.isna(hi)) else number_text(m)
+            for m, lo, hi in zip(expected[name], expected[f"{name}_low"],
+                                 expected[f"{name}_high"])], name
+
+
+def test_the_summary_header_stays_in_view_and_cells_keep_to_one_line():
+    from pathlib import Path
+
+    css = (Path(summaries.__file__).parent / "style.css").read_text()
+    assert ".study-summary th { position: sticky; top: 0;" in css
+    assert ".study-summary td { white-space: nowrap; }" in css
+
+
 def test_the_summary_table_is_the_studys_summary_with_intervals(studied):
     _, folder = studied
-    table = ElementTree.fromstring(summaries.summary_html(folder))
+    table = ElementTree.fromstring(summaries.summary_html(folder, every_column=True))
     head = [cell.text.strip() for cell in table.iter("th")]
     rows = [[(cell.text or "").strip() for cell in row.iter("td")]
             for row in table.find("tbody").iter("tr")]
@@ -75,6 +110,10 @@ def test_the_page_shows_a_picked_studys_summary_and_its_figures(studied, monkeyp
 
         assert len(html("study-summary-box")) == 1 and "firefighter" in html(
             "study-summary-box")[0]
+        assert "saved_low" not in html("study-summary-box")[0]   # one column a statistic
+        rc.find(v.Switch, label="every column (means, lows and highs apart)").widget \
+            .v_model = True
+        assert "saved_low" in html("study-summary-box")[0]
         assert html("study-figures") == []  # drawn only when asked for
         rc.find(v.Btn, children=["Draw its figures"]).widget.click()
         assert 'alt="mixes_lie_rate_by_mix"' in html("study-figures")[0]
