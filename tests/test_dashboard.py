@@ -679,7 +679,7 @@ def test_a_trained_policy_picked_from_the_list_plays_in_the_dashboard(page, titl
     assert any("policy" in m for m in messages(box))
     assert caption(rc) == opening(title)
     files = control(box, "policy: a file listed").items
-    bots = sorted(str(b) for b in BOTS.glob(f"{shown.name}_*.npz"))
+    bots = sorted(b.name for b in BOTS.glob(f"{shown.name}_*.npz"))   # by name, not path
     assert files == bots + [path]
     set_control(box, "policy: a file listed", path)
     assert messages(box) == []
@@ -705,8 +705,8 @@ def test_the_packaged_bots_of_each_game_play_on_their_substrate(name):
             key: as_text(value) for key, value in catalogue.substrate.items()}})
         box, rc = solara.render(DashboardAt(f"/?{link}"), handle_error=False)
         try:
-            assert str(bot.path) in control(box, "policy: a file listed").items
-            set_control(box, "policy: a file listed", str(bot.path))
+            assert bot.path.name in control(box, "policy: a file listed").items
+            set_control(box, "policy: a file listed", bot.path.name)
             assert messages(box) == [], bot.name
             model = shown.model(**catalogue.substrate, population="policy",
                                 policy=str(bot.path), rng=1)
@@ -730,7 +730,7 @@ def test_a_bot_is_watched_greedy_or_sampled(page):
     for name, value in catalogue.substrate.items():
         set_control(box, name, value)
     set_control(box, "population", "policy")
-    set_control(box, "policy: a file listed", str(bot.path))
+    set_control(box, "policy: a file listed", bot.path.name)
     assert control(box, "policy_play").items == ["greedy", "sampled"]
     set_control(box, "policy_play", "sampled")
     assert messages(box) == []
@@ -1103,3 +1103,24 @@ def test_a_parameter_used_only_when_two_things_hold_is_greyed_until_both_do():
     assert any(t.startswith("Not used now (used only with attack_mode=None and "
                             "area_attack=False)") for t in help_lines(box))
     rc.close()
+
+
+def test_a_link_naming_a_packaged_bot_plays_it_from_any_working_folder(tmp_path, monkeypatch):
+    """Issue 63 item 2: a policy choice of a packaged bot is kept by its file name, so a
+    link made on one checkout plays the same bot on another (``policies.policy_file``); a
+    file of that name in the working folder is the user's and comes first."""
+    from dilemmas.models.policies import BOTS, policy_file
+
+    (bot,) = sorted(BOTS.glob("bucket_brigade_*.npz"))
+    monkeypatch.chdir(tmp_path)
+    assert policy_file(bot.name) == bot
+    box, rc = solara.render(DashboardAt(f"/?game=bucket_brigade&population=policy&policy="
+                                        f"{bot.name}"), handle_error=False)
+    try:
+        assert messages(box) == []
+        model = GAMES["bucket_brigade"].model(population="policy", policy=str(bot), rng=1)
+        assert world(box) == world_of(model)
+    finally:
+        rc.close()
+    (tmp_path / bot.name).write_bytes(b"the user's own")
+    assert policy_file(bot.name) == Path(bot.name)

@@ -1168,7 +1168,8 @@ def test_a_packaged_bot_picked_from_the_list_is_watched_playing(url, page, probl
     (bot,) = sorted(BOTS.glob("bucket_brigade_*.npz"))
     open_game(page, url, game, population="policy")
     expect(page.locator(".control-message").first).to_contain_text("policy")
-    choose(page, page.locator(".files-policy"), str(bot))
+    choose(page, page.locator(".files-policy"), bot.name)   # the bot by name: a link keeps it
+    expect(page).to_have_url(re.compile(re.escape(f"policy={bot.name}")))
     caption, status = page.locator(".world-caption"), page.locator(".world-status")
     expect(caption).to_have_text(re.compile(f"^{game.round} 0 · population policy · seed 1$"))
     expect(page.locator(".control-message")).to_have_count(0)

@@ -504,12 +504,14 @@ TRAININGS = Path("results") / "training"
 
 
 def trained_files(game: str, names=("policy.npz", "learner.npz")) -> list[str]:
-    """The files of ``game`` that a page offers and reads for a policy: the packaged bots,
-    then every training seed's ``names`` under ``results/training/<training>/seed-<i>/``
-    (a training whose ``training.json`` names the game), sorted."""
+    """The files of ``game`` that a page offers and reads for a policy: the packaged bots by
+    file name (``policy_file`` finds them on any checkout), then every training seed's
+    ``names`` under ``results/training/<training>/seed-<i>/`` (a training whose
+    ``training.json`` names the game; relative to the working folder), sorted."""
     import json
 
-    bots = sorted(str(path) for path in BOTS.glob(f"{game}_*.npz")) if "policy.npz" in names         else []
+    bots = sorted(path.name for path in BOTS.glob(f"{game}_*.npz")) if "policy.npz" in names \
+        else []
     found = []
     for definition in sorted(TRAININGS.glob("*/training.json")):
         try:
@@ -536,6 +538,16 @@ def policy_parameter():
                      "policy.npz and learner.npz under results/training"))
 
 
+def policy_file(value) -> Path:
+    """The file a ``policy`` value names: the path as given or, where there is no such file,
+    the packaged bot of that file name (``BOTS``), so that a bot's bare name reads the same
+    on every checkout (the dashboard's choices and links keep it so)."""
+    path = Path(value)
+    if not path.exists() and path.parent == Path(".") and (BOTS / path.name).is_file():
+        return BOTS / path.name
+    return path
+
+
 def check_policy(name, value, values):
     """The ``policy`` parameter: None, a callable, or the path of a policy file for this
     game (kind ``Custom`` of ``dilemmas.models.parameters``)."""
@@ -543,7 +555,7 @@ def check_policy(name, value, values):
         return value
     if isinstance(value, (str, Path)):
         try:
-            policy = load_policy(value)
+            policy = load_policy(policy_file(value))
         except PolicyError as error:
             raise ValueError(f"{name}={str(value)!r} is invalid: {error}; it must be a "
                              "policy file (docs/policies.md)") from None
