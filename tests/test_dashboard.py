@@ -77,8 +77,16 @@ def world(box) -> str:
     return html_of(box, "world")
 
 
+def captions(rc) -> list[str]:
+    """The captions the page shows: above the world, in the world's own widget (so that the
+    two change in one update), or alone where the world could not be drawn."""
+    return ([w.caption for w in widgets_under(rc.container) if w.has_trait("caption")]
+            + [w.children[0] for w in rc.find(v.Html, class_="world-caption").widgets])
+
+
 def caption(rc) -> str:
-    return rc.find(v.Html, class_="world-caption").widget.children[0]
+    (shown,) = captions(rc)
+    return shown
 
 
 def messages(box) -> list[str]:
@@ -262,7 +270,7 @@ def test_recorded_runs_and_back_shows_the_game_chosen(page):
     modes = rc.find(v.BtnToggle, class_="mode-picker").widget
     modes.v_model = list(app.MODES).index("Recorded runs")
     assert not rc.find(v.Select, label="game").widgets  # no game picker for a recorded run
-    assert not rc.find(v.Html, class_="world-caption").widgets
+    assert not captions(rc)
     modes = rc.find(v.BtnToggle, class_="mode-picker").widget  # the one the page shows now
     modes.v_model = list(app.MODES).index("Play a game")
     assert caption(rc) == opening("Stag Hunt Physical")
@@ -543,22 +551,21 @@ def test_a_click_on_the_world_names_what_was_clicked_and_opens_an_agent(
 
 def test_a_click_on_a_grid_drawn_as_one_image_names_its_cell(page):
     """Issue 45 item 5: a grid of more than ``MANY_CELLS`` cells is one image; a click on it
-    names the cell under the point from the model's own drawing."""
-    from dilemmas.dashboard.firefighting_graph import shade_of, shades
-
+    names the cell under the point from the model's own drawing, with its exact value (issue
+    63: not the range of values its colour stands for)."""
     box, rc = page
     pick(rc, "Firefighting Graph")
     go = GO_TO[0]
     go("/?game=firefighting_graph&layout=grid&n_width=30&n_height=30&seed=2")
     until(lambda: "<image" in world(box))
     model = game("Firefighting Graph").model(layout="grid", n_width=30, n_height=30, rng=2)
-    _, _, ranges = shades(model)
+    assert len(set(model.levels.ravel().tolist())) > 20   # more levels than colours
     for row, col in ((2, 3), (29, 0), (17, 25)):
         clickable_world(box).vue_inspect({"tip": "", "x": col + 0.4, "y": row + 0.7,
                                           "grid": True})
-        code = shade_of(model.levels, model.max_fire_level, len(ranges))[row, col]
         assert rc.find(v.Html, class_="inspected").widget.children[0] == (
-            f"clicked: house, fire level {ranges[code]}: cell at row {row}, column {col}")
+            f"clicked: house {row * 31 + col}, fire level {model.levels[row, col]}: cell at "
+            f"row {row}, column {col}")
 
 
 def test_run_to_end_plays_the_episode_and_shows_its_end(page):

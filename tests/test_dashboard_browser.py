@@ -39,7 +39,8 @@ from playwright.sync_api import expect
 
 from dilemmas.analysis.studies.runner import run_study
 from dilemmas.analysis.studies.study import Study
-from dilemmas.dashboard import runs
+from dilemmas.dashboard import export, runs
+from dilemmas.dashboard.play import caption_of as play_caption
 from dilemmas.dashboard.charts import chart
 from dilemmas.dashboard.controls import mixes, problem, shown_values
 from dilemmas.dashboard.panels import agent_columns
@@ -387,13 +388,42 @@ def test_step_play_and_pause(url, page, problems, game):
 def test_a_played_games_first_plot_is_whole_above_the_fold_at_1280_by_800(
         url, page, problems, game):
     """Issue 45 item 5: the key and the plots stand beside the world, the first plot whole
-    within the window at 1280 x 800."""
+    within the window at 1280 x 800; a wide world (the Firefighting Graph's row, issue 63)
+    across the page, its key and plots under it."""
     page.set_viewport_size({"width": 1280, "height": 800})
     open_game(page, url, game)
     first = page.locator(".plots svg").first.bounding_box()
     assert first["y"] + first["height"] <= 800 and first["x"] + first["width"] <= 1280, first
     world = page.locator(".world svg").bounding_box()
-    assert first["x"] >= world["x"] + world["width"], (first, world)
+    if "wide" in page.locator(".world").get_attribute("class"):
+        assert game.name == "firefighting_graph"
+        assert first["y"] >= world["y"] + world["height"], (first, world)
+    else:
+        assert first["x"] >= world["x"] + world["width"], (first, world)
+    assert problems == []
+
+
+@pytest.mark.parametrize("game", [GAMES["stag_hunt"], GAMES["firefighting_graph"]],
+                         ids=["stag_hunt", "firefighting_graph"])
+def test_a_wide_window_draws_the_world_larger_and_a_row_legibly(url, page, problems, game):
+    """Issue 63: at 1920 x 1080 the world grows with the window (a square map to about 830
+    pixels, its key and plots still beside it and the first plot above the fold), and the
+    Firefighting Graph's row is drawn across the page, its houses' numbers at least 14
+    pixels high at 1280 x 800 too."""
+    for width, height in ((1920, 1080), (1280, 800)):
+        page.set_viewport_size({"width": width, "height": height})
+        open_game(page, url, game)
+        world = page.locator(".world svg").bounding_box()
+        first = page.locator(".plots svg").first.bounding_box()
+        assert first["y"] + first["height"] <= height, first
+        if game.name == "stag_hunt":
+            assert world["height"] <= height - 200 and \
+                world["width"] >= (800 if width == 1920 else 460), world
+            assert first["x"] >= world["x"] + world["width"], (first, world)
+        else:
+            assert world["width"] >= width - 500, world
+            number = page.locator(".world svg text").first.bounding_box()
+            assert number["height"] >= 14, number
     assert problems == []
 
 
@@ -433,6 +463,49 @@ WATCH_CAPTIONS = """() => {
   new MutationObserver(note).observe(document.body,
                                      {childList: true, characterData: true, subtree: true});
 }"""
+
+
+#: Every (caption, status line) pair the page shows from now on, in order (``window.pairs``).
+WATCH_PAIRS = """() => {
+  window.pairs = [];
+  const text = (name) => {
+    const shown = document.querySelector(name);
+    return shown ? shown.textContent : null;
+  };
+  const note = () => {
+    const pair = [text('.world-caption'), text('.world-status')];
+    const last = window.pairs[window.pairs.length - 1];
+    if (pair[0] && pair[1] && !(last && last[0] === pair[0] && last[1] === pair[1]))
+      window.pairs.push(pair);
+  };
+  new MutationObserver(note).observe(document.body,
+                                     {childList: true, characterData: true, subtree: true});
+}"""
+
+
+@pytest.mark.parametrize("game", [GAMES["state_punishment"], GAMES["stag_hunt"]],
+                         ids=["state_punishment", "stag_hunt"])
+def test_while_playing_the_caption_and_the_world_always_show_one_round(
+        url, page, problems, game):
+    """Issue 63: the caption, the status line and the world are one widget, changed in one
+    update: every pair of caption and status line seen while a whole episode plays at 30
+    rounds a second is of one round (before, 2 of 361 and 5 of 302 frames were not)."""
+    open_game(page, url, game, max_steps=60)
+    set_slider(page, page.locator(".speed [role=slider]"), ["End"])
+    expect(page.get_by_text("speed = 30 rounds/s")).to_be_visible()
+    page.evaluate(WATCH_PAIRS)
+    page.locator(".play-pause").click()
+    expect(page.locator(".world-caption")).to_contain_text("episode over", timeout=WAIT)
+    model = game.model(max_steps=60, rng=1)
+    statuses = [game.view.status(model)]
+    while model.running:
+        model.step()
+        statuses.append(game.view.status(model))
+    pairs = page.evaluate("() => window.pairs")
+    assert len(pairs) >= 40, pairs
+    for caption, status in pairs:
+        assert status == statuses[int(caption.split(" ")[1])], (caption, status)
+    assert problems == []
 
 
 def test_go_to_a_round_run_to_end_and_draw_every_fifth_round(url, page, problems):
@@ -728,9 +801,9 @@ def test_a_played_games_data_world_and_plots_are_taken_as_files(url, page, probl
         model.datacollector.get_agent_vars_dataframe())
     name, content = download(page, "world PNG")
     assert name == f"{game.name}_seed3_{game.round}2_world.png"
-    scene = game.view.scene(model)
-    assert Image.open(io.BytesIO(content)).size == (round(scene.width * scene.scale),
-                                                    round(scene.height * scene.scale))
+    picture = export.world_picture(game, model, f"{game.title}: {play_caption(game, model)}")
+    assert Image.open(io.BytesIO(content)).size == (round(picture.width * picture.scale),
+                                                    round(picture.height * picture.scale))
     plot = game.view.plots[0]
     name, content = download(page, f"{plot.title} SVG")
     assert name.startswith(f"{game.name}_seed3_{game.round}2_plot1-")
@@ -1087,9 +1160,12 @@ def test_a_recorded_runs_rows_and_round_are_taken_as_files(page, problems, recor
     pd.testing.assert_frame_equal(pd.read_parquet(io.BytesIO(content)), run.agent_rows)
     name, content = download(page, "world PNG")
     assert name == f"{stem}_night3_world.png"
-    scene = run.game.view.scene(runs.model_at(run, 3))
-    assert Image.open(io.BytesIO(content)).size == (round(scene.width * scene.scale),
-                                                    round(scene.height * scene.scale))
+    # the world with the page's caption above it and its key beside it (issue 63)
+    picture = export.world_picture(run.game, runs.model_at(run, 3),
+                                   f"{run.name} · Bucket Brigade · night 3 of {run.rounds} · "
+                                   f"seed {run.seed}")
+    assert Image.open(io.BytesIO(content)).size == (round(picture.width * picture.scale),
+                                                    round(picture.height * picture.scale))
     assert problems == []
 
 
@@ -1214,14 +1290,16 @@ def test_a_studys_summary_and_figures_are_shown(page, problems, recorded):
 
 def test_a_click_on_a_large_grid_names_the_cell_under_it(url, page, problems):
     """Issue 45 item 5: a 30 x 30 Firefighting Graph (one image): the cell clicked is named
-    with its row and column, those of the point clicked."""
+    with its row and column, those of the point clicked, and (issue 63) its exact fire
+    level."""
     game = GAMES["firefighting_graph"]
     open_game(page, url, game, layout="grid", n_width=30, n_height=30)
     image = page.locator(".world svg image")
     box = image.bounding_box()
     image.click(position={"x": box["width"] * 3.5 / 30, "y": box["height"] * 2.5 / 30})
-    expect(page.locator(".inspected")).to_have_text(re.compile(
-        r"^clicked: house, fire level [0-9-]+: cell at row 2, column 3$"))
+    level = game.model(layout="grid", n_width=30, n_height=30, rng=1).levels[2, 3]
+    expect(page.locator(".inspected")).to_have_text(
+        f"clicked: house 65, fire level {level}: cell at row 2, column 3")  # 31 columns
     assert problems == []
 
 

@@ -1,6 +1,7 @@
 """Issue 45 item 1: the files the dashboard exports (``dilemmas.dashboard.export``) hold what
 the page shows: the rows read back equal the model's DataCollector rows (Parquet exactly,
-CSV as numbers), the pictures are PNG of the drawing's size and SVG documents, and every
+CSV as numbers), the pictures are PNG and SVG documents (the world with the page's caption
+and its key), and every
 name says the game, the parameters, the seed and the round drawn. The browser's side (the
 buttons, the downloads) is in ``test_dashboard_browser.py``."""
 
@@ -14,10 +15,12 @@ from PIL import Image
 
 from dilemmas import GAMES
 from dilemmas.dashboard import export
+from dilemmas.dashboard.panels import WIDE
 from dilemmas.dashboard.play import Session, shown
 from dilemmas.dashboard.viewer import exported
 
 SVG = "{http://www.w3.org/2000/svg}svg"
+TEXT = "{http://www.w3.org/2000/svg}text"
 
 
 def test_a_name_says_the_game_the_parameters_sorted_and_the_seed():
@@ -42,7 +45,7 @@ def as_bytes(content) -> bytes:
     return content.encode("utf-8") if isinstance(content, str) else content
 
 
-def check_pictures(game, files: dict, model, round_: int, current=None):
+def check_pictures(game, files: dict, model, round_: int, current=None, caption=""):
     prefix = f"_{game.round}{round_}_"
     pictures = {n: c for n, c in files.items() if n.endswith((".png", ".svg"))}
     assert len(pictures) == 2 * ((model is not None) + len(game.view.plots))
@@ -51,16 +54,24 @@ def check_pictures(game, files: dict, model, round_: int, current=None):
         if name.endswith(".png"):
             image = Image.open(io.BytesIO(content))
             assert image.format == "PNG"
-            if name.endswith("_world.png"):
+            if name.endswith("_world.png"):   # the world, its caption above, its key
                 scene = game.view.scene(model)
-                assert image.size == (round(scene.width * scene.scale),
-                                      round(scene.height * scene.scale))
+                width, height = image.size
+                assert width >= round(scene.width * scene.scale) + 100 or \
+                    scene.width / scene.height > WIDE
+                assert height >= round(scene.height * scene.scale) + 30
         else:
             root = ElementTree.fromstring(as_bytes(content))
             assert root.tag == SVG
     if model is not None:
         world = pictures[next(n for n in pictures if n.endswith("_world.svg"))]
         assert f'aria-label="{game.title}: the world"' in world
+        # issue 63: the caption the page shows, the status line and every entry of the key
+        written = " ".join(t.text or "" for t in ElementTree.fromstring(as_bytes(world)).iter(
+            TEXT))
+        for line in (caption, game.view.status(model),
+                     *(entry.label for entry in game.view.key(model))):
+            assert line in written, line
     for index, plot in enumerate(game.view.plots):
         svg = next(c for n, c in pictures.items() if f"_plot{index + 1}-" in n
                    and n.endswith(".svg"))
@@ -93,7 +104,9 @@ def test_a_live_games_files_hold_its_rows_world_and_plots(name, tmp_path):
         pd.testing.assert_frame_equal(read.set_index(["Step", "AgentID"]), agents)
         from_csv = pd.read_csv(io.BytesIO(files[f"{stem}_agents.csv"]))
         assert len(from_csv) == len(agents)
-    check_pictures(game, files, model, model.steps)
+    check_pictures(game, files, model, model.steps,
+                   caption=f"{game.title}: {game.round} 3 · population "
+                           f"{model.population} · seed 4")
 
 
 def test_a_live_games_name_follows_its_accepted_values_not_a_refused_one():
@@ -123,6 +136,8 @@ def test_a_recorded_runs_files_hold_its_stored_rows_and_the_round_shown(tmp_path
                                   recording.rows)
     pd.testing.assert_frame_equal(
         pd.read_parquet(io.BytesIO(files[f"{stem}_agents.parquet"])), recording.agent_rows)
-    check_pictures(recording.game, files, model, 5, current=5)
+    check_pictures(recording.game, files, model, 5, current=5,
+                   caption=f"{recording.name} · Bucket Brigade · night 5 of "
+                           f"{recording.rounds} · seed {recording.seed}")
     unbuilt = files_of(exported(recording, 5, None, data))  # no world: none exported
     assert not any("_world." in name for name in unbuilt)

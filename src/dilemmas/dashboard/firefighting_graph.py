@@ -102,7 +102,8 @@ def scene(model) -> Scene:
     out = Scene(levels.shape[1], scene_height(model), scale=house_scale(model))
     colours, _, ranges = shades(model)
     codes = shade_of(levels, model.max_fire_level, len(colours))
-    out.add(Cells(codes, tuple(colours), tips=tuple(f"house, fire level {r}" for r in ranges)))
+    out.add(Cells(codes, tuple(colours), tips=tuple(f"house, fire level {r}" for r in ranges),
+                  values=levels, exact="house {index}, fire level {value}"))
     places, visiting = spots(model)
     if out.scale < BIG:
         marks: dict[str, list] = {}

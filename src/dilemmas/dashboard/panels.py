@@ -29,9 +29,16 @@ def _held(lock):
 ZOOMS = (1, 2, 4, 8)
 
 
+#: A world wider than this many times its height (the Firefighting Graph's row) is drawn
+#: across the page, its key and plots under it (style.css), so that its houses' numbers
+#: can be read.
+WIDE = 3.0
+
+
 def zoomed(svg: str, zoom: int) -> str:
-    """The world's ``<svg>`` drawn ``zoom`` times its size (its width and height; no longer
-    shrunk to the page: the box around it scrolls)."""
+    """The world's ``<svg>`` drawn ``zoom`` times its size (its width and height, and
+    ``--zoom`` for a page that sizes it to the window; no longer shrunk to the page: the box
+    around it scrolls)."""
     if zoom == 1:
         return svg
 
@@ -40,7 +47,14 @@ def zoomed(svg: str, zoom: int) -> str:
 
     head, rest = svg.split(">", 1)
     head = re.sub(r'\b(width|height)="([0-9.]+)"', scaled, head, count=2)
-    return head.replace('style="max-width:100%;height:auto" ', "") + ">" + rest
+    head = head.replace('style="max-width:100%;height:auto;', f'style="--zoom:{zoom};')
+    return head + ">" + rest
+
+
+def aspect(svg: str) -> float:
+    """The ``<svg>``'s width over its height."""
+    found = re.search(r"--aspect:([0-9.]+)", svg.split(">", 1)[0])
+    return float(found.group(1)) if found else 1.0
 
 
 def drawing(game, model) -> tuple[str, str, str]:
@@ -51,8 +65,8 @@ def drawing(game, model) -> tuple[str, str, str]:
 
 
 @solara.component_vue("world.vue")
-def _Clickable(svg: str, classes: list, event_inspect: Callable[[dict], None],
-               event_zoom: Callable[[dict], None]):
+def _Clickable(caption: str, status: str, svg: str, classes: list,
+               event_inspect: Callable[[dict], None], event_zoom: Callable[[dict], None]):
     pass
 
 
@@ -84,8 +98,7 @@ def cell_tip(scene, x, y) -> str:
             row, col = int(y - shape.y), int(x - shape.x)
             rows, cols = shape.codes.shape
             if 0 <= row < rows and 0 <= col < cols:
-                code = int(shape.codes[row, col])
-                return shape.tips[code] if code < len(shape.tips) else f"cell code {code}"
+                return shape.tip(row, col) or f"cell code {int(shape.codes[row, col])}"
     return ""
 
 
@@ -98,8 +111,9 @@ def inspected_seat(text: str) -> int | None:
 @solara.component
 def World(game, model, version: int = 0, drawn: tuple | None = None,
           plots: str | None = None, zoom: int = 1, on_zoom: Callable | None = None,
-          on_inspect: Callable | None = None):
-    """The world's drawing, the line on the state of play above it, and its key;
+          on_inspect: Callable | None = None, caption: str = ""):
+    """The world's drawing, the line on the state of play above it (and ``caption`` above
+    that: one widget, so that the three always show one round), and its key;
     ``version`` changes whenever the model has (a new round); ``drawn``: the ``drawing`` already made (so that it is of the same round as the
     rest of the board); ``plots``: the plots' HTML (``plots_html``) to stand under the key,
     beside the world (a game played: its plots above the fold at 1280 x 800); ``zoom``:
@@ -115,17 +129,13 @@ def World(game, model, version: int = 0, drawn: tuple | None = None,
         return
     status, svg, key = drawn
     with solara.Column(gap="4px", classes=["world-panel"]):
-        solara.Text(status, classes=["world-status"],
-                    style={"font-size": "15px"})
         with solara.Row(gap="16px", style={"flex-wrap": "wrap", "align-items": "flex-start"}):
-            classes = ["world"] if zoom == 1 else ["world", "zoomed"]
-            if on_inspect is None and on_zoom is None:
-                solara.HTML(tag="div", unsafe_innerHTML=zoomed(svg, zoom), classes=classes)
-            else:
-                _Clickable(svg=zoomed(svg, zoom), classes=classes,
-                           event_inspect=on_inspect or (lambda clicked: None),
-                           event_zoom=lambda asked: on_zoom and on_zoom(
-                               next_zoom(zoom, int(asked.get("step", 0)))))
+            classes = (["world"] + (["zoomed"] if zoom != 1 else [])
+                       + (["wide"] if aspect(svg) > WIDE else []))
+            _Clickable(caption=caption, status=status, svg=zoomed(svg, zoom), classes=classes,
+                       event_inspect=on_inspect or (lambda clicked: None),
+                       event_zoom=lambda asked: on_zoom and on_zoom(
+                           next_zoom(zoom, int(asked.get("step", 0)))))
             with solara.Column(gap="12px", classes=["beside-world"]):
                 solara.HTML(tag="div", unsafe_innerHTML=key, classes=["key-box"],
                             style="max-width: 340px; font-size: 14px")

@@ -97,9 +97,13 @@ class Frame:
     plots: str
 
 
+def caption_of(game, model) -> str:
+    return (f"{game.round} {model.steps}" + ("" if model.running else " · episode over")
+            + f" · population {model.population} · seed {model.seed}")
+
+
 def frame_of(game, model) -> Frame:
-    caption = (f"{game.round} {model.steps}" + ("" if model.running else " · episode over")
-               + f" · population {model.population} · seed {model.seed}")
+    caption = caption_of(game, model)
     try:
         drawn = drawing(game, model)
     except Exception as error:  # drawing a model must never take the page down
@@ -326,7 +330,8 @@ def shown(game, session: Session, model) -> export.Shown:
         game, export.stem(game.name, session.given, session.seed), model.steps,
         lambda: export.model_frame(model),
         (lambda: export.agent_frame(model)) if model.datacollector.agent_reporters else None,
-        lambda: model, lambda: dict(model.datacollector.model_vars), lock=session.lock)
+        lambda: model, lambda: dict(model.datacollector.model_vars), lock=session.lock,
+        caption=f"{game.title}: {caption_of(game, model)}")
 
 
 @solara.component
@@ -374,15 +379,15 @@ def Board(game, session: Session, tick, playing: bool, rate, every, reset, step,
                           classes=["zoom"], style={"max-width": "90px"})
             with solara.Column(style={"max-width": "150px"}):
                 Field(ROUND, "", go_to, classes=["go-to-round"])
-            solara.Text(frame.caption, classes=["world-caption"], style={"font-size": "15px"})
         if fault and fault[0] == ROUND:
             message(fault[1])
         if isinstance(frame.drawn, Exception):
+            solara.Text(frame.caption, classes=["world-caption"])
             message(f"could not draw the world: {one_line(frame.drawn)}")
             Charts(game, None, drawn=frame.plots)
         else:
             World(game, model, version, drawn=frame.drawn, plots=frame.plots,
-                  zoom=zoom.value, on_zoom=zoom.set, on_inspect=inspect)
+                  zoom=zoom.value, on_zoom=zoom.set, on_inspect=inspect, caption=frame.caption)
         if inspected.value:
             solara.Text(f"clicked: {inspected.value}", classes=["inspected"],
                         style={"font-size": "14px"})

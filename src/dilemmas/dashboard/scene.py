@@ -93,13 +93,24 @@ class Line:
 
 @dataclass(frozen=True)
 class Cells:
-    """A grid of cells, ``codes[row, col]`` an index into ``colours``, at (x, y)."""
+    """A grid of cells, ``codes[row, col]`` an index into ``colours``, at (x, y); a cell's
+    tip is its code's (``tips``) or, where a colour stands for a range of values, its own
+    exact value: ``exact.format(value=values[row, col], index=row * columns + col)``."""
 
     codes: np.ndarray
     colours: tuple[str, ...]
     x: float = 0.0
     y: float = 0.0
     tips: tuple[str, ...] = ()
+    values: np.ndarray | None = None
+    exact: str = ""
+
+    def tip(self, row: int, col: int) -> str:
+        if self.values is not None and self.exact:
+            return self.exact.format(value=self.values[row, col],
+                                     index=row * self.codes.shape[1] + col)
+        code = int(self.codes[row, col])
+        return self.tips[code] if code < len(self.tips) else ""
 
 
 @dataclass(frozen=True)
@@ -184,7 +195,7 @@ def _cells_svg(cells: Cells) -> list[str]:
         return [_cells_image(cells)]
     out = []
     for (row, col), code in np.ndenumerate(cells.codes):
-        tip = cells.tips[code] if cells.tips else ""
+        tip = cells.tip(row, col)
         out.append(f'<rect x="{cells.x + col}" y="{cells.y + row}" width="1" height="1" '
                    f'fill="{cells.colours[code]}">{_tip(tip)}</rect>')
     return out
@@ -248,13 +259,14 @@ def _svg(shape, scale: float) -> list[str]:
 
 
 def to_svg(scene: Scene, label: str = "") -> str:
-    """The scene as an ``<svg>`` element, ``label`` its accessible name."""
+    """The scene as an ``<svg>`` element, ``label`` its accessible name; its style gives its
+    width over its height as ``--aspect``, by which a page may size it (style.css)."""
     body = [line for shape in scene.shapes for line in _svg(shape, scene.scale)]
     w, h = scene.width * scene.scale, scene.height * scene.scale
     return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" '
             f'aria-label="{html.escape(label)}" width="{w:.0f}" height="{h:.0f}" '
             f'viewBox="0 0 {scene.width:.3f} {scene.height:.3f}" '
-            f'style="max-width:100%;height:auto" '
+            f'style="max-width:100%;height:auto;--aspect:{scene.width / scene.height:.4f}" '
             f'font-family="sans-serif">{"".join(body)}</svg>')
 
 

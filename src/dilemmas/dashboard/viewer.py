@@ -204,7 +204,9 @@ def exported(recording, shown: int, model, data) -> export.Shown:
         recording.game, export.stem(recording.game.name, named, recording.seed), shown,
         lambda: recording.rows,
         (lambda: recording.agent_rows) if recording.agent_rows is not None else None,
-        (lambda: model) if model is not None else None, lambda: data, current=shown)
+        (lambda: model) if model is not None else None, lambda: data, current=shown,
+        caption=f"{recording.name} · {recording.game.title} · {recording.game.round} {shown} "
+                f"of {recording.rounds} · seed {recording.seed}")
 
 
 def _verdict(recording):
