@@ -200,17 +200,17 @@ def _adopt(runs: Path, names: set[str]) -> list[dict]:
     return good
 
 
-def files(folder: Path, level: str) -> list[Path]:
-    """The run files of ``level`` ("model" or "agent") that the manifest names, by name; a
-    StudyError if the manifest names none though run files of ``level`` are on disk and no
-    runner is writing the folder (its first batch not yet recorded): cut short or
-    damaged."""
+def files(folder: Path, level: str, recorded: list[dict] | None = None) -> list[Path]:
+    """The run files of ``level`` ("model" or "agent") that the manifest names, by name
+    (``recorded``: its ``entries``, if already read); a StudyError if the manifest names
+    none though run files of ``level`` are on disk and no runner is writing the folder (its
+    first batch not yet recorded): cut short or damaged."""
     folder = Path(folder)
     on_disk = sorted((folder / "runs").glob(f"*.{level}.parquet"))
     if not (folder / NAME).exists():  # a folder from before manifests, not yet resumed
         return on_disk
-    names = {name for entry in entries(folder) for name in entry["files"]
-             if name.endswith(f".{level}.parquet")}
+    names = {name for entry in (entries(folder) if recorded is None else recorded)
+             for name in entry["files"] if name.endswith(f".{level}.parquet")}
     if not names and on_disk and not being_written(folder):
         raise StudyError(f"{str(folder / NAME)!r} names none of the {len(on_disk)} {level} "
                          f"file{'s' * (len(on_disk) != 1)} in {str(folder / 'runs')!r}: it "
@@ -240,10 +240,10 @@ def read(folder: Path, level: str) -> list[pa.Table]:
     its checksum (``checked_bytes``) and read whole; a StudyError names a file that is
     missing, damaged or not a run file."""
     folder = Path(folder)
-    paths = files(folder, level)
-    checksums = {name: checksum for entry in _lines(folder) if entry
-                 for name, checksum in entry["files"].items()} \
-        if (folder / NAME).exists() else {}
+    recorded = entries(folder)      # read once: the names and their checksums
+    paths = files(folder, level, recorded)
+    checksums = {name: checksum for entry in recorded
+                 for name, checksum in entry["files"].items()}
     tables = []
     for path in paths:
         data = checked_bytes(path, checksums.get(path.name))

@@ -240,15 +240,14 @@ class Study:
             raise StudyError(f"{where}: {sorted(both)} in both [fixed] and [sweep]")
         self._check_max_runs(where)
         self._design(where)
+        size = self.replicates * (len(self.points) if self.design is not None else 1)
         for key, values in self.sweep.items():
             if not isinstance(values, (list, tuple)) or not values:
                 raise StudyError(f"{where}: [sweep] {key}={values!r} must be a non-empty "
                                  "list of values")
+            size *= len(values)
         if self.engine not in ENGINES:
             raise StudyError(f"{where}: engine={self.engine!r} must be one of {list(ENGINES)}")
-        size = self.replicates * (len(self.points) if self.design is not None else 1)
-        for values in self.sweep.values():
-            size *= len(values)
         if size > self.max_runs:
             raise StudyError(f"{where}: {size:,} runs ({self.replicates:,} replicates of "
                              f"{size // self.replicates:,} combinations) is more than "
