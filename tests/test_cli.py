@@ -86,7 +86,7 @@ def test_games_game_lists_every_parameter_with_default_and_range_and_every_behav
             default += (f" ({parameter.table[0]} {declared[parameter.table[0]].default!r}: "
                         f"{declared.start_value(parameter.name)!r})")
         assert f"{parameter.name} = {default}: {parameter.allowed()}" in lines
-        assert parameter.description in lines
+        assert parameter.meaning in lines
     for name, behaviour in GAMES[game].behaviours.items():
         assert any(line.startswith(name + " ") for line in lines), name
     assert f"rules: {GAMES[game].rules}" in out

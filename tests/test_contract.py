@@ -344,8 +344,8 @@ def test_the_dashboard_page_renders_and_steps(game):
         assert len(before) == 1 and before[0].startswith("<svg")
         assert shown("plots")[0].count("<svg") == len(game.view.plots)
         rc.find(v.Btn, children=["Step"]).widget.click()
-        assert rc.find(v.Html, class_="world-caption").widget.children[0].startswith(
-            f"{game.round} 1 ")
+        (caption,) = [w.caption for w in widgets_under(box) if w.has_trait("caption")]
+        assert caption.startswith(f"{game.round} 1 ")  # in the world's widget (issue 63)
         assert shown("world") != before
     finally:
         rc.close()

@@ -1079,7 +1079,7 @@ def test_every_control_says_what_its_parameter_means_and_allows(page):
     box, rc = page
     lines = help_lines(box)
     for parameter in GAMES["bucket_brigade"].parameters:
-        text = f"{parameter.description}. Allowed: {parameter.allowed()}".replace("`", "")
+        text = f"{parameter.meaning}. Allowed: {parameter.allowed()}".replace("`", "")
         assert text in lines, parameter.name
 
 
@@ -1131,3 +1131,42 @@ def test_a_link_naming_a_packaged_bot_plays_it_from_any_working_folder(tmp_path,
         rc.close()
     (tmp_path / bot.name).write_bytes(b"the user's own")
     assert policy_file(bot.name) == Path(bot.name)
+
+
+def test_past_round_0_a_parameter_that_may_change_between_rounds_changes_the_episode(page):
+    """Issue 63 (docs/rules/README.md, rule 10): past round 0, Bucket Brigade's ``beta`` set
+    in the form changes the episode from the next night on (the caption says so, the rounds
+    before it stay), and its world is that of a model changed by hand at that night; a
+    parameter the rules fix starts the episode again."""
+    box, rc = page
+    pick(rc, "Bucket Brigade")
+    for _ in range(3):
+        click(rc, "Step")
+    set_control(box, "beta", 0.9)
+    until(lambda: "changed" in caption(rc))
+    assert caption(rc) == ("night 3 · population random · seed 1 · changed after night 3: "
+                           "beta=0.9")
+    click(rc, "Step")
+    by_hand = after("Bucket Brigade", 3)
+    by_hand.change(beta=0.9)
+    by_hand.step()
+    assert world(box) == world_of(by_hand)
+    assert caption(rc).startswith("night 4 · ")
+    set_control(box, "num_houses", 12)      # fixed by the rules: a new episode
+    until(lambda: caption(rc) == opening("Bucket Brigade"))
+
+
+def test_while_a_run_plays_the_controls_the_rules_fix_are_greyed_and_say_why():
+    from dilemmas.dashboard.controls import FIXED, Controls
+
+    game_ = game("Firefighting Graph")
+    box, rc = solara.render(Controls(game_, {}, lambda *a: None, None, playing=True),
+                            handle_error=False)
+    lines = help_lines(box)
+    for parameter in game_.parameters:
+        text = f"{parameter.meaning}. Allowed: {parameter.allowed()}".replace("`", "")
+        said = next(line for line in lines if line.endswith(text))
+        assert said.startswith(FIXED) != parameter.between_rounds, parameter.name
+    assert control(box, "p_ignite").disabled is False
+    assert control(box, "max_steps").disabled is True
+    rc.close()

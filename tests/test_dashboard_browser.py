@@ -508,6 +508,37 @@ def test_while_playing_the_caption_and_the_world_always_show_one_round(
     assert problems == []
 
 
+def test_while_playing_a_parameter_the_rules_let_change_changes_the_episode(
+        url, page, problems):
+    """Issue 63 (docs/rules/README.md, rule 10): while a Firefighting Graph plays, its
+    ``p_ignite`` slider changes the episode from the next step on (the run goes on, the
+    caption names the change) and the controls the rules fix are greyed, saying why."""
+    game = GAMES["firefighting_graph"]
+    open_game(page, url, game, max_steps=1000)
+    set_slider(page, page.locator(".speed [role=slider]"), ["Home"] + ["ArrowRight"] * 4)
+    page.locator(".play-pause").click()
+    expect(page.locator(".play-pause")).to_have_text("Pause")
+    drawer = page.locator(".v-navigation-drawer")
+    field = drawer.get_by_role("textbox", name="layout", exact=True)
+    expect(field).to_be_disabled()
+    expect(drawer.get_by_text(re.compile(r"^Fixed while the run plays.*houses on a line or "
+                                         r"on a grid"))).to_have_count(1)
+    slider = page.locator(".v-input", has_text=re.compile(r"p_ignite = ")).locator(
+        "[role=slider]")
+    expect(slider).to_be_enabled()
+    set_slider(page, slider, ["ArrowRight"])
+    expect(page.locator(".world-caption")).to_contain_text(
+        re.compile(r" · changed after step \d+: p_ignite=0\.35$"))
+    changed_at = caption_round(page)
+    page.wait_for_function(  # still playing, with the change
+        "k => parseInt(document.querySelector('.world-caption').textContent.split(' ')[1]) "
+        ">= k", arg=changed_at + 2, timeout=WAIT)
+    page.locator(".play-pause").click()
+    expect(page.locator(".play-pause")).to_have_text("Play")
+    expect(field).to_be_enabled()
+    assert problems == []
+
+
 def test_go_to_a_round_run_to_end_and_draw_every_fifth_round(url, page, problems):
     """Issue 45 item 2: round k forward and back, the episode's end at once, and Play
     drawing every fifth round only; the caption and the world always of one round."""

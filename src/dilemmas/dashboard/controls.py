@@ -153,23 +153,32 @@ def _finite(value) -> bool:
             and math.isfinite(value))
 
 
-def help_text(parameter, values: Mapping) -> str:
+#: Why a parameter's control is greyed while a run plays (docs/rules/README.md, rule 10).
+FIXED = ("Fixed while the run plays: it shapes the episode from its start (Pause, then "
+         "change it to start the episode again). ")
+
+
+def help_text(parameter, values: Mapping, playing: bool = False) -> str:
     """The line under a control: what the parameter means, what it allows and, while the
-    model does not use it, why (its declaration, ``dilemmas.models.parameters``)."""
-    text = f"{parameter.description}. Allowed: {parameter.allowed()}".replace("`", "")
+    model does not use it or a run plays and it may not change between rounds, why (its
+    declaration, ``dilemmas.models.parameters``)."""
+    text = f"{parameter.meaning}. Allowed: {parameter.allowed()}".replace("`", "")
     if not parameter.is_used(values):
         text = f"Not used now (used only with {parameter.used_text()}). ".replace("`", "") + text
+    if playing and not parameter.between_rounds:
+        text = FIXED + text
     return text
 
 
 @solara.component
-def Control(game, parameter, given: Mapping, change, fault: str | None):
+def Control(game, parameter, given: Mapping, change, fault: str | None, playing: bool = False):
     """The control of one parameter (module docstring), with ``fault`` beside it and its
-    help below; ``change(name, value)`` sets it."""
+    help below; ``change(name, value)`` sets it; while a run plays (``playing``), greyed
+    unless it may change between rounds."""
     values = shown_values(game, given)
     value, name = values[parameter.name], parameter.name
     control, kind = parameter.control, parameter.kind
-    unused = not parameter.is_used(values)
+    unused = not parameter.is_used(values) or (playing and not parameter.between_rounds)
 
     def set_to(new):
         change(name, new)
@@ -185,7 +194,7 @@ def Control(game, parameter, given: Mapping, change, fault: str | None):
             solara.SliderInt(f"{name} = {value}", value=int(value), min=low, max=max(low, high),
                              step=step, on_value=set_to, thumb_label=True, disabled=unused)
     elif isinstance(kind, Population) and control is not None:
-        Mix(game, parameter, values, set_to, fault)
+        Mix(game, parameter, values, set_to, fault, disabled=unused)
         fault = None  # said by the mix's own field
     elif isinstance(control, Select) or (control is None and isinstance(kind, Choice)):
         options = list((control.values if control else ()) or kind.options)
@@ -206,37 +215,40 @@ def Control(game, parameter, given: Mapping, change, fault: str | None):
                           classes=[f"files-{name}"], dense=True, disabled=unused)
     if fault:
         message(fault, "control-message")
-    solara.Text(help_text(parameter, values), classes=["control-help"])
+    solara.Text(help_text(parameter, values, playing), classes=["control-help"])
 
 
 @solara.component
-def Mix(game, parameter, values: Mapping, set_to, fault: str | None):
+def Mix(game, parameter, values: Mapping, set_to, fault: str | None, disabled: bool = False):
     """A behaviour mix: typed (``firefighter:2,free_rider:2``; Enter sets it), ``fault``
     said under it, or picked from the declared mixes that fit the number of agents now."""
     name, value = parameter.name, values[parameter.name]
     Field(name, as_text(value), lambda text: set_to(from_text(text)),
-          classes=[f"control-{name}"])
+          classes=[f"control-{name}"], disabled=disabled)
     if fault:
         message(fault, "control-message")
     offered = mixes(game, values, parameter)
     if offered:
         solara.Select(f"{name}: a declared mix", values=offered,
                       value=value if value in offered else None, on_value=set_to,
-                      classes=[f"mixes-{name}"], dense=True)
+                      classes=[f"mixes-{name}"], dense=True, disabled=disabled)
 
 
 @solara.component
-def Controls(game, given: Mapping, change, fault: tuple | None):
+def Controls(game, given: Mapping, change, fault: tuple | None, playing: bool = False):
     """Every parameter's control: the declared ones, then the rest under "All parameters";
     ``fault`` is ``(name, message)`` from ``problem`` or the model, shown beside the control
-    it names (its panel opens to show it); one that names none is the page's to show."""
+    it names (its panel opens to show it); one that names none is the page's to show. While
+    a run plays (``playing``), only the parameters that may change between rounds can be
+    set."""
     name, message = fault if fault else (None, None)
     declared = [p for p in game.parameters if p.control is not None]
     rest = [p for p in game.parameters if p.control is None]
     for parameter in declared:
-        Control(game, parameter, given, change, message if name == parameter.name else None)
+        Control(game, parameter, given, change, message if name == parameter.name else None,
+                playing)
     with solara.Details("All parameters", expand=name in {p.name for p in rest}):
         with solara.Column(gap="0px", classes=[f"parameters-{game.name}"]):
             for parameter in rest:
                 Control(game, parameter, given, change,
-                        message if name == parameter.name else None)
+                        message if name == parameter.name else None, playing)

@@ -4,7 +4,10 @@ opens a clicked agent's story), its key and plots beside it, one agent's story, 
 files (``dilemmas.dashboard.export``).
 
 The model is rebuilt whenever the parameters change and the model accepts them (as Mesa's
-SolaraViz does). A value the model refuses leaves the last accepted model in place and says
+SolaraViz does), except that past round 0 a parameter the rules let change between rounds
+changes the episode from the next round on (``between_rounds``; docs/rules/README.md, rule
+10; the caption names each change), and while a run plays every other control is greyed,
+saying why. A value the model refuses leaves the last accepted model in place and says
 why beside its control (``dilemmas.dashboard.controls``); a page opened from a link plays
 the link's usable values, with each refused one at its default and named at the top
 (``build_usable``). Reset restarts the episode with the last accepted parameters and the
@@ -98,8 +101,27 @@ class Frame:
 
 
 def caption_of(game, model) -> str:
+    """The round, the mix, the seed and what was changed part-way (``model.changes``)."""
+    changed = "; ".join(
+        f"after {game.round} {steps}: " + ", ".join(f"{name}={as_text(value)}"
+                                                  for name, value in values.items())
+        for steps, values in model.changes)
     return (f"{game.round} {model.steps}" + ("" if model.running else " · episode over")
-            + f" · population {model.population} · seed {model.seed}")
+            + f" · population {model.population} · seed {model.seed}"
+            + (f" · changed {changed}" if changed else ""))
+
+
+def between_rounds(game, session, given: dict, seed) -> dict | None:
+    """The values of ``given`` the session's model is to take part-way (docs/rules/README.md,
+    rule 10): those that differ from its own, if its episode is past its start, the seed is
+    its own and every one may change between rounds; else None (the model is built again)."""
+    if seed != session.seed or session.model.steps == 0:
+        return None
+    names = [name for name in game.parameters.names
+             if repr(given.get(name)) != repr(session.given.get(name))]
+    if not names or not all(game.parameters[name].between_rounds for name in names):
+        return None
+    return {name: given.get(name, game.parameters[name].default) for name in names}
 
 
 def frame_of(game, model) -> Frame:
@@ -183,10 +205,22 @@ def PlayPage(game, shown: Address, go):
             tick.set(session.next_tick())
 
     def follow():
-        if repr((given, seed)) != repr((session.given, session.seed)):
-            rebuild(given, seed)
-        else:
+        if repr((given, seed)) == repr((session.given, session.seed)):
             fault.set(None)
+            return
+        values = between_rounds(game, session, given, seed)
+        if values is None:
+            rebuild(given, seed)
+            return
+        try:  # between two rounds: the lock is held through each round
+            with session.lock:
+                session.model.change(**values)
+                session.given = given
+                session.draw()
+            fault.set(None)
+        except ValueError as error:
+            fault.set((blame(game, str(error)), one_line(error)))
+        tick.set(session.next_tick())
 
     solara.use_effect(follow, [repr(given), repr(seed)])
 
@@ -309,12 +343,12 @@ def PlayPage(game, shown: Address, go):
 
     with solara.Sidebar():
         Field(SEED, as_text(seed), lambda text: go(lambda a: a.with_(seed=from_text(text))),
-              classes=["seed-field"])
+              classes=["seed-field"], disabled=going.value is not None)
         if fault.value and fault.value[0] == SEED:
             message(fault.value[1], "control-message")
         solara.Text("any integer >= 0: a run's seed plays that run again",
                     classes=["control-help"])
-        Controls(game, given, change, fault.value)
+        Controls(game, given, change, fault.value, playing=going.value is not None)
     if session.refused:
         message(session.refused, "address-message")
     if fault.value and fault.value[0] is None:

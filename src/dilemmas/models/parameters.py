@@ -258,7 +258,9 @@ class Parameter:
     bound cannot say, docs/rules/README.md, rule 7), shown after what its kind allows.
     ``used``: when the model uses it, if not always: the conditions (:class:`When`) that
     must all hold. ``attribute``: the model's attribute that holds it (``set_parameters``),
-    if not its name (one Mesa's ``Model`` has already).
+    if not its name (one Mesa's ``Model`` has already). ``between_rounds``: the rules read it
+    afresh each round and no part of the state depends on it, so ``model.change`` may set it
+    between two rounds of an episode (docs/rules/README.md, rule 10).
     """
 
     name: str
@@ -271,6 +273,13 @@ class Parameter:
     requires: str = ""
     used: tuple[When, ...] = ()
     attribute: str = ""
+    between_rounds: bool = False
+
+    @property
+    def meaning(self) -> str:
+        """The description, and whether it may change between rounds."""
+        return self.description + (" (may change between rounds)" if self.between_rounds
+                                   else "")
 
     def is_used(self, values: Mapping) -> bool:
         """Whether the model uses this parameter beside the other ``values``."""
@@ -360,7 +369,7 @@ class Parameters:
             if p.default is None and p.table is not None:
                 key = p.table[0]
                 default += f" ({key} {self[key].default!r}: {self.start_value(p.name)!r})"
-            rows.append((p.name, default, p.allowed(), p.description))
+            rows.append((p.name, default, p.allowed(), p.meaning))
         return rows
 
     def markdown(self) -> str:
@@ -368,6 +377,6 @@ class Parameters:
         one row per parameter, ``| `name` | `default` | allowed | meaning |``, generated from
         this declaration (``python -m dilemmas.cli.describe`` writes it into the rules)."""
         rows = ["| parameter | default | allowed | meaning |", "|---|---|---|---|"]
-        rows += [f"| `{p.name}` | `{p.default!r}` | {p.allowed()} | {p.description} |"
+        rows += [f"| `{p.name}` | `{p.default!r}` | {p.allowed()} | {p.meaning} |"
                  for p in self.declared]
         return "\n".join(rows) + "\n"

@@ -313,7 +313,36 @@ class PhasedModel(mesa.Model):
         checked = self.check_parameters(given)
         for parameter in self.parameters:
             setattr(self, parameter.attribute or parameter.name, getattr(checked, parameter.name))
+        self._given, self.changes = dict(given), []
         return checked
+
+    def derive(self) -> None:
+        """What the model derives from its parameters for the rules (its tables), made at
+        its start and again after ``change``; a model that derives nothing has nothing to
+        do."""
+
+    def change(self, **values) -> None:
+        """Parameters set between two rounds of the episode (docs/rules/README.md, rule 10):
+        each must be declared ``between_rounds``; the values are checked beside the model's
+        others as at its start, and the next round plays with them (``derive``).
+        ``changes`` records each change with the round it came after. Anything else is a
+        ``ValueError`` that names it and leaves the model as it was."""
+        fixed = [name for name in values if name not in self.parameters
+                 or not self.parameters[name].between_rounds]
+        if fixed:
+            free = [p.name for p in self.parameters if p.between_rounds]
+            raise ValueError(
+                f"{', '.join(fixed)} cannot change during an episode: the rules fix "
+                f"{'it' if len(fixed) == 1 else 'them'} from the episode's start; "
+                + (f"those that may change between rounds: {', '.join(free)}" if free
+                   else "no parameter of this game may change between rounds"))
+        checked = self.check_parameters({**self._given, **values})
+        for name in values:
+            parameter = self.parameters[name]
+            setattr(self, parameter.attribute or name, getattr(checked, name))
+        self._given.update(values)
+        self.changes.append((self.steps, dict(values)))
+        self.derive()
 
     def report(self, *inputs) -> None:
         """The model reporters are now ``array_reporters(*inputs)`` for this one episode

@@ -84,7 +84,7 @@ class BucketBrigadeModel(PhasedModel):
         n = self.num_houses
         self.owns = arrays.ownership(n, self.num_agents)
         self.owner = tuple((np.arange(n) % self.num_agents).tolist())
-        self.p_extinguish = arrays.extinguish_probabilities(self.kappa, self.num_agents)
+        self.derive()
         self.spec = self.rules == "spec"
         self._allowed_actions = allowed_actions(n)
         self.work_cost_array = np.array(self.work_costs, dtype=float)
@@ -104,6 +104,11 @@ class BucketBrigadeModel(PhasedModel):
         self.report_night()
 
         self.start_data_collection()
+
+    def derive(self):
+        """Each house's chance of being put out by its workers (``kappa``, which may change
+        between nights)."""
+        self.p_extinguish = arrays.extinguish_probabilities(self.kappa, self.num_agents)
 
     # --- The state: the one episode's arrays -----------------------------------------
     night = episode_value("t", "Nights begun (the night being played, during one).",

@@ -54,8 +54,8 @@ MIXES = ("random", "always_work", "always_rest", "firefighter", "coordinator", "
          "firefighter:2,free_rider:2", "coordinator:2,liar:2")
 
 
-def _from_scenario(name, kind, description):
-    return Parameter(name, None, kind, description, table=("scenario", SCENARIOS))
+def _from_scenario(name, kind, description, **options):
+    return Parameter(name, None, kind, description, table=("scenario", SCENARIOS), **options)
 
 
 PARAMETERS = Parameters((
@@ -71,9 +71,10 @@ PARAMETERS = Parameters((
     play_parameter(),
     learner_parameter(),
     _from_scenario("beta", Probability(), "probability that a spreading house ignites one SAFE "
-                                          "neighbour"),
+                                          "neighbour", between_rounds=True),
     _from_scenario("kappa", Real(low=0), "extinguish efficiency: `k` workers save a burning "
-                                         "house with probability `1 - exp(-kappa * k)`"),
+                                         "house with probability `1 - exp(-kappa * k)`",
+                   between_rounds=True),
     _from_scenario("A", Real(), "weight of the fraction of houses SAFE in the town score"),
     _from_scenario("L", Real(), "weight of the fraction of houses RUINED in the town score"),
     _from_scenario("c", Real(low=0), "cost of one worker-night in the team reward, and every "

@@ -84,10 +84,7 @@ class FirefightingGraphModel(PhasedModel):
         self.guarded = np.array(guarded)
         self.n_actions = self.guarded.shape[1]
 
-        self.table = arrays.tables(
-            self.p_ignite, self.p_grow_alone, self.p_grow_neighbour, self.p_reduce_alone,
-            self.p_reduce_neighbour, self.p_two_agents, self.p_observe, self.max_fire_level,
-            self.n_agents)
+        self.derive()
         self._action_set = frozenset(range(self.n_actions))
 
         self.seats = tuple(cls(self, i) for i, cls in enumerate(behaviours))
@@ -96,6 +93,14 @@ class FirefightingGraphModel(PhasedModel):
         self.episode.start_memory()
         self._report()
         self.start_data_collection()
+
+    def derive(self):
+        """The rules' transition and observation table (``arrays.tables``), from the
+        probabilities, which may change between steps."""
+        self.table = arrays.tables(
+            self.p_ignite, self.p_grow_alone, self.p_grow_neighbour, self.p_reduce_alone,
+            self.p_reduce_neighbour, self.p_two_agents, self.p_observe, self.max_fire_level,
+            self.n_agents)
 
     # --- The state: the one episode's arrays -----------------------------------------
     t = episode_value("t", "Steps begun (the step being played, during one).", row=False)

@@ -143,7 +143,7 @@ class StagHuntModel(PhasedModel):
         self.seats = tuple(cls(self, seat, **config) for seat, (cls, config)
                            in enumerate(zip(behaviours, self.agent_config)))
         self.spawn_points = self._spawn_points(layout)
-        self.rules = arrays.rules_of(self)
+        self.derive()
         self.episode = StagHuntBatch.one(self)
         self.episode.setup()
         self.episode.start_memory()
@@ -156,6 +156,12 @@ class StagHuntModel(PhasedModel):
         self._report()
 
         self.start_data_collection()
+
+    def derive(self):
+        """The ``Rules`` the turn uses (``arrays.rules_of``), from the parameters: made again
+        when one that may change between turns changes (the beams' costs and the prey's
+        rewards)."""
+        self.rules = arrays.rules_of(self)
 
     # --- Set-up ---------------------------------------------------------------------
     def _spawn_points(self, layout) -> tuple[tuple[int, int], ...]:

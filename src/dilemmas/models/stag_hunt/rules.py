@@ -113,7 +113,7 @@ PARAMETERS = Parameters((
     Parameter("attack_cooldown", 1, Integer(low=0, high=MAX_STEPS),
               "cooldown of ATTACK in `area` and `single` modes"),
     Parameter("attack_cost", 0.0, Real(low=0), "subtracted from the attacker's reward per attack "
-                                               "fired"),
+                                               "fired", between_rounds=True),
     Parameter("attack_range", 3, Integer(low=1, high=200), "length of the `single` attack"),
     Parameter("beam_cooldown", 3, Integer(low=0, high=MAX_STEPS),
               "cooldown of ATTACK in `beam` mode"),
@@ -124,14 +124,14 @@ PARAMETERS = Parameters((
     Parameter("punish_cooldown", 5, Integer(low=0, high=MAX_STEPS),
               "cooldown of PUNISH"),
     Parameter("punish_cost", 0.1, Real(low=0), "subtracted from the shooter's reward per punish "
-                                               "fired, hit or miss"),
+                                               "fired, hit or miss", between_rounds=True),
     Parameter("stag_health", 2, Integer(low=1, high=1000), "a stag's full health (hits to kill "
                                                            "it)"),
-    Parameter("stag_reward", 100.0, Real(), "reward of a stag, shared"),
+    Parameter("stag_reward", 100.0, Real(), "reward of a stag, shared", between_rounds=True),
     Parameter("stag_regeneration_cooldown", 1, Integer(low=0, high=MAX_STEPS),
               "whole turns before a killed stag regrows"),
     Parameter("hare_health", 1, Integer(low=1, high=1000), "a hare's full health"),
-    Parameter("hare_reward", 3.0, Real(), "reward of a hare, shared"),
+    Parameter("hare_reward", 3.0, Real(), "reward of a hare, shared", between_rounds=True),
     Parameter("hare_regeneration_cooldown", 1, Integer(low=0, high=MAX_STEPS),
               "whole turns before a killed hare regrows"),
     Parameter("heal_delay", 1, Integer(low=0, high=MAX_STEPS),

@@ -106,7 +106,7 @@ class StatePunishmentModel(PhasedModel):
         for grid, resources in zip(self.grids, self.resources):
             layer_of(grid, "resource", resources)
         self.seats = tuple(cls(self, seat) for seat, cls in enumerate(behaviours))
-        self.rules = arrays.rules_of(self)
+        self.derive()
         self.episode = StatePunishmentBatch.one(self)
         self.episode.setup()
         self.episode.start_memory()
@@ -118,6 +118,12 @@ class StatePunishmentModel(PhasedModel):
         self._report()
 
         self.start_data_collection()
+
+    def derive(self):
+        """The ``Rules`` the turn uses (``arrays.rules_of``), from the parameters: made again
+        when one that may change between turns changes (the punishment's magnitude, the
+        vote's cost and the spawn probability)."""
+        self.rules = arrays.rules_of(self)
 
     # --- The state: the one episode's arrays -----------------------------------------
     turn = episode_value("t", "Turns begun (the turn being played, during one).", row=False)

@@ -85,7 +85,8 @@ PARAMETERS = Parameters((
     Parameter("initial_resources", 15, Integer(low=0, high=40_000),
               "resources placed in each world at the start", requires=FITS),
     Parameter("spawn_prob", 0.05, Probability(), "chance that an empty open cell grows a "
-                                                 "resource at the start of a turn"),
+                                                 "resource at the start of a turn",
+              between_rounds=True),
     Parameter("spawn_weights", (1, 1, 1, 1, 1),
               Custom(_spawn_weights, f"list, tuple or 1-D array of {len(KINDS)} finite numbers, "
                                      "each >= 0, with a positive sum",
@@ -101,11 +102,11 @@ PARAMETERS = Parameters((
     Parameter("vote_step", 0.2, Probability(), "change of `p` per vote",
               control=Slider(0.0, 1.0, 0.1)),
     Parameter("vote_cost", 0.1, Real(low=0), "amount subtracted from the voter's reward for each "
-                                             "vote"),
+                                             "vote", between_rounds=True),
     Parameter("punishment_mode", "expected", Choice(("expected", "stochastic")),
               "punishment paid as its expectation, or drawn", control=Select()),
     Parameter("punishment_magnitude", -10.0, Real(high=0),
-              "reward of one punishment"),
+              "reward of one punishment", between_rounds=True),
     Parameter("vision_radius", 2, Custom(_vision_radius, "integer from 0 to `max(width, height)`",
                                          invalid=(-1, 11)),
               "radius `r` of the observation window"),
