@@ -162,8 +162,7 @@ def RunView(recording, round_: int, name: str, axes: dict | None = None,
     game = recording.game
     with solara.Column(gap="6px", classes=["run-view"],
                        style={"flex": "1 1 0", "min-width": "0"}):
-        solara.Text(f"{name}: {recording.name} · {game.title} · "
-                    f"{game.round} {shown} of {recording.rounds}",
+        solara.Text(f"{name}: {caption_of(recording, shown)}",
                     classes=["run-caption"], style={"font-size": "15px"})
         solara.Text(f"from {recording.source}" + (f", run {recording.run_id}"
                                                  if recording.replicate is not None else ""),
@@ -205,8 +204,14 @@ def exported(recording, shown: int, model, data) -> export.Shown:
         lambda: recording.rows,
         (lambda: recording.agent_rows) if recording.agent_rows is not None else None,
         (lambda: model) if model is not None else None, lambda: data, current=shown,
-        caption=f"{recording.name} · {recording.game.title} · {recording.game.round} {shown} "
-                f"of {recording.rounds} · seed {recording.seed}")
+        caption=f"{caption_of(recording, shown)} · seed {recording.seed}")
+
+
+def caption_of(recording, shown: int) -> str:
+    """A recorded run's caption at round ``shown``, as the page and its exported world say
+    it."""
+    game = recording.game
+    return f"{recording.name} · {game.title} · {game.round} {shown} of {recording.rounds}"
 
 
 def _verdict(recording):
