@@ -172,66 +172,71 @@ def approach(free, targets, row, col, orientation):
     """``(E,)``: each agent's action toward the nearest of its ``targets`` ``(E, height,
     width)`` by path over ``free`` cells, -1 for none (docs/rules/stag_hunt.md, "Behaviours",
     *Approach*): the breadth-first search of the rules, neighbours in the order N, E, S, W;
-    on numpy one episode's queue at a time (``_approach_by_queue``), with JAX every episode
-    layer by layer. A cell's place in the search's queue is its parent's place, then
-    the direction from the parent; the first cell taken from the queue with a target beside
-    it decides: at the agent's own cell, the turn that faces the first such target (-1 if
-    already facing it), elsewhere the move of the path's first step."""
+    the first cell taken from the queue with a target beside it decides: at the agent's own
+    cell, the turn that faces the first such target (-1 if already facing it), elsewhere the
+    move of the path's first step. On numpy one episode's queue at a time
+    (``_approach_by_queue``); with JAX every episode layer by layer (``_approach_by_layers``).
+    """
     xp = namespace(free, row)
-    episodes, height, width = free.shape
     if xp is np:
         return np.array([_approach_by_queue(free[e], targets[e], int(row[e]), int(col[e]),
-                                            int(orientation[e])) for e in range(episodes)],
+                                            int(orientation[e])) for e in range(len(row))],
                         dtype=int)
-    cells = height * width
-    everywhere = xp.arange(cells).reshape(1, height, width)
+    return _approach_by_layers(free, targets, row, col, orientation)
+
+
+def _approach_by_layers(free, targets, row, col, orientation):
+    """``approach`` for every episode at once, one layer of the search (the cells at one
+    distance) at a time. The queue holds a layer's cells in the order of their paths from
+    the agent, read as words of directions (N < E < S < W; a cell's place is its parent's,
+    then the direction from it, and its parent the earliest). So the first cell of the
+    first layer with a target beside it is reached first by the smallest word, whose first
+    letter is the smallest first step of any shortest path to any of that layer's cells
+    beside a target: the search carries, for each cell, which first steps begin a shortest
+    path to it (bit ``d`` of ``firsts`` for direction ``d``)."""
+    xp = namespace(free, row)
+    episodes, height, width = free.shape
+    everywhere = xp.arange(height * width).reshape(1, height, width)
     start = everywhere == (row * width + col)[:, None, None]
     beside = xp.stack([_shifted(targets, d, False) for d in range(4)], axis=-1)
     near = beside.any(axis=-1)
-    facing = xp.argmax((beside & start[..., None]).reshape(episodes, cells, 4).any(axis=1),
-                       axis=-1)
-    never = cells * 4 + 4                        # above every place in the queue
-
-    def flat(cells_of):
-        return cells_of.reshape(episodes, cells)
+    facing = xp.argmax((beside & start[..., None]).any(axis=(1, 2)), axis=-1)
+    found_at_start = (start & near).any(axis=(1, 2))
+    lowest_bit = xp.asarray(_LOWEST_BIT)
 
     def undecided(carry):
-        current, _, _, _, answer = carry
-        return (flat(current).any(axis=1) & (answer == -2)).any()
+        current, _, _, answer = carry
+        return (current.any(axis=(1, 2)) & (answer == -2)).any()
 
     def layer(carry):
-        current, place, first, seen, answer = carry
-        found = flat(current & near)
-        chosen = found & (flat(place) == xp.where(found, flat(place), never).min(
-            axis=1, keepdims=True))
-        at_start = (chosen & flat(start)).any(axis=1)
-        step = xp.where(chosen, flat(first), 0).sum(axis=1)
-        turns = (xp.where(at_start, facing, step) - orientation) % 4
-        action = xp.where(at_start, xp.asarray(_FACE_BY_TURNS)[turns],
+        current, firsts, seen, answer = carry
+        found = current & near
+        # the lowest bit of any found cell's firsts is the lowest of their lowest bits
+        step = lowest_bit[xp.where(found, firsts & -firsts, 16).min(axis=(1, 2))]
+        turns = (xp.where(found_at_start, facing, step) - orientation) % 4
+        action = xp.where(found_at_start, xp.asarray(_FACE_BY_TURNS)[turns],
                           xp.asarray(_MOVE_BY_TURNS)[turns])
-        answer = xp.where((answer == -2) & found.any(axis=1), action, answer)
-        key, inherited = xp.full(current.shape, never), xp.zeros(current.shape, dtype=int)
+        answer = xp.where((answer == -2) & found.any(axis=(1, 2)), action, answer)
+        reached, inherited = xp.zeros_like(current), xp.zeros_like(firsts)
         for direction in range(4):   # the parent one step against ``direction``
-            parent = _shifted(current, (direction + 2) % 4, False)
-            parent_key = _shifted(place, (direction + 2) % 4, never) * 4 + direction
-            parent_first = xp.where(_shifted(start, (direction + 2) % 4, False), direction,
-                                    _shifted(first, (direction + 2) % 4, 0))
-            better = parent & (parent_key < key)
-            key = xp.where(better, parent_key, key)
-            inherited = xp.where(better, parent_first, inherited)
-        new = free & ~seen & (key < never)
-        # each new cell's place: how many new cells come before it (their keys are distinct)
-        keys = xp.where(new, key, never).reshape(episodes, -1)
-        taken = counts_per_row(keys, never + 1)
-        before = xp.cumsum(taken, axis=1) - taken
-        rank = xp.take_along_axis(before, keys, axis=1).reshape(current.shape)
-        return (new, xp.where(new, rank, place), xp.where(new, inherited, first), seen | new,
-                answer)
+            back = (direction + 2) % 4
+            parent = _shifted(current, back, False)
+            parent_firsts = xp.where(_shifted(start, back, False), 1 << direction,
+                                     _shifted(firsts, back, 0))
+            reached = reached | parent
+            inherited = inherited | xp.where(parent, parent_firsts, 0)
+        new = free & ~seen & reached
+        return new, xp.where(new, inherited, firsts), seen | new, answer
 
-    carry = (start, xp.zeros(start.shape, dtype=int), xp.zeros(start.shape, dtype=int), start,
-             xp.full(episodes, -2))
+    carry = (start, xp.zeros(start.shape, dtype=xp.int8), start, xp.full(episodes, -2))
     answer = repeat_while(undecided, layer, carry, xp)[-1]
     return xp.where(answer == -2, -1, answer)
+
+
+#: The direction of a one-bit mask's bit (``1 << d`` -> ``d``); 16 (no cell found) and the
+#: masks that are not one bit give 0, an answer no found cell reads.
+_LOWEST_BIT = np.zeros(17, dtype=int)
+_LOWEST_BIT[[1, 2, 4, 8]] = range(4)
 
 
 def _approach_by_queue(free, targets, row: int, col: int, orientation: int) -> int:
