@@ -53,6 +53,7 @@ from dilemmas.models.phases import seat_value
 from dilemmas.models.stag_hunt import arrays
 from dilemmas.models.stag_hunt.maps import HARE, STAG
 from dilemmas.models.stag_hunt.rules import ACTIONS, ATTACK, DIRECTIONS, MOVE_TURNS, NOOP
+from dilemmas.models.xp import clamp
 
 
 class StagHuntAgent(ArrayDecisions, EpisodeCellAgent):
@@ -155,8 +156,8 @@ class ScriptedHunter(StagHuntAgent):
         ahead_row = row + xp.asarray([d for d, _ in DIRECTIONS])[facing]
         ahead_col = col + xp.asarray([d for _, d in DIRECTIONS])[facing]
         on_map = (ahead_row >= 0) & (ahead_row < height) & (ahead_col >= 0) & (ahead_col < width)
-        ahead = on_map & targets[xp.arange(free.shape[0]), xp.clip(ahead_row, 0, height - 1),
-                                 xp.clip(ahead_col, 0, width - 1)]
+        ahead = on_map & targets[xp.arange(free.shape[0]), clamp(ahead_row, 0, height - 1),
+                                 clamp(ahead_col, 0, width - 1)]
         moves = xp.asarray(tuple(MOVE_TURNS))
         random = moves[(batch.draw(row.shape) * len(moves)).astype(int)]
         return xp.where(action >= 0, action, xp.where(ahead, NOOP, random))

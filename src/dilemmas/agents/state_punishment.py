@@ -40,6 +40,10 @@ from dilemmas.models.phases import seat_value
 from dilemmas.models.state_punishment import arrays
 from dilemmas.models.state_punishment.rules import (ACTION_BY_EFFECT, ACTION_MODES, AGENT_CHANNEL,
                                                     HARM, KIND_CHANNEL, KINDS, MOVES, VALUE, WALL)
+from dilemmas.models.xp import clamp
+
+#: Each move's offset (in the order of ``MOVES``), rows and columns.
+MOVE_ROWS, MOVE_COLS = np.array(list(MOVES.values())).T
 
 
 def action_of(mode: str, move: str | None, vote: int) -> str:
@@ -104,7 +108,8 @@ class RandomAgent(StatePunishmentAgent):
 class ScriptedForager(StatePunishmentAgent):
     """Reading the observation: what is visible, where, and how to step toward it."""
 
-    # For the seat acting in each episode of a batch. Moves are numbered in the order of MOVES (0 up, 1 down, 2 left, 3 right), 4 is none;
+    # For the seat acting in each episode of a batch. Moves are numbered in the order of
+    # MOVES (0 up, 1 down, 2 left, 3 right), 4 is none;
     # the view is its cells' channels, ``(E, rows, cols)``.
 
     @staticmethod
@@ -144,18 +149,15 @@ class ScriptedForager(StatePunishmentAgent):
         resource of a kind ``avoid`` ``(E, 5)`` marks (a cell outside the view counts as free:
         nothing is known of it)."""
         xp = batch.xp
-        episodes = xp.arange(view.shape[0])
-        free = []
-        for d_row, d_col in MOVES.values():
-            row, col = me_row + d_row, me_col + d_col
-            outside = (row < 0) | (row >= view.shape[1]) | (col < 0) | (col >= view.shape[2])
-            there = view[episodes, xp.clip(row, 0, view.shape[1] - 1),
-                         xp.clip(col, 0, view.shape[2] - 1)]
-            kind = xp.clip(there - KIND_CHANNEL["A"], 0, len(KINDS) - 1)
-            avoided = (there >= KIND_CHANNEL["A"]) & (there < AGENT_CHANNEL) \
-                & avoid[episodes, kind]
-            free.append(outside | ~((there == WALL) | avoided | (there >= AGENT_CHANNEL)))
-        return xp.stack(free, axis=1)
+        episodes = xp.arange(view.shape[0])[:, None]
+        row = me_row[:, None] + xp.asarray(MOVE_ROWS)                  # (E, 4)
+        col = me_col[:, None] + xp.asarray(MOVE_COLS)
+        outside = (row < 0) | (row >= view.shape[1]) | (col < 0) | (col >= view.shape[2])
+        there = view[episodes, clamp(row, 0, view.shape[1] - 1),
+                     clamp(col, 0, view.shape[2] - 1)]
+        kind = clamp(there - KIND_CHANNEL["A"], 0, len(KINDS) - 1)
+        avoided = (there >= KIND_CHANNEL["A"]) & (there < AGENT_CHANNEL) & avoid[episodes, kind]
+        return outside | ~((there == WALL) | avoided | (there >= AGENT_CHANNEL))
 
     @staticmethod
     def batch_random_move(batch, free):
@@ -201,7 +203,7 @@ class GreedyForagerAgent(ScriptedForager):
         net = cls.batch_net_values(batch, p)
         avoid = net <= 0
         visible = (view >= KIND_CHANNEL["A"]) & (view < AGENT_CHANNEL)
-        kind = xp.clip(view - KIND_CHANNEL["A"], 0, len(KINDS) - 1)
+        kind = clamp(view - KIND_CHANNEL["A"], 0, len(KINDS) - 1)
         episodes = xp.arange(view.shape[0])[:, None, None]
         worth = xp.where(visible, net[episodes, kind], -xp.inf)
         best = _first_of(xp, visible, (-worth, xp.abs(d_row) + xp.abs(d_col), d_row, d_col))
@@ -233,7 +235,7 @@ class CivicVoterAgent(ScriptedForager):
                         xp.where((harm == 0) & (p >= 0.5), -1, 0))
         harmful = xp.asarray([HARM[kind] > cls.HARM_TOLERATED for kind in KINDS])
         avoid = harmful | (cls.batch_net_values(batch, p) <= 0)
-        kind = xp.clip(view - KIND_CHANNEL["A"], 0, len(KINDS) - 1)
+        kind = clamp(view - KIND_CHANNEL["A"], 0, len(KINDS) - 1)
         episodes = xp.arange(view.shape[0])[:, None, None]
         wanted = ((view >= KIND_CHANNEL["A"]) & (view < AGENT_CHANNEL)
                   & ~avoid[episodes, kind])

@@ -22,7 +22,8 @@ from dilemmas.models.stag_hunt.rules import ATTACK as ATTACK_ACTION
 from dilemmas.models.stag_hunt.rules import PUNISH as PUNISH_ACTION
 from dilemmas.models.stag_hunt.rules import (_RESOURCE_CHANNEL, DIRECTIONS, EMPTY, KIND_CHANNEL,
                                              MOVE_TURNS, TURN_LEFT, TURN_RIGHT, WALL, _rays)
-from dilemmas.models.xp import counts_per_row, namespace, never, put_where, repeat_while, set_at
+from dilemmas.models.xp import (clamp, counts_per_row, namespace, never, put_where, repeat_while,
+                                set_at)
 
 
 class Rays(NamedTuple):
@@ -59,7 +60,7 @@ def footprint_cells(walls, row, col, orientation, table: Rays):
     rows = row[..., None, None] + xp.asarray(table.row)[orientation]      # (E, n, rays, steps)
     cols = col[..., None, None] + xp.asarray(table.col)[orientation]
     on_map = (rows >= 0) & (rows < height) & (cols >= 0) & (cols < width)
-    rows, cols = xp.clip(rows, 0, height - 1), xp.clip(cols, 0, width - 1)
+    rows, cols = clamp(rows, 0, height - 1), clamp(cols, 0, width - 1)
     wall = walls[xp.arange(episodes)[:, None, None, None], rows, cols]
     stops = ~on_map | wall | ~xp.asarray(table.steps)[orientation]
     hit = (xp.cumsum(stops, axis=-1) == 0) & xp.asarray(table.hits)[orientation]
@@ -107,7 +108,7 @@ def views(cells, attack_beam, punish_beam, row, col, radius: int, channels: int)
     on_map = (((rows >= 0) & (rows < height))[..., :, None]
               & ((cols >= 0) & (cols < width))[..., None, :])
     where = (xp.arange(episodes)[:, None, None, None],
-             xp.clip(rows, 0, height - 1)[..., :, None], xp.clip(cols, 0, width - 1)[..., None, :])
+             clamp(rows, 0, height - 1)[..., :, None], clamp(cols, 0, width - 1)[..., None, :])
     seen = xp.where(on_map, cells[where], WALL)
     one_hot = seen[..., None] == xp.arange(channels - 2)
     beams = xp.stack([on_map & attack_beam[where], on_map & punish_beam[where]], axis=-1)
@@ -430,7 +431,7 @@ def act(state: State, rules: Rules, turn, seat, action) -> tuple[State, Kills]:
     to_row = row + xp.asarray([d for d, _ in DIRECTIONS])[direction]
     to_col = col + xp.asarray([d for _, d in DIRECTIONS])[direction]
     on_map = (to_row >= 0) & (to_row < height) & (to_col >= 0) & (to_col < width)
-    inside = (e, xp.clip(to_row, 0, height - 1), xp.clip(to_col, 0, width - 1))
+    inside = (e, clamp(to_row, 0, height - 1), clamp(to_col, 0, width - 1))
     taken = (state.present & (state.row == to_row[:, None])
              & (state.col == to_col[:, None])).any(axis=1)
     moved = acting & (moves >= 0) & on_map & ~state.walls[inside] \
@@ -674,7 +675,7 @@ def start(rules: Rules, walls, resources, spawn_points, spawned_count: int,
         order = xp.argsort(xp.where(open_free, draws((episodes, cells)), 2.0), axis=1)
     else:
         order = xp.argsort(~spawn_points.reshape(episodes, cells), axis=1, stable=True)
-    cell = xp.take_along_axis(order, xp.clip(nth, 0, cells - 1), axis=1)
+    cell = xp.take_along_axis(order, clamp(nth, 0, cells - 1), axis=1)
     row, col = cell // width, cell % width
     orientation = (draws((episodes, k)) * 4).astype(int)
     here = xp.where(playing, cell, cells)

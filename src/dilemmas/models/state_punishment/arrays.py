@@ -26,7 +26,7 @@ import numpy as np
 
 from dilemmas.models.state_punishment.rules import (ACTION_MODES, AGENT_CHANNEL, EFFECTS, EMPTY,
                                                     HARM, KINDS, MOVES, VALUE, WALL)
-from dilemmas.models.xp import counts_per_row, namespace, set_at
+from dilemmas.models.xp import clamp, counts_per_row, namespace, set_at
 
 #: Value to the collector and harm to every other agent, by resource code (0: none).
 VALUES = np.array([0.0, *(VALUE[kind] for kind in KINDS)])
@@ -273,8 +273,8 @@ def windows(cells, state: State, rules: Rules, radius: int, seats):
     on_grid = (((rows >= 0) & (rows < rules.height))[..., :, None]
                & ((cols >= 0) & (cols < rules.width))[..., None, :])
     seen = cells[episodes[..., None, None], xp.asarray(rules.world_of)[seats][..., None, None],
-                 xp.clip(rows, 0, rules.height - 1)[..., :, None],
-                 xp.clip(cols, 0, rules.width - 1)[..., None, :]]
+                 clamp(rows, 0, rules.height - 1)[..., :, None],
+                 clamp(cols, 0, rules.width - 1)[..., None, :]]
     return xp.where(on_grid, seen, WALL)
 
 
