@@ -50,6 +50,7 @@ counts no step (``model.steps`` and ``model.time`` stay).
 import functools
 import inspect
 import math
+import operator
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -235,8 +236,8 @@ def _same(inputs: tuple, others: tuple) -> bool:
     """Whether two tuples of reporter inputs hold the very same objects (a named tuple of
     arrays, such as a game's ``arrays.State``, compared array by array)."""
     return len(inputs) == len(others) and all(
-        a is b or type(a) is type(b) and hasattr(a, "_fields") and _same(a, b)
-        for a, b in zip(inputs, others))
+        a is b or type(a) is type(b) and hasattr(a, "_fields") and len(a) == len(b)
+        and all(map(operator.is_, a, b)) for a, b in zip(inputs, others))
 
 
 class PhasedModel(mesa.Model):
