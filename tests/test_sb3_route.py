@@ -2,6 +2,8 @@
 with ``PPO(..., seed=...)`` as SB3's users write it, the same seed giving the same policy,
 its rows are ``vector_env``'s, and SB3's own checker takes ``single_env``."""
 
+import tempfile
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,13 @@ import dilemmas
 
 sb3 = pytest.importorskip("stable_baselines3")
 FOUR = ["bucket_brigade", "firefighting_graph", "state_punishment", "stag_hunt"]
+
+
+@pytest.fixture(autouse=True)
+def own_temporary_folder(tmp_path, monkeypatch):
+    """SB3's PPO makes an (empty) logging folder ``SB3-<time>`` in the temporary folder on
+    every ``learn``; here it is the test's own, not the machine's."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
 
 def trained(env, seed):
