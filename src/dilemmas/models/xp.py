@@ -7,8 +7,7 @@ asks ``namespace(array)`` for the module of its inputs and writes its rules with
 numpy and ``jax.numpy`` share; the rest is here: a loop whose body depends on the previous
 iteration (``fori``), counting per row (``counts_per_row``), setting part of an array
 (``set_at``), limiting integers to a range (``clamp``) and Python's own float sum
-(``python_sum``). Importing this module does
-not import JAX.
+(``python_sum``). Importing this module does not import JAX.
 """
 
 import numpy as np
